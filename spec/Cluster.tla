@@ -1,0 +1,248 @@
+------------------------------ MODULE Cluster ------------------------------
+(***************************************************************************)
+(* The serving substrate that LUMEN's three mechanisms act on.             *)
+(*                                                                         *)
+(* A cluster of workers serves requests.  A request arrives at the         *)
+(* gateway, joins the run queue of one worker, is prefilled (its prompt's  *)
+(* KV pages are computed and the first token is emitted), decodes one      *)
+(* token per step (or several, when a speculative draft is verified), and  *)
+(* completes when its output is as long as its reference output.          *)
+(*                                                                         *)
+(* Abstractions, each chosen so that no property of DESIGN.md section 3    *)
+(* loses its meaning:                                                      *)
+(*  - One KV page per context position.  Page i of request r holds the     *)
+(*    value i when it is intact and Hole when it was never written.  A     *)
+(*    sequence of pages is therefore right exactly when page i = i.        *)
+(*  - The target model is deterministic (greedy): at output position n it  *)
+(*    emits Ref[r][n] when its KV is intact and Wrong otherwise.  Sampling *)
+(*    and its distribution are the Java harness's concern (S7 note).       *)
+(*  - Prefill is one atomic step.  A failure "mid-prefill" loses only GPU  *)
+(*    KV, exactly like a failure just before it, so nothing is lost by     *)
+(*    merging the two.  The runtime's PREFILL phase is that step's         *)
+(*    duration.                                                            *)
+(*                                                                         *)
+(* This module defines the state, Eq. 4 (the load estimate), and the       *)
+(* failure-free serving actions.  CheckpointPlacement, FailureRouting and  *)
+(* DraftHandover add one mechanism each; Lumen composes them.              *)
+(***************************************************************************)
+EXTENDS Naturals, Sequences, FiniteSets, TLC
+
+CONSTANTS
+    Workers,     \* the serving workers (model values)
+    Requests,    \* the requests that may arrive (model values)
+    None,        \* "no worker" and "no proposal" (a model value)
+    Policy,      \* "LUMEN", "FC" (Fixed-Checkpointing, DejaVu) or "SR" (Stop-and-Restart)
+    Alpha,       \* Eq. 4 weight of checkpointed pages
+    Beta,        \* Eq. 4 weight of queue depth
+    Theta,       \* Eq. 6 load threshold
+    Tau,         \* Eq. 6 prefix-length threshold, in pages
+    Budget,      \* Eq. 5 M_budget: pages one holder may store
+    K,           \* draft length: tokens a draft proposes at most
+    PromptLen,   \* [Requests -> Nat \ {0}]: prompt pages of each request
+    Ref,         \* [Requests -> Seq(tokens)]: the reference (failure-free) output
+    Neighbour,   \* [Workers -> Workers]: FC's fixed ring of neighbours
+    Wrong        \* a token that is no reference token (garbage or a bad draft)
+
+Policies == {"LUMEN", "FC", "SR"}
+Hole == 0    \* the content of a KV page that was never written
+
+ASSUME /\ Policy \in Policies
+       /\ None \notin Workers
+       /\ \A n \in {Alpha, Beta, Theta, Tau, Budget} : n \in Nat
+       /\ K \in Nat \ {0}
+       /\ \A r \in Requests : PromptLen[r] \in Nat \ {0} /\ Len(Ref[r]) > 0
+       /\ \A r \in Requests : \A i \in 1..Len(Ref[r]) : Ref[r][i] # Wrong
+       /\ \A w \in Workers : Neighbour[w] \in Workers \ {w}
+
+WorkerStates == {"UP", "FAILED", "LOADING_DRAFT", "ASSISTING", "LOADING_FULL"}
+Phases == {"NEW", "QUEUED", "DECODE", "INTERRUPTED", "DONE"}
+Models == {"NONE", "DRAFT", "FULL"}
+
+VARIABLES
+    wstate,    \* wstate[w]: the worker's state
+    active,    \* active[w]: the model that answers for w (one at most)
+    phase,     \* phase[r]: the request's phase
+    runq,      \* runq[w]: the requests queued on or running on w
+    holder,    \* holder[r]: the worker whose host memory holds r's checkpoint, or None
+    placed,    \* placed[r]: the placement decision for r's current run was taken
+    kv,        \* kv[r]: r's KV pages in its server's GPU memory
+    ckpt,      \* ckpt[r]: r's KV pages streamed to its holder's host memory (C_r)
+    out,       \* out[r]: the tokens delivered to r's client so far
+    proposal,  \* proposal[r]: an in-flight draft [src |-> w, toks |-> seq], or None
+    failures   \* how many worker failures have happened (a history counter)
+
+vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, out, proposal, failures>>
+
+-----------------------------------------------------------------------------
+(* Helpers *)
+
+\* The sum of f[x] over the x in S.
+RECURSIVE SumOf(_, _)
+SumOf(S, f) == IF S = {} THEN 0
+               ELSE LET x == CHOOSE y \in S : TRUE IN f[x] + SumOf(S \ {x}, f)
+
+Pages(from, to) == [i \in 1..(to - from + 1) |-> from + i - 1]   \* intact pages from..to
+Intact(s) == \A i \in 1..Len(s) : s[i] = i
+IsPrefix(s, t) == Len(s) <= Len(t) /\ s = SubSeq(t, 1, Len(s))
+
+Size(r) == PromptLen[r] + Len(Ref[r])       \* pages r needs when complete
+Ctx(r) == PromptLen[r] + Len(out[r])        \* pages of r's context so far
+Server(r) == IF \E w \in Workers : r \in runq[w]
+             THEN CHOOSE w \in Workers : r \in runq[w] ELSE None
+
+(***************************************************************************)
+(* Eq. 4, the load estimate:                                               *)
+(*    L(w) = alpha * sum_{r in C(w)} |KV_r| + beta * Q_w                   *)
+(* C(w) is the set of requests checkpointed on w and |KV_r| the pages of   *)
+(* r saved there; Q_w is w's queue depth.                                  *)
+(***************************************************************************)
+Stored(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Len(ckpt[r])])
+Q(w) == Cardinality(runq[w])
+Load(w) == Alpha * Stored(w) + Beta * Q(w)
+
+ArgMinLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
+ArgMaxLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] >= l[v]}
+
+\* Workers that take new work: UP, i.e. running the full model.
+Serving == {w \in Workers : wstate[w] = "UP"}
+
+-----------------------------------------------------------------------------
+(* The target model *)
+
+\* The token the target emits at output position i, given r's KV pages.
+TargetToken(r, pages, i) == IF Intact(pages) THEN Ref[r][i] ELSE Wrong
+
+(***************************************************************************)
+(* Greedy verification of a draft d at r's current position n (Leviathan  *)
+(* et al., Chen et al.): accept the longest prefix of d that agrees with   *)
+(* the target, then one token of the target's own.  The output therefore  *)
+(* never differs from what the target alone would emit.                    *)
+(***************************************************************************)
+Accepted(r, d) ==
+    LET n == Len(out[r])
+        ok(j) == \A i \in 1..j : n + i <= Len(Ref[r]) /\ d[i] = TargetToken(r, kv[r], n + i)
+    IN  CHOOSE m \in 0..Len(d) : ok(m) /\ (m = Len(d) \/ ~ok(m + 1))
+
+Verified(r, d) ==
+    LET n == Len(out[r])
+        m == Accepted(r, d)
+    IN  SubSeq(d, 1, m) \o (IF n + m < Len(Ref[r])
+                              THEN <<TargetToken(r, kv[r], n + m + 1)>> ELSE <<>>)
+
+\* Tokens one Decode step of r appends to its output.
+DecodeTokens(r) == IF proposal[r] = None
+                   THEN <<TargetToken(r, kv[r], Len(out[r]) + 1)>>
+                   ELSE Verified(r, proposal[r].toks)
+
+-----------------------------------------------------------------------------
+(* Initial state *)
+
+Init ==
+    /\ wstate = [w \in Workers |-> "UP"]
+    /\ active = [w \in Workers |-> "FULL"]
+    /\ phase = [r \in Requests |-> "NEW"]
+    /\ runq = [w \in Workers |-> {}]
+    /\ holder = [r \in Requests |-> None]
+    /\ placed = [r \in Requests |-> FALSE]
+    /\ kv = [r \in Requests |-> <<>>]
+    /\ ckpt = [r \in Requests |-> <<>>]
+    /\ out = [r \in Requests |-> <<>>]
+    /\ proposal = [r \in Requests |-> None]
+    /\ failures = 0
+
+-----------------------------------------------------------------------------
+(* Failure-free serving actions *)
+
+\* The gateway's own routing of new requests: join the shortest queue.
+ArriveTargets == {w \in Serving : \A v \in Serving : Q(w) <= Q(v)}
+
+Arrive(r) ==
+    /\ phase[r] = "NEW"
+    /\ \E w \in ArriveTargets :
+         runq' = [runq EXCEPT ![w] = @ \cup {r}]
+    /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
+    /\ placed' = [placed EXCEPT ![r] = FALSE]
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, out, proposal, failures>>
+
+(***************************************************************************)
+(* Prefill computes the KV pages r's server lacks: the whole prompt for a  *)
+(* new or re-prefilled request, only the pages past the checkpoint for a  *)
+(* restored one (its tokens are known, so they are recomputed, never      *)
+(* assumed).  A request with no output yet also gets its first token.     *)
+(* Prefill waits for the placement decision (so streaming can start at   *)
+(* once) but not for a holder: an unprotected request runs all the same.  *)
+(***************************************************************************)
+ReadyToPrefill(r) == placed[r]
+
+Prefill(r) ==
+    /\ phase[r] = "QUEUED"
+    /\ ReadyToPrefill(r)
+    /\ Server(r) # None /\ wstate[Server(r)] = "UP"
+    /\ LET first == IF out[r] = <<>>
+                    THEN <<TargetToken(r, kv[r] \o Pages(Len(kv[r]) + 1, PromptLen[r]), 1)>>
+                    ELSE <<>>
+           newOut == out[r] \o first
+       IN  /\ out' = [out EXCEPT ![r] = newOut]
+           /\ kv' = [kv EXCEPT ![r] = @ \o Pages(Len(@) + 1, PromptLen[r] + Len(newOut))]
+    /\ phase' = [phase EXCEPT ![r] = "DECODE"]
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, proposal, failures>>
+
+\* One decode iteration of r: one token, or a verified draft plus one.
+Decode(r) ==
+    /\ phase[r] = "DECODE"
+    /\ wstate[Server(r)] = "UP"
+    /\ Len(kv[r]) = Ctx(r)
+    /\ Len(out[r]) < Len(Ref[r])
+    /\ LET new == DecodeTokens(r)
+       IN  /\ out' = [out EXCEPT ![r] = @ \o new]
+           /\ kv' = [kv EXCEPT ![r] = @ \o Pages(Len(@) + 1, Len(@) + Len(new))]
+    /\ proposal' = [proposal EXCEPT ![r] = None]
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, failures>>
+
+\* Freeing r's checkpoint on its holder (on completion and on re-prefill).
+FreeCheckpoint(r) ==
+    /\ holder' = [holder EXCEPT ![r] = None]
+    /\ ckpt' = [ckpt EXCEPT ![r] = <<>>]
+
+Complete(r) ==
+    /\ phase[r] = "DECODE"
+    /\ Len(out[r]) = Len(Ref[r])
+    /\ phase' = [phase EXCEPT ![r] = "DONE"]
+    /\ runq' = [w \in Workers |-> runq[w] \ {r}]
+    /\ kv' = [kv EXCEPT ![r] = <<>>]
+    /\ FreeCheckpoint(r)
+    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures>>
+
+-----------------------------------------------------------------------------
+(* Properties of the substrate (IDs as in DESIGN.md section 3) *)
+
+TypeOK ==
+    /\ wstate \in [Workers -> WorkerStates]
+    /\ active \in [Workers -> Models]
+    /\ phase \in [Requests -> Phases]
+    /\ runq \in [Workers -> SUBSET Requests]
+    /\ holder \in [Requests -> Workers \cup {None}]
+    /\ placed \in [Requests -> BOOLEAN]
+    /\ \A r \in Requests : /\ Len(kv[r]) <= Size(r)
+                           /\ Len(ckpt[r]) <= Size(r)
+                           /\ Len(out[r]) <= Len(Ref[r])
+    /\ failures \in Nat
+
+\* S1: an arrived request is always somewhere: in exactly the run queue of a
+\* worker while QUEUED or DECODE, known as INTERRUPTED to the coordinator,
+\* or DONE with its whole output.
+S1_NoLostRequestInv ==
+    \A r \in Requests :
+        /\ phase[r] \in {"QUEUED", "DECODE"} => \E w \in Workers : r \in runq[w]
+        /\ phase[r] \in {"NEW", "INTERRUPTED", "DONE"} => \A w \in Workers : r \notin runq[w]
+        /\ phase[r] = "DONE" => out[r] = Ref[r]
+
+\* S2: no request is queued on or served by two workers at once.
+S2_NoDuplicateServingInv ==
+    \A r \in Requests : Cardinality({w \in Workers : r \in runq[w]}) <= 1
+
+\* S7: failures, restores, re-prefills and speculation never change a token.
+S7_OutputIsReferencePrefixInv ==
+    \A r \in Requests : IsPrefix(out[r], Ref[r])
+
+=============================================================================

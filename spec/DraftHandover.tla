@@ -1,0 +1,113 @@
+--------------------------- MODULE DraftHandover ---------------------------
+(***************************************************************************)
+(* Mechanism 3: speculative-assisted progressive recovery with the atomic  *)
+(* draft-to-full handover (Algorithm 3).                                   *)
+(*                                                                         *)
+(* A restarted LUMEN worker first loads a small draft model               *)
+(* (LOADING_DRAFT), then, while its full model loads in the background,   *)
+(* proposes up to K draft tokens for requests on the most loaded survivor  *)
+(* (ASSISTING).  The survivor verifies a proposal in its next decode pass *)
+(* (Cluster!Verified): it keeps the longest agreeing prefix and adds one  *)
+(* token of its own, so a wrong or stale draft costs one verification and *)
+(* nothing else.  When the full model is ready the worker switches models *)
+(* in one atomic step (FullReady): the full model becomes the active one, *)
+(* in-flight speculation is dropped, the draft is freed, and the worker    *)
+(* rejoins UP with L = 0 (it holds no checkpoint and serves nothing).     *)
+(*                                                                         *)
+(* The baselines have no draft: the restarted worker loads its full model  *)
+(* (LOADING_FULL) and rejoins idle.                                        *)
+(*                                                                         *)
+(* A draft is modelled by what matters to verification: how many of its    *)
+(* tokens agree with the target before the first that does not.  Every     *)
+(* count from 0 to K is possible at every step, so drafts that are cold,   *)
+(* stale or simply wrong are all covered.  Algorithm 3 picks the most      *)
+(* loaded survivor once; here it is re-evaluated at every proposal, which  *)
+(* covers the paper's choice whenever loads do not change.                 *)
+(***************************************************************************)
+EXTENDS FailureRouting
+
+Restart(w) ==
+    /\ wstate[w] = "FAILED"
+    /\ wstate' = [wstate EXCEPT ![w] = IF Policy = "LUMEN" THEN "LOADING_DRAFT"
+                                                           ELSE "LOADING_FULL"]
+    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, out, proposal, failures>>
+
+DraftReady(w) ==
+    /\ wstate[w] = "LOADING_DRAFT"
+    /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
+    /\ active' = [active EXCEPT ![w] = "DRAFT"]
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, out, proposal, failures>>
+
+\* Drafts for r: j tokens that agree with the reference, then l wrong ones.
+DraftProposals(r) ==
+    LET n == Len(out[r])
+        right(j) == [i \in 1..j |-> Ref[r][n + i]]
+        wrong(l) == [i \in 1..l |-> Wrong]
+        most == IF K < Len(Ref[r]) - n THEN K ELSE Len(Ref[r]) - n
+    IN  {d \in {right(j) \o wrong(l) : j \in 0..most, l \in 0..K} : Len(d) \in 1..K}
+
+\* The survivors a recovering worker assists: the most loaded UP workers.
+AssistTargets == ArgMaxLoad(Serving)
+
+Assist(w, r) ==
+    /\ Policy = "LUMEN"
+    /\ wstate[w] = "ASSISTING"
+    /\ phase[r] = "DECODE"
+    /\ Server(r) \in AssistTargets
+    /\ proposal[r] = None
+    /\ Len(out[r]) < Len(Ref[r])
+    /\ \E d \in DraftProposals(r) :
+         proposal' = [proposal EXCEPT ![r] = [src |-> w, toks |-> d]]
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, out, failures>>
+
+\* In-flight speculation of w that the handover drops.
+DropSpeculation(w) ==
+    [r \in Requests |-> IF proposal[r] # None /\ proposal[r].src = w
+                        THEN None ELSE proposal[r]]
+
+\* The atomic handover: full model active, draft freed, speculation dropped, UP.
+FullReady(w) ==
+    /\ wstate[w] \in {"ASSISTING", "LOADING_FULL"}
+    /\ wstate' = [wstate EXCEPT ![w] = "UP"]
+    /\ active' = [active EXCEPT ![w] = "FULL"]
+    /\ proposal' = DropSpeculation(w)
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, out, failures>>
+
+-----------------------------------------------------------------------------
+(* Properties *)
+
+\* S10: only a worker whose full model is active is given or serves requests.
+S10_NoServingBeforeFullModelInv ==
+    \A w \in Workers : runq[w] # {} => wstate[w] = "UP" /\ active[w] = "FULL"
+
+\* S11: each worker has exactly the model its state calls for, and every
+\* in-flight draft comes from a worker whose draft is the active model.
+ModelFor(s) == CASE s = "UP" -> "FULL" [] s = "ASSISTING" -> "DRAFT" [] OTHER -> "NONE"
+
+S11_ExactlyOneActiveModelInv ==
+    /\ \A w \in Workers : active[w] = ModelFor(wstate[w])
+    /\ \A r \in Requests : proposal[r] # None =>
+           /\ wstate[proposal[r].src] = "ASSISTING"
+           /\ active[proposal[r].src] = "DRAFT"
+
+\* A3: every draft goes to a request on a most loaded UP worker.
+A3_AssistTargetsMostLoadedProp ==
+    [][\A r \in Requests :
+         (proposal[r] = None /\ proposal'[r] # None) =>
+            /\ wstate[Server(r)] = "UP"
+            /\ \A v \in Workers : wstate[v] = "UP" => Load(Server(r)) >= Load(v)]_vars
+
+-----------------------------------------------------------------------------
+(* The mechanism alone: serving, failures and recovery without streaming. *)
+
+RecoveryNext(w) == Restart(w) \/ DraftReady(w) \/ FullReady(w)
+
+HandoverNext ==
+    \/ \E r \in Requests : Arrive(r) \/ Place(r) \/ Prefill(r) \/ Decode(r)
+                           \/ Complete(r) \/ Route(r)
+    \/ \E w \in Workers : Fail(w) \/ RecoveryNext(w)
+    \/ \E w \in Workers, r \in Requests : Assist(w, r)
+
+HandoverSpec == Init /\ [][HandoverNext]_vars
+
+=============================================================================

@@ -1,0 +1,140 @@
+--------------------------- MODULE FailureRouting ---------------------------
+(***************************************************************************)
+(* Mechanism 2: locality-aware failure routing (Algorithm 2, Eq. 6).       *)
+(*                                                                         *)
+(* When worker w_f fails it loses its GPU state (the KV of every request   *)
+(* it served) and its host memory (every checkpoint it held).  Each       *)
+(* interrupted request r is then routed on its own:                        *)
+(*                                                                         *)
+(*   Route(r) = h_r                      if L(h_r) <= theta                *)
+(*            = h_r                      if |C_r| > tau                    *)
+(*            = argmin_{w survives} L(w) otherwise                         *)
+(*                                                                         *)
+(* Mode RESTORE: h_r loads C_r into its GPU and resumes from that saved    *)
+(* prefix; the pages C_r lags behind are recomputed from the known tokens  *)
+(* (Cluster!Prefill), never assumed.  Mode REPREFILL: the least loaded    *)
+(* survivor recomputes everything, and C_r is freed.  A request with no    *)
+(* checkpoint (unprotected, or its holder failed too) always re-prefills.  *)
+(* After either mode the request is placed again, so it stays protected.   *)
+(*                                                                         *)
+(* Beyond the paper, which assumes one failure: any worker may fail while  *)
+(* another stays UP (up to |W|-1 at once), holders fail too, workers fail  *)
+(* during recovery and during handover, and the same worker fails again.  *)
+(* The "survivors" of Eq. 6 are therefore the workers UP now, not merely   *)
+(* W \ {w_f}.                                                              *)
+(***************************************************************************)
+EXTENDS CheckpointPlacement
+
+\* The requests a failure of w interrupts: all those in its run queue.
+Interrupted(w) == runq[w]
+
+\* What is left of w's run queue once w has failed: nothing.
+PurgedQueue(w) == {}
+
+Fail(w) ==
+    /\ wstate[w] # "FAILED"
+    /\ \E u \in Workers \ {w} : wstate[u] = "UP"
+    /\ LET lost == Interrupted(w)
+           orphans == {r \in Requests : holder[r] = w}
+       IN  /\ wstate' = [wstate EXCEPT ![w] = "FAILED"]
+           /\ active' = [active EXCEPT ![w] = "NONE"]
+           /\ runq' = [runq EXCEPT ![w] = PurgedQueue(w)]
+           /\ phase' = [r \in Requests |-> IF r \in lost THEN "INTERRUPTED" ELSE phase[r]]
+           /\ kv' = [r \in Requests |-> IF r \in lost THEN <<>> ELSE kv[r]]
+           /\ holder' = [r \in Requests |-> IF r \in orphans THEN None ELSE holder[r]]
+           /\ ckpt' = [r \in Requests |-> IF r \in orphans THEN <<>> ELSE ckpt[r]]
+           \* a running request whose holder died is placed anew
+           /\ placed' = [r \in Requests |-> IF r \in orphans \ lost THEN FALSE ELSE placed[r]]
+           /\ proposal' = [r \in Requests |->
+                             IF r \in lost \/ (proposal[r] # None /\ proposal[r].src = w)
+                             THEN None ELSE proposal[r]]
+    /\ failures' = failures + 1
+    /\ UNCHANGED out
+
+\* The workers an interrupted request may be sent to.
+RouteTargets == Serving
+
+\* Eq. 6's first two cases, per policy.
+UseHolder(r) ==
+    /\ holder[r] # None
+    /\ holder[r] \in RouteTargets
+    /\ CASE Policy = "LUMEN" -> Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
+         [] Policy = "FC"    -> TRUE
+         [] Policy = "SR"    -> FALSE
+
+\* The KV a restoring holder resumes with: exactly the saved prefix C_r.
+ResumePages(r) == ckpt[r]
+
+RouteRestore(r) ==
+    LET h == holder[r] IN
+    /\ runq' = [runq EXCEPT ![h] = @ \cup {r}]
+    /\ kv' = [kv EXCEPT ![r] = ResumePages(r)]
+    /\ FreeCheckpoint(r)   \* the pages now live in h's GPU
+
+RouteReprefill(r) ==
+    /\ \E t \in ArgMinLoad(RouteTargets) : runq' = [runq EXCEPT ![t] = @ \cup {r}]
+    /\ kv' = [kv EXCEPT ![r] = <<>>]
+    /\ FreeCheckpoint(r)
+
+Route(r) ==
+    /\ phase[r] = "INTERRUPTED"
+    /\ RouteTargets # {}
+    /\ IF UseHolder(r) THEN RouteRestore(r) ELSE RouteReprefill(r)
+    /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
+    /\ placed' = [placed EXCEPT ![r] = FALSE]
+    /\ UNCHANGED <<wstate, active, out, proposal, failures>>
+
+-----------------------------------------------------------------------------
+(* Properties *)
+
+\* S3: no request is queued on or served by a failed worker.
+S3_NeverServedByDeadWorkerInv ==
+    \A w \in Workers : wstate[w] = "FAILED" => runq[w] = {}
+
+\* S9: the KV a server holds for r is intact and within r's context: a
+\* restore resumes at the saved prefix |C_r| and nothing past it is assumed.
+S9_RestoreResumesAtSavedPrefixInv ==
+    \A r \in Requests : Intact(kv[r]) /\ Len(kv[r]) <= Ctx(r)
+
+(***************************************************************************)
+(* A2: under LUMEN every routing step follows Eq. 6, restated here from    *)
+(* the paper: RESTORE on a live holder exactly when L(h_r) <= theta or     *)
+(* |C_r| > tau, and then with C_r as the resumed KV; otherwise REPREFILL   *)
+(* on an argmin of L over the UP workers, with the checkpoint freed.       *)
+(***************************************************************************)
+Eq6Restore(r) ==
+    /\ holder[r] # None
+    /\ wstate[holder[r]] = "UP"
+    /\ Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
+
+RoutingStep(r) == phase[r] = "INTERRUPTED" /\ phase'[r] # "INTERRUPTED"
+
+A2_RoutingFollowsRuleProp ==
+    [][Policy = "LUMEN" =>
+        \A r \in Requests : RoutingStep(r) =>
+            IF Eq6Restore(r)
+            THEN r \in runq'[holder[r]] /\ kv'[r] = ckpt[r]
+            ELSE /\ \E t \in Workers : /\ r \in runq'[t]
+                                      /\ wstate[t] = "UP"
+                                      /\ \A v \in Workers : wstate[v] = "UP" => Load(t) <= Load(v)
+                 /\ kv'[r] = <<>>
+                 /\ ckpt'[r] = <<>>]_vars
+
+-----------------------------------------------------------------------------
+(* The mechanism alone.  A failed worker comes back through RecoverEnv, an *)
+(* environment step that stands in for the reload of DraftHandover.        *)
+
+RecoverEnv(w) ==
+    /\ wstate[w] = "FAILED"
+    /\ wstate' = [wstate EXCEPT ![w] = "UP"]
+    /\ active' = [active EXCEPT ![w] = "FULL"]
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, out, proposal, failures>>
+
+RoutingNext ==
+    \/ PlacementNext
+    \/ \E r \in Requests : Route(r)
+    \/ \E w \in Workers : Fail(w) \/ RecoverEnv(w)
+
+RoutingSpec == Init /\ [][RoutingNext]_vars
+
+=============================================================================

@@ -1,0 +1,72 @@
+------------------------------- MODULE Lumen -------------------------------
+(***************************************************************************)
+(* LUMEN composed: the three mechanisms run together on one cluster with   *)
+(* arrivals, prefill, decode, page streaming, completion, worker failures, *)
+(* restarts, speculative assist and the draft-to-full handover.            *)
+(*                                                                         *)
+(* Policy selects LUMEN or one of the baselines, Stop-and-Restart (SR) and *)
+(* Fixed-Checkpointing (FC, DejaVu); all three must satisfy the same       *)
+(* safety properties.                                                      *)
+(*                                                                         *)
+(* Liveness holds under two assumptions, stated as Fairness and as the     *)
+(* failure bound the models impose:                                        *)
+(*  - weak fairness of every step the cluster itself takes (placement,     *)
+(*    prefill, decode, completion, routing, restart, draft load, full      *)
+(*    load): a step that stays possible is eventually taken;               *)
+(*  - finitely many failures (Fail has no fairness, and MC models bound    *)
+(*    it), with at least one worker UP at every failure (Fail's guard).   *)
+(*    Without a bound, a worker that fails every time it rejoins never     *)
+(*    serves, and no system could promise L1 or L2.                        *)
+(***************************************************************************)
+EXTENDS DraftHandover
+
+RequestStep(r) ==
+    \/ Arrive(r) \/ Place(r) \/ Prefill(r) \/ Decode(r)
+    \/ StreamPage(r) \/ Complete(r) \/ Route(r)
+
+Next ==
+    \/ \E r \in Requests : RequestStep(r)
+    \/ \E w \in Workers : Fail(w) \/ RecoveryNext(w)
+    \/ \E w \in Workers, r \in Requests : Assist(w, r)
+
+Fairness ==
+    /\ \A r \in Requests : /\ WF_vars(Place(r)) /\ WF_vars(Prefill(r))
+                           /\ WF_vars(Decode(r)) /\ WF_vars(Complete(r))
+                           /\ WF_vars(Route(r))
+    /\ \A w \in Workers : /\ WF_vars(Restart(w)) /\ WF_vars(DraftReady(w))
+                          /\ WF_vars(FullReady(w))
+
+Spec == Init /\ [][Next]_vars /\ Fairness
+
+-----------------------------------------------------------------------------
+(* Liveness *)
+
+\* L1: every request that arrives completes, with its whole output (S1).
+L1_EveryRequestCompletes ==
+    \A r \in Requests : phase[r] # "NEW" ~> phase[r] = "DONE"
+
+\* L2: every failed worker rejoins UP with its full model.
+L2_EveryFailedWorkerRejoins ==
+    \A w \in Workers : wstate[w] = "FAILED" ~> wstate[w] = "UP"
+
+-----------------------------------------------------------------------------
+(* All safety invariants, for models that check them together. *)
+
+SafetyInv ==
+    /\ TypeOK
+    /\ S1_NoLostRequestInv /\ S2_NoDuplicateServingInv
+    /\ S3_NeverServedByDeadWorkerInv /\ S4_HolderIsNotServerInv
+    /\ S5_BudgetRespectedInv /\ S6_CheckpointWithinPrefixInv
+    /\ S7_OutputIsReferencePrefixInv /\ S8_NoCheckpointLeakInv
+    /\ S9_RestoreResumesAtSavedPrefixInv /\ S10_NoServingBeforeFullModelInv
+    /\ S11_ExactlyOneActiveModelInv
+
+THEOREM Spec => []SafetyInv
+THEOREM Spec => A1_PlacementIsArgMinProp /\ A2_RoutingFollowsRuleProp
+                /\ A3_AssistTargetsMostLoadedProp
+\* The failure bound under which liveness is claimed (MC models enforce it).
+FinitelyManyFailures == <>[][\A w \in Workers : ~Fail(w)]_vars
+
+THEOREM Spec /\ FinitelyManyFailures => L1_EveryRequestCompletes /\ L2_EveryFailedWorkerRejoins
+
+=============================================================================

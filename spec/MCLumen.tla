@@ -1,0 +1,113 @@
+------------------------------ MODULE MCLumen ------------------------------
+(***************************************************************************)
+(* Model-checking wrapper for Lumen and its mechanism modules.  The specs  *)
+(* stay unbounded; every bound lives here, named, with its reason.         *)
+(***************************************************************************)
+EXTENDS Lumen
+
+CONSTANTS
+    MaxFailures,  \* failures one behaviour may contain
+    OutLen,       \* tokens in every reference output
+    PromptPages,  \* pages in every prompt
+    RingOrder,    \* <<w1, w2, ...>>: FC's ring, in this order
+    w1, w2, w3, w4  \* worker names, so that configs can write rings
+
+Ring3 == <<w1, w2, w3>>
+Ring4 == <<w1, w2, w3, w4>>
+
+(***************************************************************************)
+(* Bound 1, failures.  FailureBound (a state constraint) stops exploring   *)
+(* after MaxFailures failures.  The spec allows any finite number; two     *)
+(* already cover every case the paper leaves out (concurrent failures, a   *)
+(* holder failing with or after its server, a failure during recovery or   *)
+(* handover, the same worker failing again), since each needs two failures *)
+(* and none needs three; --large models check three.  Only Fail raises     *)
+(* the counter and Fail carries no fairness, so pruning it cannot hide a   *)
+(* fair step: the bound is exactly the liveness assumption                 *)
+(* FinitelyManyFailures.                                                   *)
+(***************************************************************************)
+FailureBound == failures <= MaxFailures
+
+(***************************************************************************)
+(* Bound 2, request sizes.  Every request has the same prompt and output   *)
+(* lengths and the same reference tokens.  Lengths of one or two pages    *)
+(* already distinguish a lagging checkpoint from a complete one and a     *)
+(* short prefix from a long one (Tau sits between them); the tokens are   *)
+(* distinct per position, so a repeated or skipped token breaks S7.       *)
+(* Identical requests also make request symmetry sound.                   *)
+(***************************************************************************)
+TokenNames == <<"t1", "t2", "t3", "t4", "t5", "t6">>
+MCPromptLen == [r \in Requests |-> PromptPages]
+MCRef == [r \in Requests |-> SubSeq(TokenNames, 1, OutLen)]
+
+\* FC's neighbour: the next worker of RingOrder, cyclically.
+RingIndex(w) == CHOOSE i \in 1..Len(RingOrder) : RingOrder[i] = w
+MCNeighbour == [w \in Workers |-> RingOrder[(RingIndex(w) % Len(RingOrder)) + 1]]
+
+(***************************************************************************)
+(* Symmetry.  Under LUMEN and SR no definition singles out a worker (ties  *)
+(* are broken by "any of the tied minima"), and all requests are alike    *)
+(* (Bound 2), so permuting workers or requests maps behaviours to         *)
+(* behaviours and preserves every invariant and action property.  FC uses *)
+(* the ring, so FC models use its rotations only.  Liveness models use no *)
+(* symmetry at all (TLC's liveness checking is unsound with it).          *)
+(***************************************************************************)
+WorkerSymmetry == Permutations(Workers)
+\* FC's ring is invariant under rotation, so rotations are sound for FC.
+RingRotations == {[w \in Workers |-> RingOrder[((RingIndex(w) - 1 + k) % Len(RingOrder)) + 1]]
+                    : k \in 0..(Len(RingOrder) - 1)}
+RequestSymmetry == Permutations(Requests)
+FullSymmetry == WorkerSymmetry \cup RequestSymmetry
+RingSymmetry == RingRotations \cup RequestSymmetry
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Witnesses.  Each W_ property claims that a scenario never happens; a    *)
+(* witness model checks one of them and TLC must refute it, which proves   *)
+(* the scenario is reachable in that model.  They keep the models from     *)
+(* silently becoming trivial: a bound that cut off restores, holder        *)
+(* failures or failures during handover would turn a witness into a pass,  *)
+(* and the build would fail.                                               *)
+(***************************************************************************)
+
+\* A request restores from a non-empty checkpoint.
+W_NoRestoreProp ==
+    [][~\E r \in Requests : phase[r] = "INTERRUPTED" /\ phase'[r] = "QUEUED" /\ kv'[r] # <<>>]_vars
+
+\* A holder fails while the request it protects is decoding elsewhere.
+W_NoHolderFailureProp ==
+    [][~\E r \in Requests : /\ holder[r] # None /\ phase[r] = "DECODE"
+                             /\ wstate'[holder[r]] = "FAILED"]_vars
+
+\* Server and holder of one request are both down at once.
+W_NoServerAndHolderLostInv ==
+    ~\E r \in Requests : phase[r] = "INTERRUPTED" /\ holder[r] = None /\ Len(out[r]) > 0
+                         /\ Cardinality({w \in Workers : wstate[w] = "FAILED"}) = 2
+
+\* A recovering worker fails again, while loading its draft or assisting.
+W_NoFailureDuringRecoveryProp ==
+    [][~\E w \in Workers : wstate[w] \in {"LOADING_DRAFT", "ASSISTING"} /\ wstate'[w] = "FAILED"]_vars
+
+\* Two workers are down at the same time.
+W_NoConcurrentFailuresInv ==
+    Cardinality({w \in Workers : wstate[w] \in {"FAILED", "LOADING_DRAFT", "ASSISTING", "LOADING_FULL"}}) < 2
+
+\* A verified draft yields more than one token in one decode step.
+W_NoAcceptedDraftProp ==
+    [][~\E r \in Requests : proposal[r] # None /\ Len(out'[r]) >= Len(out[r]) + 2]_vars
+
+\* A draft is rejected outright: verification keeps only the target's own token.
+W_NoRejectedDraftProp ==
+    [][~\E r \in Requests : /\ proposal[r] # None /\ proposal'[r] = None /\ phase'[r] = "DECODE"
+                             /\ Len(out'[r]) = Len(out[r]) + 1]_vars
+
+\* A placement degrades: the request runs unprotected for lack of room.
+W_NoDegradedPlacementProp ==
+    [][~\E r \in Requests : ~placed[r] /\ placed'[r] /\ holder'[r] = None]_vars
+
+\* A request re-prefills on a worker other than its holder, freeing its checkpoint.
+W_NoReprefillProp ==
+    [][~\E r \in Requests : /\ phase[r] = "INTERRUPTED" /\ holder[r] # None
+                             /\ ckpt[r] # <<>> /\ kv'[r] = <<>>]_vars
+
+=============================================================================

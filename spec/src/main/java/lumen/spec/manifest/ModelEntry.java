@@ -1,0 +1,64 @@
+package lumen.spec.manifest;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * One model of the manifest: a TLC run and the result it must give.
+ *
+ * @param name           the model's name, unique in the manifest ("MCLumen", "MutHolderIsServer")
+ * @param module         the root module, relative to spec/
+ * @param config         the TLC config, relative to spec/
+ * @param tier           "ci" (checked by the build) or "large" (on demand, {@code lumen check --large})
+ * @param mode           "exhaustive" (breadth-first, every reachable state)
+ * @param expect         "pass"; "violation" for a mutant (a seeded bug the property must catch);
+ *                       "witness" for a scenario that must be reachable (TLC must refute the
+ *                       property that claims it never happens)
+ * @param property       for a mutant or witness, the operator TLC must report violated
+ * @param overrides      for a mutant, the one definition its config overrides
+ * @param distinctStates for a passing model, the distinct states TLC must find
+ * @param depth          for a passing model, the depth TLC must reach
+ * @param description    what the model checks, in words
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"name", "module", "config", "tier", "mode", "expect", "property", "overrides",
+        "distinctStates", "depth", "description"})
+public record ModelEntry(
+        String name,
+        String module,
+        String config,
+        String tier,
+        String mode,
+        String expect,
+        String property,
+        String overrides,
+        Long distinctStates,
+        Integer depth,
+        String description) {
+
+    public boolean expectsPass() {
+        return "pass".equals(expect);
+    }
+
+    public boolean isMutant() {
+        return "violation".equals(expect);
+    }
+
+    public boolean isWitness() {
+        return "witness".equals(expect);
+    }
+
+    /** A mutant or a witness: TLC must report {@link #property()} violated. */
+    public boolean expectsViolation() {
+        return isMutant() || isWitness();
+    }
+
+    public boolean isLarge() {
+        return "large".equals(tier);
+    }
+
+    public ModelEntry withCounts(long distinct, int searchDepth) {
+        return new ModelEntry(name, module, config, tier, mode, expect, property, overrides,
+                distinct, searchDepth, description);
+    }
+}

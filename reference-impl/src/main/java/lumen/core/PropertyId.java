@@ -1,0 +1,74 @@
+package lumen.core;
+
+/**
+ * The properties of LUMEN's recovery, with the IDs they carry in the TLA+ spec, the Java checks,
+ * the tests, the trace validator's reports and proofs-notes/. The spec operator of property
+ * {@code S4 HolderIsNotServer} is {@code S4_HolderIsNotServerInv}.
+ */
+public enum PropertyId {
+    S1("NoLostRequest", Kind.INVARIANT, "Cluster"),
+    S2("NoDuplicateServing", Kind.INVARIANT, "Cluster"),
+    S3("NeverServedByDeadWorker", Kind.INVARIANT, "FailureRouting"),
+    S4("HolderIsNotServer", Kind.INVARIANT, "CheckpointPlacement"),
+    S5("BudgetRespected", Kind.INVARIANT, "CheckpointPlacement"),
+    S6("CheckpointWithinPrefix", Kind.INVARIANT, "CheckpointPlacement"),
+    S7("OutputIsReferencePrefix", Kind.INVARIANT, "Cluster"),
+    S8("NoCheckpointLeak", Kind.INVARIANT, "CheckpointPlacement"),
+    S9("RestoreResumesAtSavedPrefix", Kind.INVARIANT, "FailureRouting"),
+    S10("NoServingBeforeFullModel", Kind.INVARIANT, "DraftHandover"),
+    S11("ExactlyOneActiveModel", Kind.INVARIANT, "DraftHandover"),
+    A1("PlacementIsArgMin", Kind.ACTION, "CheckpointPlacement"),
+    A2("RoutingFollowsRule", Kind.ACTION, "FailureRouting"),
+    A3("AssistTargetsMostLoaded", Kind.ACTION, "DraftHandover"),
+    L1("EveryRequestCompletes", Kind.LIVENESS, "Lumen"),
+    L2("EveryFailedWorkerRejoins", Kind.LIVENESS, "Lumen");
+
+    /** What kind of formula states the property in the spec. */
+    public enum Kind {
+        /** A state predicate that holds in every reachable state ({@code ...Inv}). */
+        INVARIANT,
+        /** A predicate on every step, {@code [][P]_vars} ({@code ...Prop}). */
+        ACTION,
+        /** A leads-to property under the spec's fairness and failure bound. */
+        LIVENESS
+    }
+
+    private final String title;
+    private final Kind kind;
+    private final String specModule;
+
+    PropertyId(String title, Kind kind, String specModule) {
+        this.title = title;
+        this.kind = kind;
+        this.specModule = specModule;
+    }
+
+    /** The property's name without its ID, e.g. "HolderIsNotServer". */
+    public String title() {
+        return title;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The TLA+ module that states the property. */
+    public String specModule() {
+        return specModule;
+    }
+
+    /** The TLA+ operator that states the property, e.g. "S4_HolderIsNotServerInv". */
+    public String specOperator() {
+        String suffix = switch (kind) {
+            case INVARIANT -> "Inv";
+            case ACTION -> "Prop";
+            case LIVENESS -> "";
+        };
+        return name() + "_" + title + suffix;
+    }
+
+    /** "S4 HolderIsNotServer", the form reports use. */
+    public String label() {
+        return name() + " " + title;
+    }
+}

@@ -1,0 +1,29 @@
+package lumen.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The kit's command line: {@code lumen check}, {@code lumen verify}. */
+@Command(name = "lumen",
+        mixinStandardHelpOptions = true,
+        version = "lumen 0.1.0",
+        description = "The LUMEN verification kit: model-check LUMEN's TLA+ specs and verify the kit.",
+        subcommands = {CheckCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
+public final class Lumen {
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Lumen());
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            if (ex instanceof UserError u) {
+                cmd.getErr().println("lumen: " + u.getMessage());
+                return ExitCodes.BAD_INPUT;
+            }
+            throw ex;
+        });
+        return cl;
+    }
+}

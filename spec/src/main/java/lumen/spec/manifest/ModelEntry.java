@@ -1,5 +1,6 @@
 package lumen.spec.manifest;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
@@ -36,23 +37,28 @@ public record ModelEntry(
         Integer depth,
         String description) {
 
+    @JsonIgnore
     public boolean expectsPass() {
         return "pass".equals(expect);
     }
 
+    @JsonIgnore
     public boolean isMutant() {
         return "violation".equals(expect);
     }
 
+    @JsonIgnore
     public boolean isWitness() {
         return "witness".equals(expect);
     }
 
     /** A mutant or a witness: TLC must report {@link #property()} violated. */
+    @JsonIgnore
     public boolean expectsViolation() {
         return isMutant() || isWitness();
     }
 
+    @JsonIgnore
     public boolean isLarge() {
         return "large".equals(tier);
     }

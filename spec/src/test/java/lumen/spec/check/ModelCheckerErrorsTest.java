@@ -39,7 +39,7 @@ class ModelCheckerErrorsTest {
         ModelOutcome o = checker().check(entry("Broken", "pass", null, 1L, 1), m -> { });
         assertEquals(TlcResult.Status.ERROR, o.result().status());
         assertFalse(o.agrees());
-        assertTrue(o.disagreement().contains("line 4"), o.disagreement());
+        assertTrue(o.disagreement().contains("line 5, col 18 to line 5, col 28 of module Broken"), o.disagreement());
         assertTrue(o.disagreement().contains("nothingHere"), o.disagreement());
     }
 

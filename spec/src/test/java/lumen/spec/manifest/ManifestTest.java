@@ -79,6 +79,13 @@ class ManifestTest {
     }
 
     @Test
+    void writingReproducesTheCheckedInFileByteForByte() throws Exception {
+        Path copy = tmp.resolve("manifest.json");
+        manifest().write(copy);
+        assertEquals(Files.readString(SPEC.resolve("manifest.json")), Files.readString(copy));
+    }
+
+    @Test
     void malformedManifestsGetALocatedMessage() throws IOException {
         Path bad = tmp.resolve("manifest.json");
         Files.writeString(bad, "{\n  \"tool\": \"x\",\n  \"models\": [ { \"name\": \"M\", }\n]}");

@@ -1,0 +1,45 @@
+package lumen.spec.manifest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * proofs-notes/ has a note for every property of the manifest, names its TLA+ operator, and cites
+ * exactly the manifest's state counts, so a note cannot drift from what TLC checked.
+ */
+class ProofsNotesTest {
+
+    private static final Path NOTES = ManifestTest.SPEC.resolve("../proofs-notes");
+    private static final Pattern ROW = Pattern.compile("(?m)^\\| (\\w+) \\| (ci|large) \\| [^|]+ \\| ([\\d,]+|not yet measured) \\| (\\d+|-) \\|$");
+
+    @Test
+    void everyPropertyHasANoteThatCitesTheManifestCounts() throws Exception {
+        Manifest m = Manifest.read(ManifestTest.SPEC.resolve("manifest.json"));
+        String index = Files.readString(NOTES.resolve("README.md"));
+        for (PropertyEntry p : m.properties()) {
+            Path note = NOTES.resolve(p.id() + "-" + p.name() + ".md");
+            assertTrue(Files.isRegularFile(note), "no note " + note);
+            String text = Files.readString(note);
+            assertTrue(text.startsWith("# " + p.id() + " " + p.name()), note + " must open with its ID and name");
+            assertTrue(text.contains("`" + p.operator() + "`"), note + " must name " + p.operator());
+            assertTrue(index.contains("(" + p.id() + "-" + p.name() + ".md)"), "the matrix must link " + note);
+            Matcher row = ROW.matcher(text);
+            int rows = 0;
+            while (row.find()) {
+                rows++;
+                ModelEntry e = m.model(row.group(1)).orElseThrow(() -> new AssertionError(note + " cites unknown model " + row.group(1)));
+                String cited = row.group(3).replace(",", "");
+                String recorded = e.distinctStates() == null ? "not yet measured" : Long.toString(e.distinctStates());
+                assertEquals(recorded, cited, note + ": " + e.name() + " distinct states");
+                assertEquals(e.depth() == null ? "-" : Integer.toString(e.depth()), row.group(4), note + ": " + e.name() + " depth");
+            }
+            assertTrue(rows > 0, note + " cites no model");
+        }
+    }
+}

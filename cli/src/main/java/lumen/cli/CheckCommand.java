@@ -51,8 +51,14 @@ final class CheckCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print a machine-readable report instead of the table")
     boolean json;
 
+    @Option(names = "--traces", description = "print the counterexample of every violation, expected ones too")
+    boolean traces;
+
     @Option(names = "--update-manifest", description = "record the measured distinct states and depth of passing models in the manifest")
     boolean updateManifest;
+
+    @Option(names = "--resume", description = "continue each model from the last checkpoint TLC wrote (every 30 minutes) instead of starting afresh")
+    boolean resume;
 
     @Option(names = "--spec-dir", paramLabel = "DIR", description = "the spec folder (default: spec/ under the kit)")
     Path specDir;
@@ -68,14 +74,14 @@ final class CheckCommand implements Callable<Integer> {
         Path dir = KitPaths.specDir(specDir);
         ModelRuns runs = new ModelRuns(dir);
         List<ModelEntry> selected = runs.select(models, large, !noMutants);
-        List<ModelOutcome> outcomes = runs.run(selected, workers, Duration.ofMinutes(timeoutMinutes),
+        List<ModelOutcome> outcomes = runs.run(selected, workers, Duration.ofMinutes(timeoutMinutes), resume,
                 Progress.forConsole(quiet || json));
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(toJson(outcomes));
             out.flush();
         } else {
-            ModelRuns.printTable(out, outcomes);
+            ModelRuns.printTable(out, outcomes, traces);
         }
         if (updateManifest) {
             Manifest m = runs.manifest();

@@ -50,21 +50,21 @@ final class ModelRuns {
                 .toList();
     }
 
-    List<ModelOutcome> run(List<ModelEntry> models, int workers, Duration timeout, Progress progress) {
+    List<ModelOutcome> run(List<ModelEntry> models, int workers, Duration timeout, boolean resume, Progress progress) {
         ModelChecker checker = new ModelChecker(TlcRunner.fromCurrentJvm(), specDir, KitPaths.workDir(), workers, timeout);
         List<ModelOutcome> outcomes = new ArrayList<>();
         int i = 0;
         for (ModelEntry m : models) {
             i++;
             var task = progress.start(m.name(), i, models.size());
-            ModelOutcome o = checker.check(m, task::message);
+            ModelOutcome o = checker.check(m, task::message, resume);
             task.done(o);
             outcomes.add(o);
         }
         return outcomes;
     }
 
-    static void printTable(PrintWriter out, List<ModelOutcome> outcomes) {
+    static void printTable(PrintWriter out, List<ModelOutcome> outcomes, boolean allTraces) {
         String fmt = "%-32s %-9s %-38s %12s %6s %9s %12s  %s%n";
         out.printf(fmt, "model", "expect", "result", "distinct", "depth", "time", "states/min", "verdict");
         for (ModelOutcome o : outcomes) {
@@ -78,8 +78,9 @@ final class ModelRuns {
         long agree = outcomes.stream().filter(ModelOutcome::agrees).count();
         out.printf("%d of %d models agree with spec/manifest.json%n", agree, outcomes.size());
         for (ModelOutcome o : outcomes) {
-            if (!o.agrees()) {
-                out.printf("%n%s: %s%n", o.entry().name(), o.disagreement());
+            if (!o.agrees() || allTraces) {
+                out.printf("%n%s: %s%n", o.entry().name(), o.agrees() ? ModelRuns.resultText(o.result()) + ", as expected"
+                        : o.disagreement());
                 if (!o.result().counterexample().isEmpty()) {
                     out.printf("counterexample (%d states):%n%s", o.result().counterexample().size(),
                             Timeline.render(o.result().counterexample(), o.result().loopBackTo()));

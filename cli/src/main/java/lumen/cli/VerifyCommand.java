@@ -43,8 +43,8 @@ final class VerifyCommand implements Callable<Integer> {
         out.flush();
         ModelRuns runs = new ModelRuns(KitPaths.specDir(specDir));
         List<ModelOutcome> outcomes = runs.run(runs.select(List.of(), false, true), workers,
-                Duration.ofMinutes(30), Progress.forConsole(quiet));
-        ModelRuns.printTable(out, outcomes);
+                Duration.ofMinutes(30), false, Progress.forConsole(quiet));
+        ModelRuns.printTable(out, outcomes, false);
         boolean ok = outcomes.stream().allMatch(ModelOutcome::agrees);
         long passing = outcomes.stream().filter(o -> o.entry().expectsPass()).count();
         long mutants = outcomes.stream().filter(o -> o.entry().isMutant()).count();

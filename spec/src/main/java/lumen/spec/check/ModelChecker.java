@@ -34,6 +34,14 @@ public final class ModelChecker {
     }
 
     public ModelOutcome check(ModelEntry entry, Consumer<TlcMessage> progress) {
+        return check(entry, progress, false);
+    }
+
+    /**
+     * @param resume continue from the last checkpoint TLC wrote for this model (under the work
+     *               folder) instead of starting afresh; starts afresh when there is none
+     */
+    public ModelOutcome check(ModelEntry entry, Consumer<TlcMessage> progress, boolean resume) {
         Path module = specDir.resolve(entry.module());
         Path config = specDir.resolve(entry.config());
         for (Path p : List.of(module, config)) {
@@ -42,9 +50,12 @@ public final class ModelChecker {
             }
         }
         Path runDir = workDir.resolve(entry.name());
-        deleteTree(runDir);
+        Path checkpoint = resume ? latestCheckpoint(runDir.resolve("states")) : null;
+        if (checkpoint == null) {
+            deleteTree(runDir);
+        }
         TlcResult result = runner.run(new TlcRunner.Request(module, config, specDir, runDir, workers, timeout,
-                singleTemporalProperty(config)), progress);
+                singleTemporalProperty(config), checkpoint), progress);
         return ModelOutcome.of(entry, result);
     }
 
@@ -57,6 +68,27 @@ public final class ModelChecker {
                     .map(l -> l.substring(l.indexOf(' ') + 1).strip())
                     .toList();
             return props.size() == 1 ? props.get(0) : null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The newest folder of TLC's metadir that holds a checkpoint, or null. */
+    static Path latestCheckpoint(Path statesDir) {
+        if (!Files.isDirectory(statesDir)) {
+            return null;
+        }
+        try (var dirs = Files.list(statesDir)) {
+            return dirs.filter(Files::isDirectory)
+                    .filter(d -> {
+                        try (var files = Files.list(d)) {
+                            return files.anyMatch(f -> f.getFileName().toString().endsWith(".chkpt"));
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    })
+                    .max(java.util.Comparator.comparing(Path::getFileName))
+                    .orElse(null);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

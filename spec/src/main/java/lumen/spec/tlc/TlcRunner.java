@@ -20,6 +20,9 @@ import java.util.function.Consumer;
  * own {@code -metadir} (where it writes states), so runs never share either. The spec directory is
  * put on TLC's module path ({@code TLA-Library}) so that models in sub-folders, such as the mutants,
  * can extend the models of the spec directory.
+ *
+ * <p>TLC writes a checkpoint into the metadir every 30 minutes; a run that was stopped can be resumed
+ * from it ({@link Request#recoverFrom()}).
  */
 public final class TlcRunner {
 
@@ -31,7 +34,14 @@ public final class TlcRunner {
             Path runDir,
             int workers,
             Duration timeout,
-            String singleTemporal) {
+            String singleTemporal,
+            Path recoverFrom) {
+
+        public Request {
+            if (workers < 1) {
+                throw new IllegalArgumentException("workers must be at least 1");
+            }
+        }
     }
 
     private final String javaBin;
@@ -65,6 +75,10 @@ public final class TlcRunner {
         cmd.add(Integer.toString(r.workers()));
         cmd.add("-metadir");
         cmd.add(r.runDir().resolve("states").toString());
+        if (r.recoverFrom() != null) {
+            cmd.add("-recover");
+            cmd.add(r.recoverFrom().toString());
+        }
         cmd.add("-config");
         cmd.add(r.config().toAbsolutePath().toString());
         cmd.add(r.module().toAbsolutePath().toString());
@@ -89,7 +103,7 @@ public final class TlcRunner {
                     .redirectErrorStream(true);
             long start = System.nanoTime();
             Process p = pb.start();
-            Path log = r.runDir().resolve("tlc.out");
+            Path log = r.runDir().resolve(r.recoverFrom() == null ? "tlc.out" : "tlc-resumed.out");
             Thread pump = new Thread(() -> pump(p, parser, log), "tlc-output");
             pump.setDaemon(true);
             pump.start();

@@ -50,7 +50,10 @@ MCNeighbour == [w \in Workers |-> RingOrder[(RingIndex(w) % Len(RingOrder)) + 1]
 (* (Bound 2), so permuting workers or requests maps behaviours to         *)
 (* behaviours and preserves every invariant and action property.  FC uses *)
 (* the ring, so FC models use its rotations only.  Liveness models use no *)
-(* symmetry at all (TLC's liveness checking is unsound with it).          *)
+(* symmetry at all (TLC's liveness checking is unsound with it).  The two *)
+(* CHOOSEs of the spec are symmetric in effect: Server(r) names the unique *)
+(* worker whose queue holds r (S2), and SumOf's sum does not depend on the *)
+(* order it picks elements in.                                             *)
 (***************************************************************************)
 WorkerSymmetry == Permutations(Workers)
 \* FC's ring is invariant under rotation, so rotations are sound for FC.

@@ -11,8 +11,9 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
- * Shows which model is being checked and how far TLC has got. On a terminal it is a live bar with
- * the distinct states found; elsewhere (CI, pipes) one line when each model starts and ends.
+ * Shows which model is being checked and how far TLC has got. On a terminal it is a live line with
+ * the elapsed time and the distinct states found so far (TLC reports them once a minute);
+ * elsewhere (CI, pipes) one line when each model starts and ends.
  */
 final class Progress {
 
@@ -39,6 +40,9 @@ final class Progress {
         ProgressBar bar = new ProgressBarBuilder()
                 .setTaskName(label)
                 .setInitialMax(-1)
+                .setUnit(" distinct states", 1)
+                .hideEta()
+                .continuousUpdate()
                 .setStyle(ProgressBarStyle.ASCII)
                 .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(err))
                 .setUpdateIntervalMillis(500)
@@ -61,7 +65,7 @@ final class Progress {
             }
             Matcher d = DISTINCT.matcher(m.text());
             if ((m.code() == TlcMessage.PROGRESS || m.code() == TlcMessage.STATS) && d.find()) {
-                bar.setExtraMessage(" " + d.group(1) + " distinct states");
+                bar.stepTo(Long.parseLong(d.group(1).replace(",", "")));
             }
         }
 

@@ -10,7 +10,7 @@
 (* checkpoint may lag the decode by any number of pages.  When no worker   *)
 (* fits, the request runs unprotected: it degrades to stop-and-restart and *)
 (* no other request is affected.  The checkpoint is freed when the request *)
-(* completes (Cluster!Complete) and when it is re-prefilled                *)
+(* completes (Complete, in Cluster) and when it is re-prefilled           *)
 (* (FailureRouting).                                                       *)
 (*                                                                         *)
 (* Budget accounting reserves a request's final size, Size(r), at          *)

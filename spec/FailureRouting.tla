@@ -12,7 +12,7 @@
 (*                                                                         *)
 (* Mode RESTORE: h_r loads C_r into its GPU and resumes from that saved    *)
 (* prefix; the pages C_r lags behind are recomputed from the known tokens  *)
-(* (Cluster!Prefill), never assumed.  Mode REPREFILL: the least loaded    *)
+(* (Prefill, in Cluster), never assumed.  Mode REPREFILL: the least loaded *)
 (* survivor recomputes everything, and C_r is freed.  A request with no    *)
 (* checkpoint (unprotected, or its holder failed too) always re-prefills.  *)
 (* After either mode the request is placed again, so it stays protected.   *)

@@ -138,6 +138,7 @@ public final class TlcRunner {
             while ((line = in.readLine()) != null) {
                 w.write(line);
                 w.newLine();
+                w.flush();   // so that a long run can be followed with tail -f
                 parser.feed(line);
             }
         } catch (IOException e) {

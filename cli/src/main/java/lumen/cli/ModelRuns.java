@@ -38,7 +38,8 @@ final class ModelRuns {
         if (names != null && !names.isEmpty()) {
             List<ModelEntry> picked = new ArrayList<>();
             for (String n : names) {
-                String name = n.endsWith(".cfg") || n.endsWith(".tla") ? n.substring(0, n.length() - 4) : n;
+                String file = Path.of(n).getFileName().toString();
+                String name = file.endsWith(".cfg") || file.endsWith(".tla") ? file.substring(0, file.length() - 4) : file;
                 picked.add(manifest.model(name).orElseThrow(() -> new UserError("unknown model '" + n
                         + "'; known models: " + String.join(", ", manifest.models().stream().map(ModelEntry::name).toList()))));
             }

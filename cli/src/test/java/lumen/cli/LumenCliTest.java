@@ -48,7 +48,7 @@ class LumenCliTest {
 
     @Test
     void theTableNamesModelResultAndVerdict() {
-        Run r = run("check", "-q", "--workers", "1", "MutTauInverted", "WitRestore");
+        Run r = run("check", "-q", "--workers", "1", "spec/mutants/MutTauInverted.cfg", "WitRestore");
         assertEquals(ExitCodes.OK, r.exit(), r.err());
         assertTrue(r.out().contains("MutTauInverted"), r.out());
         assertTrue(r.out().contains("violates A2_RoutingFollowsRuleProp"), r.out());

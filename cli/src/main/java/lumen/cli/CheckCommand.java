@@ -51,6 +51,9 @@ final class CheckCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print a machine-readable report instead of the table")
     boolean json;
 
+    @Option(names = "--report", paramLabel = "FILE", description = "also write the JSON report to FILE (atomically: never half-written)")
+    Path report;
+
     @Option(names = "--traces", description = "print the counterexample of every violation, expected ones too")
     boolean traces;
 
@@ -77,6 +80,9 @@ final class CheckCommand implements Callable<Integer> {
         List<ModelOutcome> outcomes = runs.run(selected, workers, Duration.ofMinutes(timeoutMinutes), resume,
                 Progress.forConsole(quiet || json));
         PrintWriter out = spec.commandLine().getOut();
+        if (report != null) {
+            writeAtomically(report, toJson(outcomes));
+        }
         if (json) {
             out.println(toJson(outcomes));
             out.flush();
@@ -96,6 +102,14 @@ final class CheckCommand implements Callable<Integer> {
                     ? o.result().status() == TlcResult.Status.PASS : o.agrees()) ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
         }
         return outcomes.stream().allMatch(ModelOutcome::agrees) ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+    }
+
+    static void writeAtomically(Path file, String text) throws IOException {
+        Path abs = file.toAbsolutePath();
+        Path tmp = abs.resolveSibling(abs.getFileName() + ".tmp");
+        java.nio.file.Files.writeString(tmp, text + "\n");
+        java.nio.file.Files.move(tmp, abs, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     static String toJson(List<ModelOutcome> outcomes) throws IOException {

@@ -56,9 +56,11 @@ class LumenCliTest {
     }
 
     @Test
-    void tracesShowsTheCounterexampleOfAnExpectedViolation() {
-        Run r = run("check", "-q", "--traces", "--workers", "1", "MutLeakedCheckpoint");
+    void tracesShowsTheCounterexampleOfAnExpectedViolation() throws Exception {
+        Path report = tmp.resolve("report.json");
+        Run r = run("check", "-q", "--traces", "--workers", "1", "--report", report.toString(), "MutLeakedCheckpoint");
         assertEquals(ExitCodes.OK, r.exit(), r.err());
+        assertEquals("S8", new ObjectMapper().readTree(report.toFile()).get("models").get(0).get("propertyId").asText());
         assertTrue(r.out().contains("violates S8_NoCheckpointLeakInv, as expected"), r.out());
         assertTrue(r.out().contains("  1  Init"), r.out());
         assertTrue(r.out().contains("Complete") || r.out().contains("Route"), r.out());

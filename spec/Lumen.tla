@@ -84,5 +84,12 @@ THEOREM Spec /\ FinitelyManyFailures => L1_EveryRequestCompletes /\ L2_EveryFail
 (*   MCLumenFC                         575,024     43    79.6 s            *)
 (*   MCLumenLivenessDegraded             3,612     16     5.1 s            *)
 (*   MCLumenLiveness                    65,895     24    50.0 s            *)
+(*   --large, one run each of lumen check --large:                         *)
+(*   MCLumenLarge (4 workers, 3 failures)                                  *)
+(*                                   3,715,311     49  1077.9 s            *)
+(*   MCLumenLongOutput (3 tokens, K 3) 3,015,857   54   513.2 s            *)
+(*   MCLumenFCLarge (4 workers, 3 failures)                                *)
+(*                                   4,912,916     46   982.2 s            *)
+(*   MCLumenLivenessLarge (2 failures) 272,579     33   280.8 s            *)
 (***************************************************************************)
 =============================================================================

@@ -23,13 +23,4 @@ public final class PropertyIds {
         Matcher m = OPERATOR.matcher(operator);
         return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
     }
-
-    /** "S4_HolderIsNotServerInv" -> "HolderIsNotServer". */
-    public static Optional<String> nameOf(String operator) {
-        if (operator == null) {
-            return Optional.empty();
-        }
-        Matcher m = OPERATOR.matcher(operator);
-        return m.matches() ? Optional.of(m.group(2)) : Optional.empty();
-    }
 }

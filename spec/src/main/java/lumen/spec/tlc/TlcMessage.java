@@ -11,18 +11,15 @@ package lumen.spec.tlc;
 public record TlcMessage(int code, int severity, String text) {
 
     // Codes this kit interprets; the names follow tlc2.output.EC.
-    public static final int SANY_FINISHED = 2219;
     public static final int PROGRESS = 2200;
     public static final int STATS = 2199;
     public static final int SEARCH_DEPTH = 2194;
     public static final int SUCCESS = 2193;
-    public static final int FINISHED = 2186;
     public static final int INVARIANT_VIOLATED_INITIAL = 2107;
     public static final int INVARIANT_VIOLATED_BEHAVIOR = 2110;
     public static final int ACTION_PROPERTY_VIOLATED = 2112;
     public static final int DEADLOCK = 2114;
     public static final int TEMPORAL_PROPERTY_VIOLATED = 2116;
-    public static final int BEHAVIOR_UP_TO_THIS_POINT = 2121;
     public static final int BACK_TO_STATE = 2122;
     public static final int STATE = 2217;
     public static final int STUTTERING = 2218;

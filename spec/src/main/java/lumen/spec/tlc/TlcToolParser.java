@@ -54,11 +54,4 @@ public final class TlcToolParser {
     public List<String> freeText() {
         return List.copyOf(freeText);
     }
-
-    public static List<TlcMessage> parseAll(Iterable<String> lines) {
-        List<TlcMessage> out = new ArrayList<>();
-        TlcToolParser parser = new TlcToolParser(out::add);
-        lines.forEach(parser::feed);
-        return out;
-    }
 }

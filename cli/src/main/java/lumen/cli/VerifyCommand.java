@@ -1,14 +1,13 @@
 package lumen.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import lumen.spec.check.ModelOutcome;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
 
 /**
@@ -26,24 +25,19 @@ final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--workers", paramLabel = "N", description = "TLC worker threads (default: ${DEFAULT-VALUE})")
-    int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
-
-    @Option(names = "--spec-dir", paramLabel = "DIR", description = "the spec folder (default: spec/ under the kit)")
-    Path specDir;
-
-    @Option(names = {"-q", "--quiet"}, description = "no progress display")
-    boolean quiet;
+    @Mixin
+    KitOptions kit;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         long start = System.nanoTime();
+        int workers = kit.workers();
+        ModelRuns runs = new ModelRuns(kit.specDir());
         out.println("== stage 1/1: model-check (spec/manifest.json, CI tier) ==");
         out.flush();
-        ModelRuns runs = new ModelRuns(KitPaths.specDir(specDir));
         List<ModelOutcome> outcomes = runs.run(runs.select(List.of(), false, true), workers,
-                Duration.ofMinutes(30), false, Progress.forConsole(quiet));
+                Duration.ofMinutes(30), false, Progress.forConsole(kit.quiet));
         ModelRuns.printTable(out, outcomes, false);
         boolean ok = outcomes.stream().allMatch(ModelOutcome::agrees);
         long passing = outcomes.stream().filter(o -> o.entry().expectsPass()).count();

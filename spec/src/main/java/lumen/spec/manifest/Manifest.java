@@ -8,12 +8,11 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import lumen.spec.io.AtomicFiles;
 
 /**
  * {@code spec/manifest.json}: the expected outcome of every TLC model, written down as data. The build
@@ -66,14 +65,12 @@ public record Manifest(String tool, List<PropertyEntry> properties, List<ModelEn
 
     /** Writes the manifest atomically: a reader never sees half of it. */
     public void write(Path file) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         DefaultPrettyPrinter pretty = new DefaultPrettyPrinter()
                 .withObjectIndenter(new DefaultIndenter("  ", "\n"))
                 .withArrayIndenter(new DefaultIndenter("  ", "\n"))
                 .withSeparators(Separators.createDefaultInstance()
                         .withObjectFieldValueSpacing(Separators.Spacing.AFTER));
-        Files.writeString(tmp, JSON.writer(pretty).writeValueAsString(this) + "\n");
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        AtomicFiles.writeString(file, JSON.writer(pretty).writeValueAsString(this) + "\n");
     }
 
     public Optional<ModelEntry> model(String name) {

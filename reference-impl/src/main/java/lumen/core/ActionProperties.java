@@ -1,0 +1,109 @@
+package lumen.core;
+
+/**
+ * The spec's action properties A1 to A3 as Java checks on one step (pre-state and event). Each
+ * restates its rule from the paper by a plain scan over the workers, independently of the
+ * {@link LoadIndex} and of the policies, exactly as the TLA+ properties restate them
+ * independently of {@code HolderCandidates} and {@code UseHolder}.
+ */
+public final class ActionProperties {
+    private ActionProperties() {}
+
+    /** The first action property the step breaks, or null. */
+    public static Finding check(ClusterState pre, Event e) {
+        return switch (e.action()) {
+            case PLACE -> pre.policy().loadAwarePlacement() ? a1(pre, (Event.Place) e) : null;
+            case ROUTE -> pre.policy().eq6Routing() && pre.request(((Event.Route) e).req()).phase() == RequestPhase.INTERRUPTED ? a2(pre, (Event.Route) e) : null;
+            case ASSIST -> a3(pre, (Event.Assist) e);
+            default -> null;
+        };
+    }
+
+    private static boolean eligible(ClusterState s, RequestRec r, int w) {
+        WorkerRec rec = s.worker(w);
+        return rec.state() == WorkerState.UP && !rec.runq().containsKey(r.id())
+                && rec.reserved() + r.size() <= s.config().budget();
+    }
+
+    /** A1: a placement is an argmin of Eq. 4 over the eligible holders; unprotected only if none is. */
+    public static Finding a1(ClusterState s, Event.Place p) {
+        RequestRec r = s.request(p.req());
+        int best = -1;
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (eligible(s, r, w) && (best < 0 || s.load(w) < s.load(best))) {
+                best = w;
+            }
+        }
+        if (best < 0) {
+            return p.holder() < 0 ? null
+                    : new Finding(PropertyId.A1, "request " + r.id() + " is placed although no worker is eligible",
+                            "none (unprotected)", "worker " + p.holder());
+        }
+        if (p.holder() < 0) {
+            return new Finding(PropertyId.A1, "request " + r.id() + " runs unprotected although worker " + best + " is eligible",
+                    "worker " + best + " (L=" + s.load(best) + ")", "none");
+        }
+        if (p.holder() >= s.workerCount() || !eligible(s, r, p.holder())) {
+            return new Finding(PropertyId.A1, "request " + r.id() + "'s holder is not eligible (UP, not its server, room for Size(r))",
+                    "an eligible worker such as " + best, "worker " + p.holder());
+        }
+        return s.load(p.holder()) <= s.load(best) ? null
+                : new Finding(PropertyId.A1, "request " + r.id() + "'s holder is not least loaded (Eq. 4)",
+                        "L=" + s.load(best) + " (worker " + best + ")", "L=" + s.load(p.holder()) + " (worker " + p.holder() + ")");
+    }
+
+    /** A2: RESTORE on the live holder exactly when L(h) <= theta or |C_r| > tau, else REPREFILL on an argmin. */
+    public static Finding a2(ClusterState s, Event.Route rt) {
+        RequestRec r = s.request(rt.req());
+        int h = r.holder();
+        boolean restore = h >= 0 && s.isUp(h)
+                && (s.load(h) <= s.config().theta() || r.ckpt().length() > s.config().tau());
+        if (restore) {
+            if (rt.worker() != h || rt.mode() != RouteMode.RESTORE) {
+                return new Finding(PropertyId.A2, "Eq. 6 sends request " + r.id() + " to its holder (L(h)=" + s.load(h)
+                        + ", theta=" + s.config().theta() + ", |C_r|=" + r.ckpt().length() + ", tau=" + s.config().tau() + ")",
+                        "RESTORE on worker " + h, rt.mode() + " on worker " + rt.worker());
+            }
+            return rt.resumed() == r.ckpt().length() ? null
+                    : new Finding(PropertyId.A2, "request " + r.id() + " must resume with exactly its checkpoint C_r",
+                            Integer.toString(r.ckpt().length()), Integer.toString(rt.resumed()));
+        }
+        double min = Double.POSITIVE_INFINITY;
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (s.isUp(w)) {
+                min = Math.min(min, s.load(w));
+            }
+        }
+        boolean targetOk = rt.worker() >= 0 && rt.worker() < s.workerCount() && s.isUp(rt.worker()) && s.load(rt.worker()) <= min;
+        if (!targetOk || rt.mode() != RouteMode.REPREFILL) {
+            String why = h < 0 ? "it has no checkpoint" : !s.isUp(h) ? "its holder is down"
+                    : "L(h)=" + s.load(h) + " > theta=" + s.config().theta() + " and |C_r|=" + r.ckpt().length() + " <= tau=" + s.config().tau();
+            return new Finding(PropertyId.A2, "Eq. 6 re-prefills request " + r.id() + " on a least loaded survivor (" + why + ")",
+                    "REPREFILL on a worker with L=" + min, rt.mode() + " on worker " + rt.worker()
+                    + (s.isUp(rt.worker()) ? " (L=" + s.load(rt.worker()) + ")" : ""));
+        }
+        if (rt.resumed() != 0) {
+            return new Finding(PropertyId.A2, "a re-prefilled request starts from no KV", "0", Integer.toString(rt.resumed()));
+        }
+        return rt.freed() == r.ckpt().length() ? null
+                : new Finding(PropertyId.A2, "a re-prefill frees request " + r.id() + "'s checkpoint",
+                        Integer.toString(r.ckpt().length()), Integer.toString(rt.freed()));
+    }
+
+    /** A3: every draft goes to a request on a most loaded UP worker. */
+    public static Finding a3(ClusterState s, Event.Assist a) {
+        RequestRec r = s.request(a.req());
+        int server = r.server();
+        if (server < 0 || !s.isUp(server)) {
+            return new Finding(PropertyId.A3, "a draft for request " + r.id() + ", which is on no UP worker",
+                    "an UP server", server < 0 ? "none" : "worker " + server + " (" + s.worker(server).state() + ")");
+        }
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (s.isUp(w) && s.load(w) > s.load(server)) {
+                return new Finding(PropertyId.A3, "a draft for request " + r.id() + " goes to a worker that is not most loaded",
+                        "L=" + s.load(w) + " (worker " + w + ")", "L=" + s.load(server) + " (worker " + server + ")");
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,156 @@
+package lumen.core;
+
+/**
+ * The spec state as a Java value: the variables of {@code Cluster.tla}, per worker
+ * ({@link WorkerRec}) and per request ({@link RequestRec}), plus the {@link LoadIndex} over the UP
+ * workers and the failure counter. Immutable: {@link Transition} and {@link Core} return new
+ * states, and unchanged parts are shared, so a step costs O(log n), not a copy of the cluster.
+ */
+public final class ClusterState {
+    private final Config config;
+    private final RecoveryPolicy policy;
+    private final PIntMap<WorkerRec> workers;
+    private final PIntMap<RequestRec> requests;
+    private final LoadIndex index;
+    private final int failures;
+
+    private ClusterState(Config config, RecoveryPolicy policy, PIntMap<WorkerRec> workers,
+                         PIntMap<RequestRec> requests, LoadIndex index, int failures) {
+        this.config = config;
+        this.policy = policy;
+        this.workers = workers;
+        this.requests = requests;
+        this.index = index;
+        this.failures = failures;
+    }
+
+    /** The spec's Init: every worker UP with its full model, no request arrived. */
+    public static ClusterState initial(Config config) {
+        PIntMap<WorkerRec> ws = PIntMap.empty();
+        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0);
+        for (int w = 0; w < config.workers(); w++) {
+            s = s.withWorker(WorkerRec.initial(w));
+        }
+        return s;
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    public RecoveryPolicy policy() {
+        return policy;
+    }
+
+    public LoadIndex index() {
+        return index;
+    }
+
+    public int failures() {
+        return failures;
+    }
+
+    public int workerCount() {
+        return config.workers();
+    }
+
+    public WorkerRec worker(int w) {
+        return workers.get(w);
+    }
+
+    /** The request's record, or null when it never arrived. */
+    public RequestRec request(int r) {
+        return requests.get(r);
+    }
+
+    public PIntMap<RequestRec> requests() {
+        return requests;
+    }
+
+    public boolean isUp(int w) {
+        WorkerRec rec = workers.get(w);
+        return rec != null && rec.state() == WorkerState.UP;
+    }
+
+    // ---- Eq. 4 and the sets of the spec ----------------------------------------------------
+
+    /** Eq. 4: L(w) = alpha * Stored(w) + beta * Q(w). */
+    public double load(int w) {
+        WorkerRec rec = workers.get(w);
+        return config.alpha() * rec.stored() + config.beta() * rec.queue();
+    }
+
+    /** {@code w \in HolderCandidates(r)}: UP, not r's server, and room for Size(r). */
+    public boolean isHolderCandidate(int w, RequestRec r) {
+        WorkerRec rec = workers.get(w);
+        return rec != null && rec.state() == WorkerState.UP && w != r.server()
+                && !rec.runq().containsKey(r.id()) && rec.reserved() + r.size() <= config.budget();
+    }
+
+    /** FC's RingNext(w, |W|-1): the first UP worker after w on the ring, or -1. */
+    public int ringNext(int w) {
+        int n = config.workers();
+        for (int i = 1; i < n; i++) {
+            int v = (w + i) % n;
+            if (isUp(v)) {
+                return v;
+            }
+        }
+        return -1;
+    }
+
+    /** Eq. 6's {@code UseHolder(r)}: a live holder, and the policy's clause. */
+    public boolean useHolder(RequestRec r) {
+        return r.holder() >= 0 && isUp(r.holder()) && policy.restoreOnHolder(this, r);
+    }
+
+    /** The gateway's arrival target: a shortest queue among UP workers (lowest id), or -1. */
+    public int arriveTarget() {
+        return index.minQueue();
+    }
+
+    /** {@code ArgMinLoad(Serving)}: the re-prefill target (lowest id on ties), or -1. */
+    public int reprefillTarget() {
+        return index.minLoad();
+    }
+
+    /** {@code ArgMaxLoad(Serving)}: the assist target (lowest id on ties), or -1. */
+    public int assistTarget() {
+        return index.maxLoad();
+    }
+
+    /** The requests with an in-flight draft from worker {@code w}, ascending. */
+    public int[] requestsWithProposalFrom(int w) {
+        int[] buf = new int[8];
+        int[] n = {0};
+        int[][] out = {buf};
+        requests.forEachKey(id -> {
+            RequestRec r = requests.get(id);
+            if (r.proposal() != null && r.proposal().src() == w) {
+                if (n[0] == out[0].length) {
+                    out[0] = java.util.Arrays.copyOf(out[0], n[0] * 2);
+                }
+                out[0][n[0]++] = id;
+            }
+        });
+        return java.util.Arrays.copyOf(out[0], n[0]);
+    }
+
+    // ---- updates, keeping the index in step ----------------------------------------------------
+
+    public ClusterState withWorker(WorkerRec w) {
+        LoadIndex idx = w.state() == WorkerState.UP
+                ? index.with(new LoadIndex.Entry(w.id(), config.budget() - w.reserved(),
+                        config.alpha() * w.stored() + config.beta() * w.queue(), w.queue()))
+                : index.without(w.id());
+        return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures);
+    }
+
+    public ClusterState withRequest(RequestRec r) {
+        return new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures);
+    }
+
+    public ClusterState withFailure() {
+        return new ClusterState(config, policy, workers, requests, index, failures + 1);
+    }
+}

@@ -1,0 +1,131 @@
+package lumen.core;
+
+/**
+ * The decision core: one method per spec action. Each takes the current state, makes the
+ * decision the spec leaves open the way the state's policy says (with the documented tie-break:
+ * the lowest worker id among equals), and returns the next state and the event it emits. It has
+ * no clock, thread or I/O; the simulator, the runtime and the conformance adapter all drive it.
+ *
+ * <p>Methods whose outcome is the model's ({@code prefill}, {@code decode} and {@code assist}
+ * with tokens) take that outcome from the caller, which is how the runtime's real models enter
+ * the trace; the overloads without tokens compute the spec's own outcome from the reference
+ * output, as the simulator does. A method called when its action is not enabled throws
+ * {@link IllegalStateException} with the spec's reason: that is a bug in the driver.
+ */
+public final class Core {
+    private Core() {}
+
+    private static Step take(ClusterState s, Event e) {
+        Finding f = SpecStep.check(s, e);
+        if (f != null && f.expected() == null) {
+            throw new IllegalStateException(e.action().specName() + " is not enabled: " + f.message());
+        }
+        return new Step(Transition.apply(s, e), e);
+    }
+
+    private static RequestRec req(ClusterState s, int r) {
+        RequestRec rec = s.request(r);
+        if (rec == null) {
+            throw new IllegalStateException("request " + r + " has not arrived");
+        }
+        return rec;
+    }
+
+    /** Arrive: the gateway queues r on a shortest queue. */
+    public static Step arrive(ClusterState s, int r, int promptLen, int[] ref) {
+        int w = s.arriveTarget();
+        if (w < 0) {
+            throw new IllegalStateException("Arrive is not enabled: no worker is UP");
+        }
+        return take(s, new Event.Arrive(r, w, promptLen, ref.clone()));
+    }
+
+    /** Place: the policy's holder for r, or none. */
+    public static Step place(ClusterState s, int r) {
+        RequestRec rec = req(s, r);
+        return take(s, new Event.Place(r, s.policy().chooseHolder(s, rec)));
+    }
+
+    public static Step prefill(ClusterState s, int r) {
+        return prefill(s, r, SpecStep.expectedPrefillTokens(req(s, r)));
+    }
+
+    public static Step prefill(ClusterState s, int r, int[] tokens) {
+        return take(s, new Event.Prefill(r, req(s, r).server(), tokens));
+    }
+
+    public static Step decode(ClusterState s, int r) {
+        return decode(s, r, SpecStep.expectedDecodeTokens(req(s, r)));
+    }
+
+    public static Step decode(ClusterState s, int r, int[] tokens) {
+        return take(s, new Event.Decode(r, req(s, r).server(), tokens));
+    }
+
+    /** StreamPage: r's checkpoint grows to {@code upTo} positions (at most what its server wrote). */
+    public static Step streamPage(ClusterState s, int r, int upTo) {
+        RequestRec rec = req(s, r);
+        return take(s, new Event.StreamPage(r, rec.holder(), upTo));
+    }
+
+    public static Step complete(ClusterState s, int r) {
+        RequestRec rec = req(s, r);
+        return take(s, new Event.Complete(r, rec.server(), rec.ckpt().length()));
+    }
+
+    /** Fail: w crashes; its queue and the checkpoints it held are lost. */
+    public static Step fail(ClusterState s, int w) {
+        WorkerRec rec = s.worker(w);
+        return take(s, new Event.Fail(w, rec.runq().keys(), rec.held().keys()));
+    }
+
+    /** Route: Eq. 6 under the policy; RESTORE on the holder or REPREFILL on the least loaded. */
+    public static Step route(ClusterState s, int r) {
+        RequestRec rec = req(s, r);
+        if (rec.phase() != RequestPhase.INTERRUPTED) {
+            throw new IllegalStateException("Route is not enabled: request " + r + " is " + rec.phase());
+        }
+        if (s.useHolder(rec)) {
+            return take(s, new Event.Route(r, RouteMode.RESTORE, rec.holder(), rec.ckpt().length(), rec.ckpt().length()));
+        }
+        int t = s.reprefillTarget();
+        if (t < 0) {
+            throw new IllegalStateException("Route is not enabled: no worker is UP");
+        }
+        return take(s, new Event.Route(r, RouteMode.REPREFILL, t, 0, rec.ckpt().length()));
+    }
+
+    public static Step restart(ClusterState s, int w) {
+        return take(s, new Event.Restart(w));
+    }
+
+    public static Step draftReady(ClusterState s, int w) {
+        return take(s, new Event.DraftReady(w));
+    }
+
+    /** Assist: w proposes {@code draft} for r (r must be on a most loaded UP worker). */
+    public static Step assist(ClusterState s, int w, int r, int[] draft) {
+        return take(s, new Event.Assist(w, r, draft.clone()));
+    }
+
+    /** The request a recovering worker assists next: on the most loaded UP worker, without a draft. */
+    public static int assistCandidate(ClusterState s) {
+        int t = s.assistTarget();
+        if (t < 0) {
+            return -1;
+        }
+        int[] best = {-1};
+        s.worker(t).runq().forEachKey(id -> {
+            RequestRec r = s.request(id);
+            if (best[0] < 0 && r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen()) {
+                best[0] = id;
+            }
+        });
+        return best[0];
+    }
+
+    /** FullReady: the atomic handover. */
+    public static Step fullReady(ClusterState s, int w) {
+        return take(s, new Event.FullReady(w, s.requestsWithProposalFrom(w)));
+    }
+}

@@ -1,0 +1,181 @@
+package lumen.core;
+
+import java.util.Arrays;
+
+/**
+ * What one action of the spec did: its parameters and the outcome a validator must see. There is
+ * one record per spec action, and the trace contract writes each as one JSON line whose
+ * {@code type} is the action's spec name. Workers and requests are ints; -1 means the spec's
+ * None. Lengths count positions (the spec's pages).
+ */
+public sealed interface Event {
+    Action action();
+
+    /** The request the event is about, or -1 for worker events. */
+    default int req() {
+        return -1;
+    }
+
+    /** The worker the event is about (its server, holder, target or source). */
+    int worker();
+
+    /** r arrives and the gateway queues it on {@code worker} (a shortest queue). */
+    record Arrive(int req, int worker, int promptLen, int[] ref) implements Event {
+        public Action action() {
+            return Action.ARRIVE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Arrive a && a.req == req && a.worker == worker && a.promptLen == promptLen
+                    && Arrays.equals(a.ref, ref);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * req + worker) + Arrays.hashCode(ref);
+        }
+    }
+
+    /** The placement decision for r's current run: {@code holder}, or -1 to run unprotected. */
+    record Place(int req, int holder) implements Event {
+        public Action action() {
+            return Action.PLACE;
+        }
+
+        public int worker() {
+            return holder;
+        }
+    }
+
+    /** r's server computes the KV pages it lacks; {@code tokens} is the first token, if any. */
+    record Prefill(int req, int worker, int[] tokens) implements Event {
+        public Action action() {
+            return Action.PREFILL;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Prefill p && p.req == req && p.worker == worker && Arrays.equals(p.tokens, tokens);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * req + worker) + Arrays.hashCode(tokens);
+        }
+    }
+
+    /** One decode iteration of r: the tokens it delivered (one, or a verified draft plus one). */
+    record Decode(int req, int worker, int[] tokens) implements Event {
+        public Action action() {
+            return Action.DECODE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Decode d && d.req == req && d.worker == worker && Arrays.equals(d.tokens, tokens);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * req + worker) + Arrays.hashCode(tokens);
+        }
+    }
+
+    /**
+     * r's server streamed pages to its holder: the checkpoint now holds positions 1..ckpt. One
+     * event may stand for several of the spec's one-position StreamPage steps.
+     */
+    record StreamPage(int req, int holder, int ckpt) implements Event {
+        public Action action() {
+            return Action.STREAM_PAGE;
+        }
+
+        public int worker() {
+            return holder;
+        }
+    }
+
+    /** r completed on {@code worker}; {@code freed} checkpoint positions were freed. */
+    record Complete(int req, int worker, int freed) implements Event {
+        public Action action() {
+            return Action.COMPLETE;
+        }
+    }
+
+    /** {@code worker} crashed: the requests it served and the checkpoints it held are lost. */
+    record Fail(int worker, int[] interrupted, int[] orphaned) implements Event {
+        public Action action() {
+            return Action.FAIL;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Fail f && f.worker == worker && Arrays.equals(f.interrupted, interrupted)
+                    && Arrays.equals(f.orphaned, orphaned);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * worker + Arrays.hashCode(interrupted);
+        }
+    }
+
+    /**
+     * Interrupted r is routed to {@code worker} in {@code mode}, starting with {@code resumed}
+     * KV positions; {@code freed} checkpoint positions were freed.
+     */
+    record Route(int req, RouteMode mode, int worker, int resumed, int freed) implements Event {
+        public Action action() {
+            return Action.ROUTE;
+        }
+    }
+
+    /** A failed worker restarts: it loads its draft (LUMEN) or its full model. */
+    record Restart(int worker) implements Event {
+        public Action action() {
+            return Action.RESTART;
+        }
+    }
+
+    /** The draft model is loaded: the worker assists. */
+    record DraftReady(int worker) implements Event {
+        public Action action() {
+            return Action.DRAFT_READY;
+        }
+    }
+
+    /** Assisting {@code worker} proposes {@code draft} for r on a most loaded survivor. */
+    record Assist(int worker, int req, int[] draft) implements Event {
+        public Action action() {
+            return Action.ASSIST;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Assist a && a.req == req && a.worker == worker && Arrays.equals(a.draft, draft);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * req + worker) + Arrays.hashCode(draft);
+        }
+    }
+
+    /** The atomic handover: full model active, draft freed, the listed proposals dropped, UP. */
+    record FullReady(int worker, int[] dropped) implements Event {
+        public Action action() {
+            return Action.FULL_READY;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FullReady f && f.worker == worker && Arrays.equals(f.dropped, dropped);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * worker + Arrays.hashCode(dropped);
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package lumen.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The spec's invariants S1 to S11 as Java checks, each named by its property ID and stated over
+ * one request or one worker, as the TLA+ operators are ({@code \A r : ...}, {@code \A w : ...}).
+ * {@link #all} checks a whole state (the property tests do, after every step); {@link #touched}
+ * checks what one event can have changed (the trace validator does, in O(1) per event for all
+ * but failures and handovers).
+ *
+ * <p>The Java state holds {@code Server(r)} as a field, so a request can sit in one run queue at
+ * most by construction; S2 is therefore checked at the steps that enqueue ({@link SpecStep}) and,
+ * over the run queues themselves, by {@link #s2}.
+ */
+public final class Invariants {
+    private Invariants() {}
+
+    /** Every violation in {@code s}, in property order. */
+    public static List<Finding> all(ClusterState s) {
+        List<Finding> out = new ArrayList<>();
+        for (int w = 0; w < s.workerCount(); w++) {
+            checkWorker(s, w, out);
+        }
+        s.requests().forEachKey(id -> {
+            checkRequest(s, s.request(id), out);
+            add(out, s2(s, id));
+        });
+        out.sort((a, b) -> a.property().compareTo(b.property()));
+        return out;
+    }
+
+    /** The violations in {@code post} among what event {@code e} touched, {@code pre} its pre-state. */
+    public static List<Finding> touched(ClusterState pre, ClusterState post, Event e) {
+        List<Finding> out = new ArrayList<>(0);
+        int r = e.req();
+        int[] reqs = switch (e.action()) {
+            case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned(), post.worker(((Event.Fail) e).worker()).runq().keys(),
+                    post.worker(((Event.Fail) e).worker()).held().keys(), post.requestsWithProposalFrom(((Event.Fail) e).worker()));
+            case FULL_READY -> concat(((Event.FullReady) e).dropped(), post.requestsWithProposalFrom(((Event.FullReady) e).worker()));
+            default -> r >= 0 ? new int[] {r} : new int[0];
+        };
+        for (int id : reqs) {
+            RequestRec rec = post.request(id);
+            if (rec != null) {
+                checkRequest(post, rec, out);
+            }
+        }
+        checkWorkerIf(post, e.worker(), out);
+        if (r >= 0) {
+            for (ClusterState s : new ClusterState[] {pre, post}) {
+                RequestRec rec = s.request(r);
+                if (rec != null) {
+                    checkWorkerIf(post, rec.server(), out);
+                    checkWorkerIf(post, rec.holder(), out);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int[] concat(int[]... parts) {
+        int n = 0;
+        for (int[] p : parts) {
+            n += p.length;
+        }
+        int[] out = new int[n];
+        int k = 0;
+        for (int[] p : parts) {
+            System.arraycopy(p, 0, out, k, p.length);
+            k += p.length;
+        }
+        return out;
+    }
+
+    private static void checkWorkerIf(ClusterState s, int w, List<Finding> out) {
+        if (w >= 0 && w < s.workerCount()) {
+            checkWorker(s, w, out);
+        }
+    }
+
+    static void checkWorker(ClusterState s, int w, List<Finding> out) {
+        add(out, s3(s, w));
+        add(out, s5(s, w));
+        add(out, s8Worker(s, w));
+        add(out, s10(s, w));
+        add(out, s11Worker(s, w));
+    }
+
+    static void checkRequest(ClusterState s, RequestRec r, List<Finding> out) {
+        add(out, s1(s, r));
+        add(out, s4(s, r));
+        add(out, s6(r));
+        add(out, s7(r));
+        add(out, s8(s, r));
+        add(out, s9(r));
+        add(out, s11Request(s, r));
+    }
+
+    private static void add(List<Finding> out, Finding f) {
+        if (f != null && !out.contains(f)) {
+            out.add(f);
+        }
+    }
+
+    private static boolean queuedOnServer(ClusterState s, RequestRec r) {
+        return r.server() >= 0 && s.worker(r.server()).runq().containsKey(r.id());
+    }
+
+    /** S1: a QUEUED or DECODE request is in its server's queue; others in none; DONE means out = Ref. */
+    public static Finding s1(ClusterState s, RequestRec r) {
+        boolean queued = queuedOnServer(s, r);
+        return switch (r.phase()) {
+            case QUEUED, PREFILL, DECODE -> queued ? null
+                    : Finding.of(PropertyId.S1, "request " + r.id() + " is " + r.phase() + " but in no run queue");
+            case NEW, INTERRUPTED -> queued
+                    ? Finding.of(PropertyId.S1, "request " + r.id() + " is " + r.phase() + " but still queued on worker " + r.server())
+                    : null;
+            case DONE -> queued
+                    ? Finding.of(PropertyId.S1, "request " + r.id() + " is DONE but still queued on worker " + r.server())
+                    : r.outOk() && r.outLen() == r.refLen() ? null
+                    : Finding.of(PropertyId.S1, "request " + r.id() + " is DONE with " + r.outLen() + " of "
+                            + r.refLen() + " tokens" + (r.outOk() ? "" : ", not its reference output"));
+        };
+    }
+
+    /** S2: request r is in at most one run queue (a scan over the workers). */
+    public static Finding s2(ClusterState s, int r) {
+        int n = 0;
+        StringBuilder where = new StringBuilder();
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (s.worker(w).runq().containsKey(r)) {
+                n++;
+                where.append(where.length() == 0 ? "" : ", ").append(w);
+            }
+        }
+        return n <= 1 ? null : Finding.of(PropertyId.S2, "request " + r + " is queued on workers " + where);
+    }
+
+    /** S3: a FAILED worker's run queue is empty. */
+    public static Finding s3(ClusterState s, int w) {
+        WorkerRec rec = s.worker(w);
+        return rec.state() == WorkerState.FAILED && !rec.runq().isEmpty()
+                ? Finding.of(PropertyId.S3, "worker " + w + " is FAILED but its queue holds " + java.util.Arrays.toString(rec.runq().keys()))
+                : null;
+    }
+
+    /** S4: r's checkpoint is not on the worker that serves it. */
+    public static Finding s4(ClusterState s, RequestRec r) {
+        return r.holder() >= 0 && queuedOnServer(s, r) && r.holder() == r.server()
+                ? Finding.of(PropertyId.S4, "request " + r.id() + " is checkpointed on its own server " + r.server())
+                : null;
+    }
+
+    /** S5: Eq. 5, the positions stored on w are within M_budget. */
+    public static Finding s5(ClusterState s, int w) {
+        long stored = s.worker(w).stored();
+        return stored > s.config().budget()
+                ? new Finding(PropertyId.S5, "worker " + w + " stores more than its budget",
+                        "<= " + s.config().budget(), Long.toString(stored))
+                : null;
+    }
+
+    /** S6: r's checkpoint is intact and no longer than its context. */
+    public static Finding s6(RequestRec r) {
+        if (!r.ckpt().intact()) {
+            return Finding.of(PropertyId.S6, "request " + r.id() + "'s checkpoint has " + r.ckpt());
+        }
+        return r.ckpt().length() > r.ctx()
+                ? new Finding(PropertyId.S6, "request " + r.id() + "'s checkpoint is longer than its context",
+                        "<= " + r.ctx(), Integer.toString(r.ckpt().length()))
+                : null;
+    }
+
+    /** S7: r's output is a prefix of its reference output. */
+    public static Finding s7(RequestRec r) {
+        return r.outOk() ? null
+                : Finding.of(PropertyId.S7, "request " + r.id() + "'s output is not a prefix of its reference output");
+    }
+
+    /** S8: checkpoint pages exist only for a live request, on a live holder. */
+    public static Finding s8(ClusterState s, RequestRec r) {
+        if (r.ckpt().length() > 0 && r.holder() < 0) {
+            return Finding.of(PropertyId.S8, "request " + r.id() + " has checkpoint pages but no holder");
+        }
+        if (r.holder() >= 0) {
+            if (r.phase() != RequestPhase.QUEUED && r.phase() != RequestPhase.DECODE
+                    && r.phase() != RequestPhase.PREFILL && r.phase() != RequestPhase.INTERRUPTED) {
+                return Finding.of(PropertyId.S8, "request " + r.id() + " is " + r.phase()
+                        + " but its checkpoint is still held on worker " + r.holder());
+            }
+            if (!s.isUp(r.holder())) {
+                return Finding.of(PropertyId.S8, "request " + r.id() + "'s checkpoint is held on worker "
+                        + r.holder() + ", which is " + s.worker(r.holder()).state());
+            }
+        }
+        return null;
+    }
+
+    /** S8, per worker: a worker that is not UP holds no checkpoint. */
+    public static Finding s8Worker(ClusterState s, int w) {
+        WorkerRec rec = s.worker(w);
+        return rec.state() != WorkerState.UP && !rec.held().isEmpty()
+                ? Finding.of(PropertyId.S8, "worker " + w + " is " + rec.state() + " but holds checkpoints of "
+                        + java.util.Arrays.toString(rec.held().keys()))
+                : null;
+    }
+
+    /** S9: the KV r's server holds is intact and within r's context. */
+    public static Finding s9(RequestRec r) {
+        if (!r.kv().intact()) {
+            return Finding.of(PropertyId.S9, "request " + r.id() + "'s KV has " + r.kv());
+        }
+        return r.kv().length() > r.ctx()
+                ? new Finding(PropertyId.S9, "request " + r.id() + "'s KV runs past its context",
+                        "<= " + r.ctx(), Integer.toString(r.kv().length()))
+                : null;
+    }
+
+    /** S10: only an UP worker with its full model active has work. */
+    public static Finding s10(ClusterState s, int w) {
+        WorkerRec rec = s.worker(w);
+        return !rec.runq().isEmpty() && !(rec.state() == WorkerState.UP && rec.active() == ActiveModel.FULL)
+                ? Finding.of(PropertyId.S10, "worker " + w + " is " + rec.state() + " with model " + rec.active()
+                        + " but its queue holds " + java.util.Arrays.toString(rec.runq().keys()))
+                : null;
+    }
+
+    /** S11: each worker has exactly the model its state calls for. */
+    public static Finding s11Worker(ClusterState s, int w) {
+        WorkerRec rec = s.worker(w);
+        ActiveModel need = ActiveModel.requiredFor(rec.state());
+        return rec.active() != need
+                ? new Finding(PropertyId.S11, "worker " + w + " in state " + rec.state() + " has the wrong model active",
+                        need.name(), rec.active().name())
+                : null;
+    }
+
+    /** S11: an in-flight draft comes from an ASSISTING worker whose draft model is active. */
+    public static Finding s11Request(ClusterState s, RequestRec r) {
+        if (r.proposal() == null) {
+            return null;
+        }
+        WorkerRec src = s.worker(r.proposal().src());
+        return src.state() == WorkerState.ASSISTING && src.active() == ActiveModel.DRAFT ? null
+                : Finding.of(PropertyId.S11, "request " + r.id() + " has a draft in flight from worker " + src.id()
+                        + ", which is " + src.state() + " with model " + src.active());
+    }
+}

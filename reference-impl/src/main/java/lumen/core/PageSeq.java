@@ -1,0 +1,101 @@
+package lumen.core;
+
+import java.util.Arrays;
+
+/**
+ * A sequence of KV pages as the spec sees it: page i (1-based, one per context position) is
+ * intact when it holds i, and a hole when it was never written. The spec's {@code Intact(s)} is
+ * {@link #intact()}. The holes are kept explicitly (almost always none), so a restore that
+ * resumes past its checkpoint, or a stream that copies a page not yet written, is represented
+ * exactly and caught by S6 and S9.
+ */
+public record PageSeq(int length, int[] holes) {
+    private static final int[] NO_HOLES = new int[0];
+    public static final PageSeq EMPTY = new PageSeq(0, NO_HOLES);
+
+    public PageSeq {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length " + length);
+        }
+    }
+
+    /** Intact pages 1..n, the spec's {@code Pages(1, n)}. */
+    public static PageSeq intact(int n) {
+        return n == 0 ? EMPTY : new PageSeq(n, NO_HOLES);
+    }
+
+    public boolean intact() {
+        return holes.length == 0;
+    }
+
+    public boolean isHole(int position) {
+        return Arrays.binarySearch(holes, position) >= 0;
+    }
+
+    /** This sequence followed by intact pages up to {@code newLength}. */
+    public PageSeq extendIntact(int newLength) {
+        return newLength <= length ? this : new PageSeq(newLength, holes);
+    }
+
+    /** The first {@code n} pages; pages past this sequence's end are holes. */
+    public PageSeq resize(int n) {
+        if (n == length) {
+            return this;
+        }
+        if (n < length) {
+            int k = 0;
+            while (k < holes.length && holes[k] <= n) {
+                k++;
+            }
+            return new PageSeq(n, k == holes.length ? holes : Arrays.copyOf(holes, k));
+        }
+        int[] h = Arrays.copyOf(holes, holes.length + (n - length));
+        for (int p = length + 1; p <= n; p++) {
+            h[holes.length + p - length - 1] = p;
+        }
+        return new PageSeq(n, h);
+    }
+
+    /**
+     * This checkpoint after streaming, page by page, positions length+1..newLength copied from
+     * {@code source} as they are (the spec's {@code PageToStream}: a page the source lacks is a
+     * hole).
+     */
+    public PageSeq streamFrom(PageSeq source, int newLength) {
+        if (newLength <= length) {
+            return this;
+        }
+        int extra = 0;
+        for (int p = length + 1; p <= newLength; p++) {
+            if (p > source.length || source.isHole(p)) {
+                extra++;
+            }
+        }
+        if (extra == 0) {
+            return new PageSeq(newLength, holes);
+        }
+        int[] h = Arrays.copyOf(holes, holes.length + extra);
+        int k = holes.length;
+        for (int p = length + 1; p <= newLength; p++) {
+            if (p > source.length || source.isHole(p)) {
+                h[k++] = p;
+            }
+        }
+        return new PageSeq(newLength, h);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PageSeq p && p.length == length && Arrays.equals(p.holes, holes);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * length + Arrays.hashCode(holes);
+    }
+
+    @Override
+    public String toString() {
+        return holes.length == 0 ? "pages 1.." + length : "pages 1.." + length + " with holes at " + Arrays.toString(holes);
+    }
+}

@@ -1,0 +1,40 @@
+package lumen.core;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The registry of recovery policies: one line each, one config key each. */
+public final class Policies {
+    private static final Map<String, RecoveryPolicy> BY_KEY = new LinkedHashMap<>();
+
+    static {
+        register(new MechanismPolicy("lumen", "LUMEN: load-aware placement, Eq. 6 routing, draft assist",
+                MechanismPolicy.Placement.LOAD_AWARE, MechanismPolicy.Routing.EQ6, MechanismPolicy.Recovery.DRAFT_ASSIST));
+        register(new MechanismPolicy("stop-and-restart", "Stop-and-Restart: no checkpoints, re-prefill on survivors",
+                MechanismPolicy.Placement.NONE, MechanismPolicy.Routing.NEVER, MechanismPolicy.Recovery.FULL_ONLY));
+        register(new MechanismPolicy("fixed-checkpointing", "Fixed-Checkpointing (DejaVu): ring neighbour holds, always restore there",
+                MechanismPolicy.Placement.RING, MechanismPolicy.Routing.HOLDER_ALWAYS, MechanismPolicy.Recovery.FULL_ONLY));
+        register(new MechanismPolicy("lumen-no-placement", "LUMEN without load-aware placement (ring neighbour holds)",
+                MechanismPolicy.Placement.RING, MechanismPolicy.Routing.EQ6, MechanismPolicy.Recovery.DRAFT_ASSIST));
+        register(new MechanismPolicy("lumen-no-routing", "LUMEN without locality-aware routing (always restore on the holder)",
+                MechanismPolicy.Placement.LOAD_AWARE, MechanismPolicy.Routing.HOLDER_ALWAYS, MechanismPolicy.Recovery.DRAFT_ASSIST));
+        register(new MechanismPolicy("lumen-no-assist", "LUMEN without speculative assist (full model only on restart)",
+                MechanismPolicy.Placement.LOAD_AWARE, MechanismPolicy.Routing.EQ6, MechanismPolicy.Recovery.FULL_ONLY));
+    }
+
+    private Policies() {}
+
+    private static void register(RecoveryPolicy p) {
+        BY_KEY.put(p.key(), p);
+    }
+
+    /** The policy with this key, or null. */
+    public static RecoveryPolicy find(String key) {
+        return BY_KEY.get(key);
+    }
+
+    public static List<String> keys() {
+        return List.copyOf(BY_KEY.keySet());
+    }
+}

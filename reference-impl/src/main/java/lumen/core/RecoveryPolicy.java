@@ -1,0 +1,35 @@
+package lumen.core;
+
+/**
+ * A recovery policy: the three choices the spec leaves to {@code Policy}, one per mechanism.
+ * The spec's {@code PlacementChoice}, {@code UseHolder} and {@code Restart} read the policy and
+ * nothing else does. Implementations are registered in {@link Policies} under one config key.
+ */
+public interface RecoveryPolicy {
+    /** The config key, e.g. "lumen". */
+    String key();
+
+    /** One line for listings. */
+    String description();
+
+    /**
+     * The policy's pick from {@code PlacementChoice(r)}: a holder for r's checkpoint, or -1 to run
+     * r unprotected. Deterministic.
+     */
+    int chooseHolder(ClusterState s, RequestRec r);
+
+    /** Whether {@code h} (or -1, unprotected) is in {@code PlacementChoice(r)}. */
+    boolean allowsHolder(ClusterState s, RequestRec r, int h);
+
+    /** The policy's clause of Eq. 6's {@code UseHolder(r)}, for a live holder. */
+    boolean restoreOnHolder(ClusterState s, RequestRec r);
+
+    /** The state a failed worker restarts in: LOADING_DRAFT (assist) or LOADING_FULL. */
+    WorkerState restartState();
+
+    /** Whether A1 (placement is Eq. 4's argmin) applies to this policy. */
+    boolean loadAwarePlacement();
+
+    /** Whether A2 (routing follows Eq. 6) applies to this policy. */
+    boolean eq6Routing();
+}

@@ -1,0 +1,288 @@
+package lumen.core;
+
+import java.util.Arrays;
+
+/**
+ * Whether an event is a step of the spec from a state: the action's guard holds, and the outcome
+ * the event reports is one the spec allows. This is the left-hand side of each TLA+ action, and
+ * the spec's own value of every outcome (Eq. 6's mode, the verified tokens, the lost requests).
+ * The first mismatch is returned as a {@link Finding}; it carries a property ID where the step
+ * itself is what the property forbids (S2: a request enqueued a second time).
+ *
+ * <p>A trace event may stand for several spec steps of one request where the spec takes one
+ * position at a time: a StreamPage event streams positions up to its {@code ckpt}. A real draft's
+ * tokens after its first disagreement are mapped to the spec's {@code Wrong}: verification
+ * accepts only the agreeing prefix, so the two drafts verify alike.
+ */
+public final class SpecStep {
+    private SpecStep() {}
+
+    public static Finding check(ClusterState s, Event e) {
+        return switch (e.action()) {
+            case ARRIVE -> arrive(s, (Event.Arrive) e);
+            case PLACE -> place(s, (Event.Place) e);
+            case PREFILL -> prefill(s, (Event.Prefill) e);
+            case DECODE -> decode(s, (Event.Decode) e);
+            case STREAM_PAGE -> streamPage(s, (Event.StreamPage) e);
+            case COMPLETE -> complete(s, (Event.Complete) e);
+            case FAIL -> fail(s, (Event.Fail) e);
+            case ROUTE -> route(s, (Event.Route) e);
+            case RESTART -> workerIn(s, ((Event.Restart) e).worker(), "Restart", WorkerState.FAILED);
+            case DRAFT_READY -> workerIn(s, ((Event.DraftReady) e).worker(), "DraftReady", WorkerState.LOADING_DRAFT);
+            case ASSIST -> assist(s, (Event.Assist) e);
+            case FULL_READY -> fullReady(s, (Event.FullReady) e);
+        };
+    }
+
+    private static Finding guard(String what) {
+        return Finding.of(null, what);
+    }
+
+    private static Finding mismatch(String what, Object expected, Object actual) {
+        return new Finding(null, what, String.valueOf(expected), String.valueOf(actual));
+    }
+
+    private static boolean queued(ClusterState s, RequestRec r) {
+        return r.server() >= 0 && s.worker(r.server()).runq().containsKey(r.id());
+    }
+
+    private static Finding phaseIs(RequestRec r, String action, RequestPhase... allowed) {
+        for (RequestPhase p : allowed) {
+            if (r.phase() == p) {
+                return null;
+            }
+        }
+        return mismatch(action + " of request " + r.id() + " needs phase " + Arrays.toString(allowed), Arrays.toString(allowed), r.phase());
+    }
+
+    private static Finding serverUp(ClusterState s, RequestRec r, String action) {
+        if (r.server() < 0 || !queued(s, r)) {
+            return guard(action + " of request " + r.id() + ", which is in no run queue");
+        }
+        return s.isUp(r.server()) ? null
+                : guard(action + " of request " + r.id() + " on worker " + r.server() + ", which is " + s.worker(r.server()).state());
+    }
+
+    private static Finding onServer(RequestRec r, int w, String action) {
+        return r.server() == w ? null : mismatch(action + " of request " + r.id() + " reported on the wrong worker", r.server(), w);
+    }
+
+    private static Finding first(Finding... fs) {
+        for (Finding f : fs) {
+            if (f != null) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    private static Finding arrive(ClusterState s, Event.Arrive a) {
+        RequestRec r = s.request(a.req());
+        if (r != null) {
+            return queued(s, r)
+                    ? Finding.of(PropertyId.S2, "request " + a.req() + " arrives again while queued on worker " + r.server())
+                    : guard("request " + a.req() + " arrives again (it is " + r.phase() + ")");
+        }
+        if (!s.isUp(a.worker())) {
+            return guard("request " + a.req() + " is queued on worker " + a.worker() + ", which is " + s.worker(a.worker()).state());
+        }
+        int t = s.arriveTarget();
+        return s.worker(a.worker()).queue() == s.worker(t).queue() ? null
+                : mismatch("the gateway queues request " + a.req() + " on a shortest queue",
+                        "a worker with " + s.worker(t).queue() + " queued (e.g. " + t + ")",
+                        "worker " + a.worker() + " with " + s.worker(a.worker()).queue());
+    }
+
+    private static Finding place(ClusterState s, Event.Place p) {
+        RequestRec r = s.request(p.req());
+        Finding f = first(r.placed() ? guard("request " + r.id() + " is placed twice in one run") : null,
+                phaseIs(r, "Place", RequestPhase.QUEUED, RequestPhase.DECODE), serverUp(s, r, "Place"));
+        if (f != null) {
+            return f;
+        }
+        return s.policy().allowsHolder(s, r, p.holder()) ? null
+                : mismatch("the holder of request " + r.id() + " is not in PlacementChoice under " + s.policy().key(),
+                        holderName(s.policy().chooseHolder(s, r)), holderName(p.holder()));
+    }
+
+    static String holderName(int h) {
+        return h < 0 ? "none (unprotected)" : "worker " + h;
+    }
+
+    /** The first token Prefill delivers: TargetToken on the KV completed to the prompt, if no output yet. */
+    public static int[] expectedPrefillTokens(RequestRec r) {
+        return r.outLen() == 0 ? new int[] {r.kv().intact() ? r.ref()[0] : Tokens.WRONG} : new int[0];
+    }
+
+    private static Finding prefill(ClusterState s, Event.Prefill p) {
+        RequestRec r = s.request(p.req());
+        Finding f = first(phaseIs(r, "Prefill", RequestPhase.QUEUED),
+                r.placed() ? null : guard("Prefill of request " + r.id() + " before its placement decision"),
+                serverUp(s, r, "Prefill"), onServer(r, p.worker(), "Prefill"));
+        if (f != null) {
+            return f;
+        }
+        int[] want = expectedPrefillTokens(r);
+        return Arrays.equals(want, p.tokens()) ? null
+                : mismatch("Prefill of request " + r.id() + " delivers the target's first token", Arrays.toString(want), Arrays.toString(p.tokens()));
+    }
+
+    /** The spec's {@code Accepted(r, d)}: how many leading draft tokens the target agrees with. */
+    public static int accepted(RequestRec r, int[] d) {
+        int n = r.outLen();
+        int m = 0;
+        while (m < d.length && n + m + 1 <= r.refLen() && d[m] == r.targetToken(n + m + 1)) {
+            m++;
+        }
+        return m;
+    }
+
+    /** The spec's {@code DecodeTokens(r)}: one target token, or a verified draft plus one. */
+    public static int[] expectedDecodeTokens(RequestRec r) {
+        int n = r.outLen();
+        if (r.proposal() == null) {
+            return new int[] {r.targetToken(n + 1)};
+        }
+        int[] d = r.proposal().toks();
+        int m = accepted(r, d);
+        boolean plusOne = n + m < r.refLen();
+        int[] out = Arrays.copyOf(d, m + (plusOne ? 1 : 0));
+        if (plusOne) {
+            out[m] = r.targetToken(n + m + 1);
+        }
+        return out;
+    }
+
+    private static Finding decode(ClusterState s, Event.Decode d) {
+        RequestRec r = s.request(d.req());
+        Finding f = first(phaseIs(r, "Decode", RequestPhase.DECODE), serverUp(s, r, "Decode"),
+                onServer(r, d.worker(), "Decode"),
+                r.kv().length() == r.ctx() ? null
+                        : mismatch("Decode of request " + r.id() + " needs KV for its whole context", r.ctx(), r.kv().length()),
+                r.outLen() < r.refLen() ? null : guard("Decode of request " + r.id() + ", whose output is complete"));
+        if (f != null) {
+            return f;
+        }
+        int[] want = expectedDecodeTokens(r);
+        return Arrays.equals(want, d.tokens()) ? null
+                : mismatch("Decode of request " + r.id() + " delivers " + (r.proposal() == null ? "the target's token" : "the verified draft plus one"),
+                        Arrays.toString(want), Arrays.toString(d.tokens()));
+    }
+
+    private static Finding streamPage(ClusterState s, Event.StreamPage sp) {
+        RequestRec r = s.request(sp.req());
+        if (r.holder() < 0) {
+            return guard("StreamPage of request " + r.id() + ", which has no holder");
+        }
+        return first(r.holder() == sp.holder() ? null : mismatch("StreamPage of request " + r.id() + " to the wrong holder", r.holder(), sp.holder()),
+                phaseIs(r, "StreamPage", RequestPhase.QUEUED, RequestPhase.DECODE),
+                sp.ckpt() > r.ckpt().length() ? null
+                        : mismatch("StreamPage of request " + r.id() + " adds positions", "> " + r.ckpt().length(), sp.ckpt()),
+                sp.ckpt() <= r.kv().length() ? null
+                        : mismatch("StreamPage of request " + r.id() + " streams only positions its server has written (StreamLimit)",
+                                "<= " + r.kv().length(), sp.ckpt()));
+    }
+
+    private static Finding complete(ClusterState s, Event.Complete c) {
+        RequestRec r = s.request(c.req());
+        return first(phaseIs(r, "Complete", RequestPhase.DECODE), onServer(r, c.worker(), "Complete"),
+                r.outLen() == r.refLen() ? null : mismatch("Complete of request " + r.id() + " needs its whole output", r.refLen(), r.outLen()),
+                c.freed() == r.ckpt().length() ? null
+                        : mismatch("Complete of request " + r.id() + " frees its whole checkpoint", r.ckpt().length(), c.freed()));
+    }
+
+    private static Finding fail(ClusterState s, Event.Fail f) {
+        WorkerRec w = s.worker(f.worker());
+        if (w.state() == WorkerState.FAILED) {
+            return guard("worker " + w.id() + " fails while FAILED");
+        }
+        boolean otherUp = false;
+        for (int v = 0; v < s.workerCount() && !otherUp; v++) {
+            otherUp = v != w.id() && s.isUp(v);
+        }
+        if (!otherUp) {
+            return guard("worker " + w.id() + " fails with no other worker UP (outside the spec's failure model)");
+        }
+        int[] lost = w.runq().keys();
+        int[] got = sorted(f.interrupted());
+        if (!Arrays.equals(lost, got)) {
+            return mismatch("Fail of worker " + w.id() + " interrupts exactly its run queue", Arrays.toString(lost), Arrays.toString(got));
+        }
+        int[] orphans = w.held().keys();
+        int[] gotO = sorted(f.orphaned());
+        return Arrays.equals(orphans, gotO) ? null
+                : mismatch("Fail of worker " + w.id() + " loses exactly the checkpoints it held", Arrays.toString(orphans), Arrays.toString(gotO));
+    }
+
+    private static int[] sorted(int[] a) {
+        int[] c = a.clone();
+        Arrays.sort(c);
+        return c;
+    }
+
+    private static Finding route(ClusterState s, Event.Route rt) {
+        RequestRec r = s.request(rt.req());
+        if (r.phase() != RequestPhase.INTERRUPTED) {
+            return queued(s, r)
+                    ? Finding.of(PropertyId.S2, "request " + r.id() + " is routed to worker " + rt.worker() + " while queued on worker " + r.server())
+                    : phaseIs(r, "Route", RequestPhase.INTERRUPTED);
+        }
+        if (s.index().size() == 0) {
+            return guard("Route of request " + r.id() + " with no worker UP");
+        }
+        RouteMode mode = s.useHolder(r) ? RouteMode.RESTORE : RouteMode.REPREFILL;
+        if (mode != rt.mode()) {
+            return mismatch("Route of request " + r.id() + " follows UseHolder (Eq. 6 under " + s.policy().key() + ")", mode, rt.mode());
+        }
+        Finding f = rt.freed() == r.ckpt().length() ? null
+                : mismatch("Route of request " + r.id() + " frees its checkpoint", r.ckpt().length(), rt.freed());
+        if (mode == RouteMode.RESTORE) {
+            return first(rt.worker() == r.holder() ? null : mismatch("RESTORE of request " + r.id() + " on its holder", r.holder(), rt.worker()),
+                    rt.resumed() == r.ckpt().length() ? null
+                            : mismatch("RESTORE of request " + r.id() + " resumes at its saved prefix |C_r|", r.ckpt().length(), rt.resumed()),
+                    f);
+        }
+        int t = s.reprefillTarget();
+        return first(s.isUp(rt.worker()) && s.load(rt.worker()) == s.load(t) ? null
+                        : mismatch("REPREFILL of request " + r.id() + " on a least loaded UP worker", "worker " + t + " (L=" + s.load(t) + ")",
+                        "worker " + rt.worker() + (s.isUp(rt.worker()) ? " (L=" + s.load(rt.worker()) + ")" : " (" + s.worker(rt.worker()).state() + ")")),
+                rt.resumed() == 0 ? null : mismatch("REPREFILL of request " + r.id() + " starts from no KV", 0, rt.resumed()),
+                f);
+    }
+
+    private static Finding workerIn(ClusterState s, int w, String action, WorkerState need) {
+        WorkerState st = s.worker(w).state();
+        return st == need ? null : mismatch(action + " of worker " + w, need, st);
+    }
+
+    private static Finding assist(ClusterState s, Event.Assist a) {
+        RequestRec r = s.request(a.req());
+        if (s.policy().restartState() != WorkerState.LOADING_DRAFT) {
+            return guard("Assist under " + s.policy().key() + ", which has no draft model");
+        }
+        Finding f = first(workerIn(s, a.worker(), "Assist", WorkerState.ASSISTING), phaseIs(r, "Assist", RequestPhase.DECODE),
+                serverUp(s, r, "Assist"),
+                r.proposal() == null ? null : guard("Assist of request " + r.id() + ", which has a draft in flight"),
+                r.outLen() < r.refLen() ? null : guard("Assist of request " + r.id() + ", whose output is complete"),
+                a.draft().length >= 1 && a.draft().length <= s.config().k() ? null
+                        : mismatch("a draft proposes 1..K tokens", "1.." + s.config().k(), a.draft().length));
+        if (f != null) {
+            return f;
+        }
+        int t = s.assistTarget();
+        return s.load(r.server()) == s.load(t) ? null
+                : mismatch("Assist of request " + r.id() + " goes to a most loaded UP worker (AssistTargets)",
+                        "worker " + t + " (L=" + s.load(t) + ")", "worker " + r.server() + " (L=" + s.load(r.server()) + ")");
+    }
+
+    private static Finding fullReady(ClusterState s, Event.FullReady f) {
+        WorkerState st = s.worker(f.worker()).state();
+        if (st != WorkerState.ASSISTING && st != WorkerState.LOADING_FULL) {
+            return mismatch("FullReady of worker " + f.worker(), "ASSISTING or LOADING_FULL", st);
+        }
+        int[] want = s.requestsWithProposalFrom(f.worker());
+        int[] got = sorted(f.dropped());
+        return Arrays.equals(want, got) ? null
+                : mismatch("FullReady of worker " + f.worker() + " drops its in-flight drafts", Arrays.toString(want), Arrays.toString(got));
+    }
+}

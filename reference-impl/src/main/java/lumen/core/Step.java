@@ -1,0 +1,4 @@
+package lumen.core;
+
+/** One action taken: the next state and the event it emits. */
+public record Step(ClusterState state, Event event) {}

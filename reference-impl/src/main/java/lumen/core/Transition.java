@@ -1,0 +1,151 @@
+package lumen.core;
+
+/**
+ * The effect of each spec action, applied exactly as an event reports it. This is the right-hand
+ * side of each TLA+ action with its parameters and outcome taken from the event; the guards and
+ * the spec's expected outcome live in {@link SpecStep}. Keeping them apart lets the trace
+ * validator apply what an implementation claims and then judge the state it claimed, with the
+ * same invariant checks the spec states.
+ *
+ * <p>Workers and requests named by the event must exist (the validator checks that first).
+ */
+public final class Transition {
+    private Transition() {}
+
+    public static ClusterState apply(ClusterState s, Event e) {
+        return switch (e.action()) {
+            case ARRIVE -> arrive(s, (Event.Arrive) e);
+            case PLACE -> place(s, (Event.Place) e);
+            case PREFILL -> prefill(s, (Event.Prefill) e);
+            case DECODE -> decode(s, (Event.Decode) e);
+            case STREAM_PAGE -> streamPage(s, (Event.StreamPage) e);
+            case COMPLETE -> complete(s, (Event.Complete) e);
+            case FAIL -> fail(s, (Event.Fail) e);
+            case ROUTE -> route(s, (Event.Route) e);
+            case RESTART -> s.withWorker(s.worker(((Event.Restart) e).worker()).withState(s.policy().restartState(), ActiveModel.NONE));
+            case DRAFT_READY -> s.withWorker(s.worker(((Event.DraftReady) e).worker()).withState(WorkerState.ASSISTING, ActiveModel.DRAFT));
+            case ASSIST -> s.withRequest(s.request(((Event.Assist) e).req()).withProposal(new RequestRec.Proposal(((Event.Assist) e).worker(), ((Event.Assist) e).draft())));
+            case FULL_READY -> fullReady(s, (Event.FullReady) e);
+        };
+    }
+
+    private static ClusterState arrive(ClusterState s, Event.Arrive a) {
+        RequestRec old = s.request(a.req());
+        RequestRec r = RequestRec.arrived(a.req(), a.worker(), a.promptLen(), a.ref());
+        if (old != null) {
+            // a second arrival keeps whatever the first left behind, so S2 sees both queues
+            r = old.withServer(a.worker()).withPhase(RequestPhase.QUEUED).withPlaced(false);
+        }
+        return s.withRequest(r).withWorker(s.worker(a.worker()).enqueue(a.req()));
+    }
+
+    private static ClusterState place(ClusterState s, Event.Place p) {
+        RequestRec r = s.request(p.req());
+        ClusterState n = s;
+        if (r.holder() >= 0) {
+            n = n.withWorker(n.worker(r.holder()).release(r.id(), r.size(), r.ckpt().length()));
+        }
+        if (p.holder() >= 0) {
+            n = n.withWorker(n.worker(p.holder()).hold(r.id(), r.size(), r.ckpt().length()));
+        }
+        return n.withRequest(r.withHolder(p.holder(), r.ckpt()).withPlaced(true));
+    }
+
+    private static ClusterState prefill(ClusterState s, Event.Prefill p) {
+        RequestRec r = s.request(p.req()).withOutput(p.tokens());
+        r = r.withKv(r.kv().extendIntact(r.ctx())).withPhase(RequestPhase.DECODE);
+        return s.withRequest(r);
+    }
+
+    private static ClusterState decode(ClusterState s, Event.Decode d) {
+        RequestRec r = s.request(d.req());
+        r = r.withKv(r.kv().extendIntact(r.kv().length() + d.tokens().length)).withOutput(d.tokens()).withProposal(null);
+        return s.withRequest(r);
+    }
+
+    private static ClusterState streamPage(ClusterState s, Event.StreamPage sp) {
+        RequestRec r = s.request(sp.req());
+        PageSeq c = r.ckpt().streamFrom(r.kv(), sp.ckpt());
+        ClusterState n = s.withRequest(r.withHolder(r.holder(), c));
+        if (r.holder() >= 0) {
+            n = n.withWorker(n.worker(r.holder()).addStored(c.length() - r.ckpt().length()));
+        }
+        return n;
+    }
+
+    /** Frees {@code freed} positions of r's checkpoint; all of them releases the holder too. */
+    private static ClusterState freeCheckpoint(ClusterState s, RequestRec r, int freed, RequestRec updated) {
+        if (r.holder() < 0) {
+            return s.withRequest(updated.withHolder(-1, PageSeq.EMPTY));
+        }
+        WorkerRec h = s.worker(r.holder());
+        if (freed >= r.ckpt().length()) {
+            return s.withWorker(h.release(r.id(), r.size(), r.ckpt().length()))
+                    .withRequest(updated.withHolder(-1, PageSeq.EMPTY));
+        }
+        int keep = r.ckpt().length() - Math.max(0, freed);
+        return s.withWorker(h.addStored(keep - r.ckpt().length()))
+                .withRequest(updated.withHolder(r.holder(), r.ckpt().resize(keep)));
+    }
+
+    private static ClusterState complete(ClusterState s, Event.Complete c) {
+        RequestRec r = s.request(c.req());
+        ClusterState n = s;
+        if (r.server() >= 0) {
+            n = n.withWorker(n.worker(r.server()).dequeue(r.id()));
+        }
+        RequestRec done = r.finished();
+        return freeCheckpoint(n, r, c.freed(), done);
+    }
+
+    private static ClusterState fail(ClusterState s, Event.Fail f) {
+        WorkerRec w = s.worker(f.worker());
+        PIntMap<Boolean> queue = w.runq();
+        ClusterState n = s;
+        for (int id : f.interrupted()) {
+            RequestRec r = n.request(id);
+            queue = queue.remove(id);
+            n = n.withRequest(r.withPhase(RequestPhase.INTERRUPTED).withServer(-1).withKv(PageSeq.EMPTY).withProposal(null));
+        }
+        PIntMap<Boolean> held = w.held();
+        long stored = w.stored();
+        long reserved = w.reserved();
+        for (int id : f.orphaned()) {
+            RequestRec r = n.request(id);
+            if (r.holder() != f.worker()) {
+                continue;
+            }
+            held = held.remove(id);
+            stored -= r.ckpt().length();
+            reserved -= r.size();
+            boolean lost = r.phase() == RequestPhase.INTERRUPTED;
+            RequestRec o = r.withHolder(-1, PageSeq.EMPTY);
+            n = n.withRequest(lost ? o : o.withPlaced(false));
+        }
+        n = n.withWorker(w.crashed(queue, held, stored, reserved));
+        // drafts this worker had in flight die with it
+        for (int id : n.requestsWithProposalFrom(f.worker())) {
+            n = n.withRequest(n.request(id).withProposal(null));
+        }
+        return n.withFailure();
+    }
+
+    private static ClusterState route(ClusterState s, Event.Route rt) {
+        RequestRec r = s.request(rt.req());
+        PageSeq kv = rt.mode() == RouteMode.RESTORE ? r.ckpt().resize(rt.resumed()) : PageSeq.EMPTY.resize(rt.resumed());
+        RequestRec moved = r.withServer(rt.worker()).withKv(kv).withPhase(RequestPhase.QUEUED).withPlaced(false);
+        ClusterState n = s.withWorker(s.worker(rt.worker()).enqueue(r.id()));
+        return freeCheckpoint(n, r, rt.freed(), moved);
+    }
+
+    private static ClusterState fullReady(ClusterState s, Event.FullReady f) {
+        ClusterState n = s.withWorker(s.worker(f.worker()).withState(WorkerState.UP, ActiveModel.FULL));
+        for (int id : f.dropped()) {
+            RequestRec r = n.request(id);
+            if (r != null && r.proposal() != null && r.proposal().src() == f.worker()) {
+                n = n.withRequest(r.withProposal(null));
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,158 @@
+package lumen.trace;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import lumen.core.Config;
+import lumen.core.Event;
+
+/** Writes a trace, in Jackson's streaming mode: the header, then one event per line. */
+public final class TraceWriter implements Closeable {
+    private static final JsonFactory JSON = new JsonFactory();
+    private final JsonGenerator gen;
+
+    public TraceWriter(OutputStream out, Config config) throws IOException {
+        gen = JSON.createGenerator(out, JsonEncoding.UTF8);
+        gen.setPrettyPrinter(new MinimalPrettyPrinter(""));
+        gen.writeStartObject();
+        gen.writeStringField("type", "header");
+        gen.writeStringField("format", TraceFormat.FORMAT);
+        gen.writeNumberField("version", TraceFormat.VERSION);
+        gen.writeObjectFieldStart("config");
+        gen.writeStringField("policy", config.policy());
+        gen.writeNumberField("workers", config.workers());
+        gen.writeNumberField("alpha", config.alpha());
+        gen.writeNumberField("beta", config.beta());
+        gen.writeNumberField("theta", config.theta());
+        gen.writeNumberField("tau", config.tau());
+        gen.writeNumberField("budget", config.budget());
+        gen.writeNumberField("pageTokens", config.pageTokens());
+        gen.writeNumberField("k", config.k());
+        gen.writeEndObject();
+        gen.writeEndObject();
+        gen.writeRaw('\n');
+    }
+
+    /** Writes one event; {@code t} is its time in ms, or NaN to leave it out. */
+    public void write(Event e, double t) throws IOException {
+        writeEvent(gen, e, t);
+        gen.writeRaw('\n');
+    }
+
+    public void write(Event e) throws IOException {
+        write(e, Double.NaN);
+    }
+
+    public void flush() throws IOException {
+        gen.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        gen.close();
+    }
+
+    /** One event as its JSON line, without the newline (for reports). */
+    public static String toJson(Event e) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
+            writeEvent(g, e, Double.NaN);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    private static void ints(JsonGenerator g, String name, int[] xs) throws IOException {
+        g.writeFieldName(name);
+        g.writeArray(xs, 0, xs.length);
+    }
+
+    private static void worker(JsonGenerator g, String name, int w) throws IOException {
+        if (w < 0) {
+            g.writeNullField(name);
+        } else {
+            g.writeNumberField(name, w);
+        }
+    }
+
+    static void writeEvent(JsonGenerator g, Event e, double t) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("type", e.action().specName());
+        if (!Double.isNaN(t)) {
+            g.writeNumberField("t", t);
+        }
+        switch (e.action()) {
+            case ARRIVE -> {
+                Event.Arrive a = (Event.Arrive) e;
+                g.writeNumberField("req", a.req());
+                g.writeNumberField("worker", a.worker());
+                g.writeNumberField("promptLen", a.promptLen());
+                ints(g, "ref", a.ref());
+            }
+            case PLACE -> {
+                Event.Place p = (Event.Place) e;
+                g.writeNumberField("req", p.req());
+                worker(g, "holder", p.holder());
+            }
+            case PREFILL -> {
+                Event.Prefill p = (Event.Prefill) e;
+                g.writeNumberField("req", p.req());
+                g.writeNumberField("worker", p.worker());
+                ints(g, "tokens", p.tokens());
+            }
+            case DECODE -> {
+                Event.Decode d = (Event.Decode) e;
+                g.writeNumberField("req", d.req());
+                g.writeNumberField("worker", d.worker());
+                ints(g, "tokens", d.tokens());
+            }
+            case STREAM_PAGE -> {
+                Event.StreamPage s = (Event.StreamPage) e;
+                g.writeNumberField("req", s.req());
+                worker(g, "holder", s.holder());
+                g.writeNumberField("ckpt", s.ckpt());
+            }
+            case COMPLETE -> {
+                Event.Complete c = (Event.Complete) e;
+                g.writeNumberField("req", c.req());
+                g.writeNumberField("worker", c.worker());
+                g.writeNumberField("freed", c.freed());
+            }
+            case FAIL -> {
+                Event.Fail f = (Event.Fail) e;
+                g.writeNumberField("worker", f.worker());
+                ints(g, "interrupted", f.interrupted());
+                ints(g, "orphaned", f.orphaned());
+            }
+            case ROUTE -> {
+                Event.Route r = (Event.Route) e;
+                g.writeNumberField("req", r.req());
+                g.writeStringField("mode", r.mode().name());
+                g.writeNumberField("worker", r.worker());
+                g.writeNumberField("resumed", r.resumed());
+                g.writeNumberField("freed", r.freed());
+            }
+            case RESTART, DRAFT_READY -> g.writeNumberField("worker", e.worker());
+            case ASSIST -> {
+                Event.Assist a = (Event.Assist) e;
+                g.writeNumberField("worker", a.worker());
+                g.writeNumberField("req", a.req());
+                ints(g, "draft", a.draft());
+            }
+            case FULL_READY -> {
+                Event.FullReady f = (Event.FullReady) e;
+                g.writeNumberField("worker", f.worker());
+                ints(g, "dropped", f.dropped());
+            }
+        }
+        g.writeEndObject();
+    }
+}

@@ -1,0 +1,15 @@
+package lumen.validate;
+
+import java.util.List;
+import lumen.core.Finding;
+
+/**
+ * The first event of a trace that is not a step of the spec or breaks a property.
+ *
+ * @param line     its line in the trace
+ * @param event    the event as JSON
+ * @param finding  what is wrong, with the property ID when one breaks
+ * @param others   further findings on the same event
+ * @param state    the mirrored spec state just before the event, as text
+ */
+public record Divergence(long line, String event, Finding finding, List<Finding> others, String state) {}

@@ -1,0 +1,55 @@
+package lumen.validate;
+
+import java.util.Locale;
+import lumen.core.ClusterState;
+import lumen.core.Event;
+import lumen.core.RequestRec;
+import lumen.core.WorkerRec;
+
+/** The mirrored spec state around one event, as text in the spec's vocabulary. */
+final class StateView {
+    private static final int MAX_WORKERS = 16;
+
+    private StateView() {}
+
+    static String describe(ClusterState s, Event e, int[] requests) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "policy %s, %d workers, alpha=%s beta=%s theta=%s tau=%d budget=%d, %d failures so far%n",
+                s.config().policy(), s.workerCount(), s.config().alpha(), s.config().beta(), s.config().theta(),
+                s.config().tau(), s.config().budget(), s.failures()));
+        int shown = 0;
+        for (int w = 0; w < s.workerCount(); w++) {
+            boolean relevant = w == e.worker() || s.workerCount() <= MAX_WORKERS;
+            if (!relevant && shown >= MAX_WORKERS) {
+                continue;
+            }
+            WorkerRec r = s.worker(w);
+            b.append(String.format(Locale.ROOT, "  worker %d: %s, model %s, Q=%d, stored=%d, reserved=%d, L=%s%n",
+                    w, r.state(), r.active(), r.queue(), r.stored(), r.reserved(), trim(s.load(w))));
+            shown++;
+        }
+        if (shown < s.workerCount()) {
+            b.append("  (").append(s.workerCount() - shown).append(" more workers)\n");
+        }
+        for (int id : requests) {
+            RequestRec r = s.request(id);
+            if (r == null) {
+                b.append("  request ").append(id).append(": not arrived\n");
+                continue;
+            }
+            b.append(String.format(Locale.ROOT, "  request %d: %s, server %s, holder %s, %s, kv %s, ckpt %s, out %d/%d%s%s%n",
+                    id, r.phase(), name(r.server()), name(r.holder()), r.placed() ? "placed" : "not placed",
+                    r.kv(), r.ckpt(), r.outLen(), r.refLen(), r.outOk() ? "" : " (diverged from ref)",
+                    r.proposal() == null ? "" : ", draft of " + r.proposal().toks().length + " from worker " + r.proposal().src()));
+        }
+        return b.toString();
+    }
+
+    private static String name(int w) {
+        return w < 0 ? "none" : Integer.toString(w);
+    }
+
+    private static String trim(double d) {
+        return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+    }
+}

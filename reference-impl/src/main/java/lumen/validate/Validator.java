@@ -1,0 +1,133 @@
+package lumen.validate;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import lumen.core.ActionProperties;
+import lumen.core.ClusterState;
+import lumen.core.Config;
+import lumen.core.Event;
+import lumen.core.Finding;
+import lumen.core.Invariants;
+import lumen.core.RequestPhase;
+import lumen.core.SpecStep;
+import lumen.core.Transition;
+import lumen.trace.TraceFormatException;
+import lumen.trace.TraceReader;
+import lumen.trace.TraceWriter;
+
+/**
+ * The Java mirror of the spec: replays a trace event by event on the decision core's state and
+ * decides whether it is a behaviour of the composed spec.
+ *
+ * <p>For each event it checks, in the state before it: the action properties (A1 to A3) and
+ * whether the event is a step of the spec ({@link SpecStep}); it then applies the event as
+ * reported ({@link Transition}) and checks the invariants (S1 to S11) on what the event touched.
+ * The first event with any finding is the divergence. A finding with a property ID is reported
+ * first, so a wrong step is named by the property it breaks wherever one does.
+ *
+ * <p>Memory is bounded by the live requests and the longest line, not by the trace's length.
+ */
+public final class Validator {
+    private Validator() {}
+
+    public static ValidationResult validate(InputStream in, String source) throws IOException {
+        Map<String, Long> byType = new LinkedHashMap<>();
+        TraceReader reader;
+        try {
+            reader = new TraceReader(in, source);
+        } catch (TraceFormatException ex) {
+            return new ValidationResult(source, Verdict.MALFORMED, null, 0, byType, 0, 0, null, ex);
+        }
+        Config config = reader.config();
+        ClusterState s = ClusterState.initial(config);
+        long events = 0;
+        long done = 0;
+        long arrived = 0;
+        try (reader) {
+            Event e;
+            while ((e = reader.next()) != null) {
+                events++;
+                byType.merge(e.action().specName(), 1L, Long::sum);
+                knownRequests(s, e, source, reader.line());
+                Divergence d = check(s, e, reader.line());
+                if (d != null) {
+                    return new ValidationResult(source, Verdict.REJECTED, config, events, byType, done, arrived - done, d, null);
+                }
+                if (e instanceof Event.Arrive) {
+                    arrived++;
+                }
+                ClusterState next = Transition.apply(s, e);
+                if (e instanceof Event.Complete) {
+                    done++;
+                }
+                s = next;
+            }
+        } catch (TraceFormatException ex) {
+            return new ValidationResult(source, Verdict.MALFORMED, config, events, byType, done, arrived - done, null, ex);
+        }
+        return new ValidationResult(source, Verdict.ACCEPTED, config, events, byType, done, arrived - done, null, null);
+    }
+
+    /** Every request an event names must have arrived (and only Arrive may name a new one). */
+    private static void knownRequests(ClusterState s, Event e, String source, long line) throws TraceFormatException {
+        if (e instanceof Event.Arrive) {
+            return;
+        }
+        int[] ids = switch (e.action()) {
+            case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned());
+            case FULL_READY -> ((Event.FullReady) e).dropped();
+            default -> new int[] {e.req()};
+        };
+        for (int id : ids) {
+            if (id >= 0 && s.request(id) == null || id < 0) {
+                throw new TraceFormatException(source, line, e.action().specName() + ": unknown request " + id + " (no Arrive for it before this line)");
+            }
+        }
+    }
+
+    private static int[] concat(int[] a, int[] b) {
+        int[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+
+    /** The divergence at this event, or null when it is a step of the spec that breaks nothing. */
+    public static Divergence check(ClusterState s, Event e, long line) {
+        List<Finding> found = new ArrayList<>(0);
+        Finding a = ActionProperties.check(s, e);
+        if (a != null) {
+            found.add(a);
+        }
+        Finding step = SpecStep.check(s, e);
+        ClusterState post = Transition.apply(s, e);
+        for (Finding f : Invariants.touched(s, post, e)) {
+            found.add(f);
+        }
+        if (step != null) {
+            found.add(step);
+        }
+        if (found.isEmpty()) {
+            return null;
+        }
+        Finding first = found.get(0);
+        if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
+            // name the property, but keep the spec's expected/actual for the step
+            first = new Finding(first.property(), first.message(), step.expected(), step.actual());
+        }
+        List<Finding> others = new ArrayList<>(found.subList(1, found.size()));
+        int[] reqs = e.req() >= 0 ? new int[] {e.req()} : new int[0];
+        if (e instanceof Event.Fail f) {
+            reqs = concat(f.interrupted(), f.orphaned());
+        }
+        return new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs));
+    }
+
+    /** Whether request {@code r} of state {@code s} is finished (for summaries). */
+    static boolean isDone(ClusterState s, int r) {
+        return s.request(r) != null && s.request(r).phase() == RequestPhase.DONE;
+    }
+}

@@ -1,0 +1,126 @@
+package lumen.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+
+/**
+ * Drives the decision core with random enabled actions, the way a cluster could schedule them:
+ * a test fixture for checking that every step the core takes is a step of the spec.
+ */
+final class RandomWalk {
+    final Random rnd;
+    final int requests;
+    final int maxFailures;
+    ClusterState state;
+    int arrived;
+    final List<Event> events = new ArrayList<>();
+
+    RandomWalk(Config cfg, long seed, int requests, int maxFailures) {
+        this.rnd = new Random(seed);
+        this.requests = requests;
+        this.maxFailures = maxFailures;
+        this.state = ClusterState.initial(cfg);
+    }
+
+    /** Takes one random enabled action; false when none is enabled. */
+    boolean step(Consumer<Step> onStep) {
+        List<java.util.function.Supplier<Step>> options = new ArrayList<>();
+        ClusterState s = state;
+        if (arrived < requests && s.arriveTarget() >= 0) {
+            int id = arrived;
+            int prompt = 1 + rnd.nextInt(6);
+            int[] ref = new int[1 + rnd.nextInt(5)];
+            for (int i = 0; i < ref.length; i++) {
+                ref[i] = rnd.nextInt(50);
+            }
+            options.add(() -> {
+                arrived++;
+                return Core.arrive(s, id, prompt, ref);
+            });
+        }
+        s.requests().forEachKey(id -> {
+            RequestRec r = s.request(id);
+            switch (r.phase()) {
+                case QUEUED -> {
+                    if (!r.placed() && s.isUp(r.server())) {
+                        options.add(() -> Core.place(s, id));
+                    }
+                    if (r.placed() && s.isUp(r.server())) {
+                        options.add(() -> Core.prefill(s, id));
+                    }
+                }
+                case DECODE -> {
+                    if (!r.placed() && s.isUp(r.server())) {
+                        options.add(() -> Core.place(s, id));
+                    }
+                    if (r.outLen() < r.refLen() && r.kv().length() == r.ctx()) {
+                        options.add(() -> Core.decode(s, id));
+                    }
+                    if (r.outLen() == r.refLen()) {
+                        options.add(() -> Core.complete(s, id));
+                    }
+                }
+                case INTERRUPTED -> {
+                    if (s.index().size() > 0) {
+                        options.add(() -> Core.route(s, id));
+                    }
+                }
+                default -> { }
+            }
+            if (r.holder() >= 0 && r.ckpt().length() < r.kv().length()
+                    && (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE)) {
+                int upTo = r.ckpt().length() + 1 + rnd.nextInt(r.kv().length() - r.ckpt().length());
+                options.add(() -> Core.streamPage(s, id, upTo));
+            }
+        });
+        for (int w = 0; w < s.workerCount(); w++) {
+            int ww = w;
+            WorkerRec rec = s.worker(w);
+            switch (rec.state()) {
+                case UP -> {
+                    if (s.failures() < maxFailures && s.index().size() > 1) {
+                        options.add(() -> Core.fail(s, ww));
+                    }
+                }
+                case FAILED -> options.add(() -> Core.restart(s, ww));
+                case LOADING_DRAFT -> options.add(() -> Core.draftReady(s, ww));
+                case ASSISTING -> {
+                    options.add(() -> Core.fullReady(s, ww));
+                    int r = Core.assistCandidate(s);
+                    if (r >= 0) {
+                        RequestRec rr = s.request(r);
+                        int[] d = draft(rr, s.config().k());
+                        options.add(() -> Core.assist(s, ww, r, d));
+                    }
+                    if (s.failures() < maxFailures && s.index().size() > 0) {
+                        options.add(() -> Core.fail(s, ww));
+                    }
+                }
+                case LOADING_FULL -> options.add(() -> Core.fullReady(s, ww));
+            }
+        }
+        if (options.isEmpty()) {
+            return false;
+        }
+        Step st = options.get(rnd.nextInt(options.size())).get();
+        onStep.accept(st);
+        state = st.state();
+        events.add(st.event());
+        return true;
+    }
+
+    /** A draft that agrees with the reference for a random number of tokens, then does not. */
+    int[] draft(RequestRec r, int k) {
+        int len = 1 + rnd.nextInt(k);
+        int[] d = new int[len];
+        int agree = rnd.nextInt(len + 1);
+        for (int i = 0; i < len; i++) {
+            int pos = r.outLen() + i;
+            int right = pos < r.refLen() ? r.ref()[pos] : 7;
+            d[i] = i < agree ? right : right + 1;
+        }
+        return d;
+    }
+}

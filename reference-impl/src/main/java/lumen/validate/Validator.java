@@ -12,7 +12,6 @@ import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.Finding;
 import lumen.core.Invariants;
-import lumen.core.RequestPhase;
 import lumen.core.SpecStep;
 import lumen.core.Transition;
 import lumen.trace.TraceFormatException;
@@ -23,11 +22,12 @@ import lumen.trace.TraceWriter;
  * The Java mirror of the spec: replays a trace event by event on the decision core's state and
  * decides whether it is a behaviour of the composed spec.
  *
- * <p>For each event it checks, in the state before it: the action properties (A1 to A3) and
- * whether the event is a step of the spec ({@link SpecStep}); it then applies the event as
- * reported ({@link Transition}) and checks the invariants (S1 to S11) on what the event touched.
- * The first event with any finding is the divergence. A finding with a property ID is reported
- * first, so a wrong step is named by the property it breaks wherever one does.
+ * <p>For each event it checks whether the event is a step of the spec from the state before it
+ * ({@link SpecStep}), applies the event as reported ({@link Transition}), checks the invariants
+ * (S1 to S11) on what the event touched, and checks the action properties (A1 to A3) on the
+ * step. The first event with any finding is the divergence. Invariants are reported before
+ * action properties, and both before a bare "not a step of the spec", so a wrong step is named
+ * by the most specific property it breaks.
  *
  * <p>Memory is bounded by the live requests and the longest line, not by the trace's length.
  */
@@ -80,10 +80,10 @@ public final class Validator {
         int[] ids = switch (e.action()) {
             case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned());
             case FULL_READY -> ((Event.FullReady) e).dropped();
-            default -> new int[] {e.req()};
+            default -> e.req() >= 0 ? new int[] {e.req()} : new int[0];
         };
         for (int id : ids) {
-            if (id >= 0 && s.request(id) == null || id < 0) {
+            if (s.request(id) == null) {
                 throw new TraceFormatException(source, line, e.action().specName() + ": unknown request " + id + " (no Arrive for it before this line)");
             }
         }
@@ -98,14 +98,12 @@ public final class Validator {
     /** The divergence at this event, or null when it is a step of the spec that breaks nothing. */
     public static Divergence check(ClusterState s, Event e, long line) {
         List<Finding> found = new ArrayList<>(0);
+        Finding step = SpecStep.check(s, e);
+        ClusterState post = Transition.apply(s, e);
+        found.addAll(Invariants.touched(s, post, e));
         Finding a = ActionProperties.check(s, e);
         if (a != null) {
             found.add(a);
-        }
-        Finding step = SpecStep.check(s, e);
-        ClusterState post = Transition.apply(s, e);
-        for (Finding f : Invariants.touched(s, post, e)) {
-            found.add(f);
         }
         if (step != null) {
             found.add(step);
@@ -126,8 +124,4 @@ public final class Validator {
         return new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs));
     }
 
-    /** Whether request {@code r} of state {@code s} is finished (for summaries). */
-    static boolean isDone(ClusterState s, int r) {
-        return s.request(r) != null && s.request(r).phase() == RequestPhase.DONE;
-    }
 }

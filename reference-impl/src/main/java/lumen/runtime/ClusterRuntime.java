@@ -1,0 +1,547 @@
+package lumen.runtime;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import lumen.core.ClusterState;
+import lumen.core.Config;
+import lumen.core.Core;
+import lumen.core.Event;
+import lumen.core.RequestPhase;
+import lumen.core.RequestRec;
+import lumen.core.RouteMode;
+import lumen.core.Step;
+import lumen.core.WorkerState;
+
+/**
+ * A LUMEN cluster with a real paged KV data plane, driven by the decision core.
+ *
+ * <p>Each worker has a {@link KvDataPlane} (its GPU memory) and a host store (the checkpoints it
+ * holds). Prefill and decode write true KV bytes; the target model reads them back (through
+ * their digest) for every token, so a restore that brings back a wrong byte changes the output.
+ * Each server streams full pages to its requests' holders through a bounded queue at the cost
+ * model's bandwidth, asynchronously to decode, so a checkpoint lags by up to a page plus the
+ * queue. A failure wipes the worker's KV and host store, routes its requests (Eq. 6), and
+ * restarts it: under LUMEN the draft loads first and assists the most loaded survivor while the
+ * full model loads, then the atomic handover.
+ *
+ * <p>Time is virtual, advanced by the {@link CostModel}, and the run is single-threaded and
+ * deterministic: the same inputs give the same trace, byte for byte. Every decision and state
+ * change goes through {@link Core}, and every event goes to the sink with its time.
+ */
+public final class ClusterRuntime {
+    /** Where events go, with their virtual time in ms. */
+    public interface Sink {
+        void accept(Event e, double t);
+    }
+
+    /** Runtime knobs besides the spec's constants. */
+    public record Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity) {
+        public static Options defaults(int pageTokens) {
+            return new Options(KvGeometry.small(pageTokens), 32_000, 0.7, 64);
+        }
+    }
+
+    private record Timer(double t, long seq, Runnable action) {}
+
+    private final class W {
+        final int id;
+        final KvDataPlane gpu;
+        final Map<Integer, List<byte[]>> host = new HashMap<>();
+        final ArrayDeque<int[]> streamQ = new ArrayDeque<>();
+        int epoch;
+        boolean busy;
+        boolean streaming;
+        boolean fullLoaded;
+        double fullAt;
+
+        W(int id) {
+            this.id = id;
+            this.gpu = new CpuKvPlane(opt.geometry());
+        }
+    }
+
+    private static final class Req {
+        final Arrival a;
+        final int[] ref;
+        final List<Integer> out = new ArrayList<>();
+        int nextPage;
+
+        Req(Arrival a, int[] ref) {
+            this.a = a;
+            this.ref = ref;
+        }
+    }
+
+    private final Config cfg;
+    private final CostModel cost;
+    private final Options opt;
+    private final TokenModels models;
+    private final Sink sink;
+    private final W[] ws;
+    private final Map<Integer, Req> reqs = new HashMap<>();
+    private final List<Fault> faults = new ArrayList<>();
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
+    private final RuntimeStats stats = new RuntimeStats();
+    private ClusterState state;
+    private double now;
+    private long seq;
+
+    public ClusterRuntime(Config cfg, CostModel cost, Options opt, Sink sink) {
+        if (opt.geometry().pageTokens() != cfg.pageTokens()) {
+            throw new IllegalArgumentException("KV geometry has " + opt.geometry().pageTokens() + " positions per page, config " + cfg.pageTokens());
+        }
+        this.cfg = cfg;
+        this.cost = cost;
+        this.opt = opt;
+        this.models = new TokenModels(opt.vocab(), opt.draftAgreement(), opt.geometry());
+        this.sink = sink;
+        this.state = ClusterState.initial(cfg);
+        this.ws = new W[cfg.workers()];
+        for (int i = 0; i < ws.length; i++) {
+            ws[i] = new W(i);
+        }
+    }
+
+    public ClusterState state() {
+        return state;
+    }
+
+    public RuntimeStats stats() {
+        return stats;
+    }
+
+    public TokenModels models() {
+        return models;
+    }
+
+    /** What each request's client received, token by token. */
+    public Map<Integer, int[]> outputs() {
+        Map<Integer, int[]> m = new HashMap<>();
+        reqs.forEach((id, r) -> m.put(id, r.out.stream().mapToInt(Integer::intValue).toArray()));
+        return m;
+    }
+
+    /** Each request's reference output (the target alone, no failure). */
+    public Map<Integer, int[]> references() {
+        Map<Integer, int[]> m = new HashMap<>();
+        reqs.forEach((id, r) -> m.put(id, r.ref));
+        return m;
+    }
+
+    /** Runs the workload with the faults until nothing is left to do; returns the end time. */
+    public double run(List<Arrival> arrivals, List<Fault> injected) {
+        for (Arrival a : arrivals) {
+            at(a.atMs(), () -> arrive(a));
+        }
+        for (Fault f : injected) {
+            if (f.worker() < 0 || f.worker() >= ws.length) {
+                throw new IllegalArgumentException("fault on unknown worker " + f.worker());
+            }
+            if (f.point() == Fault.Point.AT_TIME) {
+                at(f.afterMs(), () -> fail(f.worker()));
+            } else {
+                faults.add(f);
+            }
+        }
+        long steps = 0;
+        while (!timers.isEmpty()) {
+            Timer t = timers.poll();
+            now = t.t();
+            t.action().run();
+            if (++steps > 50_000_000L) {
+                throw new IllegalStateException("runtime did not settle after 50M timer events");
+            }
+        }
+        stats.faultsSkipped += faults.size();
+        return now;
+    }
+
+    private void at(double t, Runnable r) {
+        timers.add(new Timer(t, seq++, r));
+    }
+
+    /** Schedules work of worker w that is void if w crashes first. */
+    private void on(W w, double t, Runnable r) {
+        int epoch = w.epoch;
+        at(t, () -> {
+            if (w.epoch == epoch) {
+                r.run();
+            }
+        });
+    }
+
+    private void emit(Step st) {
+        state = st.state();
+        sink.accept(st.event(), now);
+    }
+
+    private RequestRec rec(int r) {
+        return state.request(r);
+    }
+
+    private boolean maybeFault(W w, Fault.Point point, double dur) {
+        Iterator<Fault> it = faults.iterator();
+        while (it.hasNext()) {
+            Fault f = it.next();
+            if (f.worker() == w.id && f.point() == point && now >= f.afterMs()) {
+                it.remove();
+                at(now + dur / 2, () -> fail(w.id));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- requests ----------------------------------------------------------------------------
+
+    private void arrive(Arrival a) {
+        if (state.arriveTarget() < 0) {
+            at(now + cost.restartDelayMs(), () -> arrive(a));
+            return;
+        }
+        Req r = new Req(a, models.reference(a.seed(), a.promptLen(), a.outLen()));
+        reqs.put(a.id(), r);
+        emit(Core.arrive(state, a.id(), a.promptLen(), r.ref));
+        kick(rec(a.id()).server());
+    }
+
+    private int[] queueOf(int w) {
+        return state.worker(w).runq().keys();
+    }
+
+    private void kick(int wid) {
+        if (!state.isUp(wid)) {
+            return;
+        }
+        W w = ws[wid];
+        for (int r : queueOf(wid)) {
+            RequestRec rr = rec(r);
+            if (!rr.placed()) {
+                emit(Core.place(state, r));
+                reqs.get(r).nextPage = rec(r).ckpt().length() / cfg.pageTokens();
+                if (rec(r).holder() < 0) {
+                    stats.unprotectedPlacements++;
+                }
+            }
+        }
+        for (int r : queueOf(wid)) {
+            RequestRec rr = rec(r);
+            if (rr.phase() == RequestPhase.DECODE && rr.outLen() == rr.refLen()) {
+                complete(r);
+            }
+        }
+        startStreams(w);
+        if (w.busy) {
+            return;
+        }
+        for (int r : queueOf(wid)) {
+            RequestRec rr = rec(r);
+            if (rr.phase() == RequestPhase.QUEUED) {
+                boolean restored = rr.kv().length() > 0;
+                int target = rr.promptLen() + Math.max(rr.outLen(), 1);
+                double dur = (restored ? cost.restoreMs(rr.kv().length()) : 0) + cost.prefillMs(target - rr.kv().length());
+                maybeFault(w, restored ? Fault.Point.MID_RESTORE : Fault.Point.MID_PREFILL, dur);
+                w.busy = true;
+                on(w, now + dur, () -> prefillDone(w, r));
+                return;
+            }
+        }
+        List<Integer> batch = new ArrayList<>();
+        double ctx = 0;
+        double verify = 0;
+        for (int r : queueOf(wid)) {
+            RequestRec rr = rec(r);
+            if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.ctx()) {
+                batch.add(r);
+                ctx += rr.ctx();
+                if (rr.proposal() != null) {
+                    verify += cost.verifyMs(rr.proposal().toks().length);
+                }
+            }
+        }
+        if (!batch.isEmpty()) {
+            double dur = cost.decodeMs(batch.size(), ctx / batch.size()) + verify;
+            w.busy = true;
+            maybeFault(w, Fault.Point.MID_DECODE, dur);
+            on(w, now + dur, () -> decodeDone(w, batch));
+        }
+    }
+
+    private void prefillDone(W w, int r) {
+        w.busy = false;
+        RequestRec rr = rec(r);
+        if (rr != null && rr.phase() == RequestPhase.QUEUED && rr.server() == w.id && state.isUp(w.id)) {
+            Req q = reqs.get(r);
+            int have = w.gpu.positions(r);
+            if (have != rr.kv().length()) {
+                throw new IllegalStateException("worker " + w.id + " holds " + have + " KV positions of request " + r + ", the core " + rr.kv().length());
+            }
+            int p = rr.promptLen();
+            if (rr.outLen() == 0) {
+                if (have < p) {
+                    w.gpu.compute(r, q.a.seed(), have + 1, p);
+                }
+                int tok = models.target(q.a.seed(), 1, w.gpu.digest(r, p));
+                emit(Core.prefill(state, r, new int[] {tok}));
+                q.out.add(tok);
+                w.gpu.compute(r, q.a.seed(), p + 1, p + 1);
+            } else {
+                if (have < rr.ctx()) {
+                    w.gpu.compute(r, q.a.seed(), have + 1, rr.ctx());
+                }
+                emit(Core.prefill(state, r, new int[0]));
+            }
+        }
+        kick(w.id);
+    }
+
+    private void decodeDone(W w, List<Integer> batch) {
+        w.busy = false;
+        for (int r : batch) {
+            RequestRec rr = rec(r);
+            if (rr == null || rr.phase() != RequestPhase.DECODE || rr.server() != w.id || !state.isUp(w.id)) {
+                continue;
+            }
+            Req q = reqs.get(r);
+            int n = rr.outLen();
+            int p = rr.promptLen();
+            int[] d = rr.proposal() == null ? new int[0] : rr.proposal().toks();
+            List<Integer> toks = new ArrayList<>();
+            int i = 0;
+            while (n + i + 1 <= rr.refLen()) {
+                int m = n + i + 1;
+                int t = models.target(q.a.seed(), m, w.gpu.digest(r, p + m - 1));
+                toks.add(t);
+                w.gpu.compute(r, q.a.seed(), p + m, p + m);
+                if (i < d.length && d[i] == t) {
+                    i++;
+                    continue;
+                }
+                break;
+            }
+            stats.draftTokensAccepted += Math.min(i, d.length);
+            int[] out = toks.stream().mapToInt(Integer::intValue).toArray();
+            emit(Core.decode(state, r, out));
+            q.out.addAll(toks);
+            if (rec(r).outLen() == rec(r).refLen()) {
+                complete(r);
+            }
+        }
+        kick(w.id);
+    }
+
+    private void complete(int r) {
+        RequestRec rr = rec(r);
+        emit(Core.complete(state, r));
+        ws[rr.server()].gpu.free(r);
+        if (rr.holder() >= 0) {
+            ws[rr.holder()].host.remove(r);
+        }
+        stats.completed++;
+    }
+
+    // ---- streaming ---------------------------------------------------------------------------
+
+    private void startStreams(W w) {
+        int pt = cfg.pageTokens();
+        boolean full = false;
+        for (int r : queueOf(w.id)) {
+            RequestRec rr = rec(r);
+            if (rr.holder() < 0 || (rr.phase() != RequestPhase.QUEUED && rr.phase() != RequestPhase.DECODE)) {
+                continue;
+            }
+            Req q = reqs.get(r);
+            int avail = rr.kv().length() / pt;
+            while (q.nextPage < avail) {
+                if (w.streamQ.size() >= opt.streamQueueCapacity()) {
+                    full = true;
+                    break;
+                }
+                w.streamQ.add(new int[] {r, q.nextPage++});
+            }
+        }
+        if (full) {
+            stats.streamQueueFull++;
+        }
+        if (!w.streaming && !w.streamQ.isEmpty()) {
+            int[] job = w.streamQ.poll();
+            double dur = cost.streamPageMs(pt);
+            w.streaming = true;
+            RequestRec rr = rec(job[0]);
+            if (!maybeFault(w, Fault.Point.MID_STREAM, dur) && rr.holder() >= 0) {
+                maybeFault(ws[rr.holder()], Fault.Point.MID_STREAM, dur);
+            }
+            on(w, now + dur, () -> streamDone(w, job[0], job[1]));
+        }
+    }
+
+    private void streamDone(W w, int r, int page) {
+        w.streaming = false;
+        RequestRec rr = rec(r);
+        int pt = cfg.pageTokens();
+        boolean valid = rr != null && (rr.phase() == RequestPhase.QUEUED || rr.phase() == RequestPhase.DECODE)
+                && rr.server() == w.id && state.isUp(w.id) && rr.holder() >= 0 && state.isUp(rr.holder())
+                && rr.ckpt().length() == page * pt && w.gpu.positions(r) >= (page + 1) * pt;
+        if (valid) {
+            ws[rr.holder()].host.computeIfAbsent(r, k -> new ArrayList<>()).add(w.gpu.gather(r, page));
+            emit(Core.streamPage(state, r, (page + 1) * pt));
+            stats.pagesStreamed++;
+        } else {
+            stats.streamCopiesDiscarded++;
+        }
+        kick(w.id);
+        if (!w.busy) {
+            startStreams(w);
+        }
+    }
+
+    // ---- failures and recovery ---------------------------------------------------------------
+
+    private void fail(int wid) {
+        boolean otherUp = false;
+        for (int v = 0; v < ws.length; v++) {
+            otherUp |= v != wid && state.isUp(v);
+        }
+        if (state.worker(wid).state() == WorkerState.FAILED || !otherUp) {
+            stats.faultsSkipped++;
+            return;
+        }
+        W w = ws[wid];
+        Step st = Core.fail(state, wid);
+        emit(st);
+        stats.failures++;
+        w.epoch++;
+        w.gpu.clear();
+        w.host.clear();
+        w.streamQ.clear();
+        w.streaming = false;
+        w.busy = false;
+        w.fullLoaded = false;
+        Event.Fail f = (Event.Fail) st.event();
+        for (int r : f.orphaned()) {
+            reqs.get(r).nextPage = 0;
+        }
+        for (int r : f.interrupted()) {
+            route(r);
+        }
+        on(w, now + cost.restartDelayMs(), () -> restart(w));
+        for (int v = 0; v < ws.length; v++) {
+            kick(v);
+        }
+    }
+
+    private void route(int r) {
+        RequestRec before = rec(r);
+        Step st = Core.route(state, r);
+        emit(st);
+        Event.Route e = (Event.Route) st.event();
+        if (e.mode() == RouteMode.RESTORE) {
+            W h = ws[e.worker()];
+            List<byte[]> pages = h.host.remove(r);
+            if (pages == null) {
+                pages = List.of();
+            }
+            checkRestored(r, pages, e.resumed());
+            h.gpu.restore(r, pages, e.resumed());
+            stats.restores++;
+            stats.pagesRestored += pages.size();
+        } else {
+            if (before.holder() >= 0) {
+                ws[before.holder()].host.remove(r);
+            }
+            stats.reprefills++;
+        }
+        reqs.get(r).nextPage = 0;
+    }
+
+    /** Compares every restored byte with the true KV bytes of its (request, layer, position). */
+    private void checkRestored(int r, List<byte[]> pages, int positions) {
+        KvGeometry g = opt.geometry();
+        long seed = reqs.get(r).a.seed();
+        byte[] want = new byte[g.bytesPerTokenLayer()];
+        for (int pos = 1; pos <= positions; pos++) {
+            byte[] page = pages.get((pos - 1) / g.pageTokens());
+            for (int layer = 0; layer < g.layers(); layer++) {
+                PageBytes.fill(seed, layer, pos, want, 0, want.length);
+                int off = g.offset(pos, layer);
+                stats.restoredBytesChecked += want.length;
+                if (!Arrays.equals(want, 0, want.length, page, off, off + want.length)) {
+                    stats.restoredBytesWrong += want.length;
+                }
+            }
+        }
+    }
+
+    private void restart(W w) {
+        emit(Core.restart(state, w.id));
+        w.fullAt = now + cost.fullLoadMs();
+        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
+            on(w, now + cost.draftLoadMs(), () -> draftReady(w));
+        }
+        on(w, w.fullAt, () -> fullReady(w));
+    }
+
+    private void draftReady(W w) {
+        emit(Core.draftReady(state, w.id));
+        if (w.fullLoaded) {
+            fullReady(w);
+            return;
+        }
+        maybeFault(w, Fault.Point.MID_HANDOVER, Math.max(0, w.fullAt - now));
+        propose(w);
+    }
+
+    private void fullReady(W w) {
+        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
+            w.fullLoaded = true;
+            return;
+        }
+        emit(Core.fullReady(state, w.id));
+        stats.handovers++;
+        for (int v = 0; v < ws.length; v++) {
+            kick(v);
+        }
+    }
+
+    private void propose(W w) {
+        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
+            return;
+        }
+        int r = Core.assistCandidate(state);
+        if (r < 0) {
+            on(w, now + cost.decodeMs(1, 0), () -> propose(w));
+            return;
+        }
+        RequestRec rr = rec(r);
+        Req q = reqs.get(r);
+        int k = cfg.k();
+        int[] toks = new int[k];
+        for (int i = 0; i < k; i++) {
+            int m = rr.outLen() + i + 1;
+            toks[i] = models.draft(q.a.seed(), m, m <= q.ref.length ? q.ref[m - 1] : -1);
+        }
+        stats.draftsProposed++;
+        on(w, now + cost.draftProposeMs(k), () -> deliver(w, r, toks));
+    }
+
+    private void deliver(W w, int r, int[] toks) {
+        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
+            return;
+        }
+        RequestRec rr = rec(r);
+        int target = state.assistTarget();
+        if (rr.phase() == RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen()
+                && state.isUp(rr.server()) && target >= 0 && state.load(rr.server()) == state.load(target)) {
+            emit(Core.assist(state, w.id, r, toks));
+            stats.draftsDelivered++;
+            stats.draftTokensProposed += toks.length;
+        }
+        propose(w);
+    }
+}

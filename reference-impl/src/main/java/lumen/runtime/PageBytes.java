@@ -1,0 +1,39 @@
+package lumen.runtime;
+
+/**
+ * The true KV bytes of (request, layer, position): a deterministic function, so that any copy of
+ * a page can be checked bit for bit against what the model would have computed.
+ */
+public final class PageBytes {
+    private PageBytes() {}
+
+    static long mix(long x) {
+        x ^= x >>> 33;
+        x *= 0xff51afd7ed558ccdL;
+        x ^= x >>> 33;
+        x *= 0xc4ceb9fe1a85ec53L;
+        return x ^ (x >>> 33);
+    }
+
+    /** Writes the true bytes of (req, layer, position) into {@code out} at {@code off}. */
+    public static void fill(long reqSeed, int layer, int position, byte[] out, int off, int len) {
+        long h = mix(reqSeed * 0x9E3779B97F4A7C15L + ((long) layer << 32) + position);
+        for (int i = 0; i < len; i++) {
+            if ((i & 7) == 0 && i > 0) {
+                h = mix(h + i);
+            }
+            out[off + i] = (byte) (h >>> ((i & 7) * 8));
+        }
+    }
+
+    /** Folds bytes into a running digest (FNV-1a, 64 bit). */
+    public static long digest(long d, byte[] b, int off, int len) {
+        for (int i = off; i < off + len; i++) {
+            d ^= b[i] & 0xff;
+            d *= 0x100000001b3L;
+        }
+        return d;
+    }
+
+    public static final long DIGEST_START = 0xcbf29ce484222325L;
+}

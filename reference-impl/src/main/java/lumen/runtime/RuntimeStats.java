@@ -1,0 +1,32 @@
+package lumen.runtime;
+
+/** What a runtime run did, counted. */
+public final class RuntimeStats {
+    public int failures;
+    public int faultsSkipped;
+    public int restores;
+    public int reprefills;
+    public int unprotectedPlacements;
+    public int pagesStreamed;
+    public int streamCopiesDiscarded;
+    public int streamQueueFull;
+    public int pagesRestored;
+    public long restoredBytesChecked;
+    public long restoredBytesWrong;
+    public int draftsProposed;
+    public int draftsDelivered;
+    public int draftTokensProposed;
+    public int draftTokensAccepted;
+    public int handovers;
+    public int completed;
+
+    @Override
+    public String toString() {
+        return "failures=" + failures + " restores=" + restores + " reprefills=" + reprefills
+                + " unprotected=" + unprotectedPlacements + " pagesStreamed=" + pagesStreamed
+                + " pagesRestored=" + pagesRestored + " restoredBytesChecked=" + restoredBytesChecked
+                + " restoredBytesWrong=" + restoredBytesWrong + " drafts=" + draftsDelivered
+                + " draftTokensAccepted=" + draftTokensAccepted + "/" + draftTokensProposed
+                + " handovers=" + handovers + " completed=" + completed;
+    }
+}

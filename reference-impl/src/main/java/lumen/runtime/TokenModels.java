@@ -1,0 +1,82 @@
+package lumen.runtime;
+
+/**
+ * The two small deterministic token models of the runtime.
+ *
+ * <p>The <b>target</b> emits, at output position n of a request, a token that is a hash of the
+ * request's seed, n, and the digest of the KV it reads (positions 1..prompt+n-1, every layer). A
+ * restore that brought back one wrong byte therefore changes the next token, as a real model's
+ * output would change. The reference output is the target's output on the true KV bytes.
+ *
+ * <p>The <b>draft</b> agrees with the target's reference token at a position with probability
+ * {@code agreement} (a deterministic coin per request and position), and otherwise proposes a
+ * different token. It proposes for the positions it believes come next, so a draft made on a
+ * stale context lands on the wrong positions and is rejected by verification.
+ */
+public final class TokenModels {
+    private final int vocab;
+    private final double agreement;
+    private final KvGeometry g;
+
+    public TokenModels(int vocab, double agreement, KvGeometry g) {
+        if (vocab < 2) {
+            throw new IllegalArgumentException("vocab must be at least 2");
+        }
+        if (!(agreement >= 0 && agreement <= 1)) {
+            throw new IllegalArgumentException("draft agreement must be in [0, 1], got " + agreement);
+        }
+        this.vocab = vocab;
+        this.agreement = agreement;
+        this.g = g;
+    }
+
+    public int vocab() {
+        return vocab;
+    }
+
+    /** The target's token at output position n (1-based) from a KV digest. */
+    public int target(long seed, int n, long kvDigest) {
+        return (int) Long.remainderUnsigned(PageBytes.mix(seed ^ PageBytes.mix(n * 0x9E3779B97F4A7C15L + kvDigest)), vocab);
+    }
+
+    /** The digest of the true KV of positions 1..n. */
+    public long trueDigest(long seed, int n) {
+        long d = PageBytes.DIGEST_START;
+        byte[] buf = new byte[g.bytesPerTokenLayer()];
+        for (int pos = 1; pos <= n; pos++) {
+            for (int layer = 0; layer < g.layers(); layer++) {
+                PageBytes.fill(seed, layer, pos, buf, 0, buf.length);
+                d = PageBytes.digest(d, buf, 0, buf.length);
+            }
+        }
+        return d;
+    }
+
+    /** The reference output: the target on true KV, failure-free and without speculation. */
+    public int[] reference(long seed, int promptLen, int outLen) {
+        int[] ref = new int[outLen];
+        long d = PageBytes.DIGEST_START;
+        byte[] buf = new byte[g.bytesPerTokenLayer()];
+        for (int pos = 1; pos < promptLen + outLen; pos++) {
+            for (int layer = 0; layer < g.layers(); layer++) {
+                PageBytes.fill(seed, layer, pos, buf, 0, buf.length);
+                d = PageBytes.digest(d, buf, 0, buf.length);
+            }
+            int n = pos - promptLen + 1;
+            if (n >= 1) {
+                ref[n - 1] = target(seed, n, d);
+            }
+        }
+        return ref;
+    }
+
+    /** The draft's token for output position n, given the reference token there (-1 past the end). */
+    public int draft(long seed, int n, int refToken) {
+        double coin = (PageBytes.mix(seed * 31 + n * 0xC2B2AE3D27D4EB4FL) >>> 11) * 0x1.0p-53;
+        if (refToken >= 0 && coin < agreement) {
+            return refToken;
+        }
+        int other = (int) Long.remainderUnsigned(PageBytes.mix(seed + n), vocab - 1);
+        return refToken >= 0 && other >= refToken ? other + 1 : other;
+    }
+}

@@ -3,12 +3,13 @@ package lumen.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The kit's command line: {@code lumen check}, {@code lumen verify}. */
+/** The kit's command line: {@code lumen check}, {@code validate}, {@code scenarios}, {@code verify}. */
 @Command(name = "lumen",
         mixinStandardHelpOptions = true,
         version = "lumen 0.1.0",
-        description = "The LUMEN verification kit: model-check LUMEN's TLA+ specs and verify the kit.",
-        subcommands = {CheckCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
+        description = "The LUMEN verification kit: model-check LUMEN's TLA+ specs, validate traces, run the reference scenarios, verify the kit.",
+        subcommands = {CheckCommand.class, ValidateCommand.class, ScenariosCommand.class, VerifyCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Lumen {
 
     public static void main(String[] args) {

@@ -96,6 +96,9 @@ public record PageSeq(int length, int[] holes) {
 
     @Override
     public String toString() {
+        if (length == 0) {
+            return "no pages";
+        }
         return holes.length == 0 ? "pages 1.." + length : "pages 1.." + length + " with holes at " + Arrays.toString(holes);
     }
 }

@@ -1,0 +1,91 @@
+package lumen.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import lumen.runtime.Scenario;
+import lumen.runtime.ScenarioRun;
+import lumen.runtime.Scenarios;
+import lumen.spec.io.AtomicFiles;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code lumen scenarios}: runs the named reference scenarios through the runtime and validates their traces. */
+@Command(name = "scenarios",
+        mixinStandardHelpOptions = true,
+        description = {"Runs the named reference scenarios through the cluster runtime (real paged KV, fault injection,"
+                + " draft assist), validates each trace, and checks it against the scenario's expected verdict.",
+            "With no NAME, runs them all; --list shows them."})
+final class ScenariosCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "NAME", arity = "0..*", description = "scenarios to run (default: all)")
+    List<String> names = new ArrayList<>();
+
+    @Option(names = "--out", paramLabel = "DIR", description = "write each scenario's trace to DIR/NAME.jsonl")
+    Path outDir;
+
+    @Option(names = "--list", description = "list the scenarios and exit")
+    boolean list;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        if (list) {
+            for (Scenario s : Scenarios.all()) {
+                out.printf(Locale.ROOT, "%-32s expect %-8s %s%n", s.name(), s.expectsAcceptance() ? "ACCEPTED" : "REJECTED " + s.expectedProperty().name(), s.description());
+            }
+            out.flush();
+            return ExitCodes.OK;
+        }
+        List<Scenario> chosen = new ArrayList<>();
+        for (String n : names) {
+            Scenario s = Scenarios.find(n);
+            if (s == null) {
+                throw new UserError("unknown scenario '" + n + "'; lumen scenarios --list shows them");
+            }
+            chosen.add(s);
+        }
+        if (chosen.isEmpty()) {
+            chosen.addAll(Scenarios.all());
+        }
+        return runAll(out, chosen, outDir) ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+    }
+
+    /** Runs the scenarios, prints one row each; true when every one came out as expected. */
+    static boolean runAll(PrintWriter out, List<Scenario> scenarios, Path outDir) throws IOException {
+        boolean ok = true;
+        out.printf(Locale.ROOT, "%-32s %-9s %-24s %7s %8s %8s %7s %7s  %s%n", "scenario", "verdict", "expected",
+                "events", "restores", "reprefil", "drafts", "ms", "result");
+        for (Scenario s : scenarios) {
+            long t0 = System.nanoTime();
+            ScenarioRun run = ScenarioRun.run(s);
+            double ms = (System.nanoTime() - t0) / 1e6;
+            if (outDir != null) {
+                Files.createDirectories(outDir);
+                AtomicFiles.writeString(outDir.resolve(s.name() + ".jsonl"), new String(run.trace(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            String got = run.result().verdict().name();
+            if (run.result().divergence() != null) {
+                got += " " + (run.result().divergence().finding().property() == null ? "-" : run.result().divergence().finding().property().name());
+            }
+            out.printf(Locale.ROOT, "%-32s %-9s %-24s %7d %8d %8d %7d %7.0f  %s%n", s.name(), got,
+                    s.expectsAcceptance() ? "ACCEPTED" : "REJECTED " + s.expectedProperty().name(),
+                    run.result().events(), run.stats().restores, run.stats().reprefills, run.stats().draftsDelivered, ms,
+                    run.passed() ? "ok" : "FAILED: " + String.join("; ", run.problems()));
+            ok &= run.passed();
+        }
+        out.flush();
+        return ok;
+    }
+}

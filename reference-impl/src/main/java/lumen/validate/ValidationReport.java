@@ -1,0 +1,88 @@
+package lumen.validate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import lumen.core.Finding;
+
+/** Validation results as text (for people) and as a JSON-ready map (for machines). */
+public final class ValidationReport {
+    private ValidationReport() {}
+
+    /** The result as the lines {@code lumen validate} prints. */
+    public static String text(ValidationResult r) {
+        StringBuilder b = new StringBuilder();
+        switch (r.verdict()) {
+            case ACCEPTED -> b.append(String.format(Locale.ROOT, "%s: ACCEPTED (%d events; %d requests done, %d still running at the end) %s%n",
+                    r.source(), r.events(), r.done(), r.open(), r.byType()));
+            case MALFORMED -> b.append(r.error().getMessage()).append(System.lineSeparator());
+            case REJECTED -> {
+                Divergence d = r.divergence();
+                Finding f = d.finding();
+                b.append(String.format(Locale.ROOT, "%s:%d: REJECTED by %s%n", r.source(), d.line(), f.label()));
+                b.append("  event:    ").append(d.event()).append(System.lineSeparator());
+                b.append("  finding:  ").append(f.message()).append(System.lineSeparator());
+                if (f.expected() != null) {
+                    b.append("  expected: ").append(f.expected()).append(System.lineSeparator());
+                    b.append("  actual:   ").append(f.actual()).append(System.lineSeparator());
+                }
+                for (Finding o : d.others()) {
+                    b.append("  also:     ").append(o).append(System.lineSeparator());
+                }
+                b.append("  spec state before this event: ");
+                for (String line : d.state().split("\n")) {
+                    b.append(line.startsWith("  ") ? "    " + line.substring(2) : line).append(System.lineSeparator());
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    private static Map<String, Object> finding(Finding f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("property", f.property() == null ? null : f.property().name());
+        m.put("label", f.label());
+        m.put("message", f.message());
+        m.put("expected", f.expected());
+        m.put("actual", f.actual());
+        return m;
+    }
+
+    /** The result as a map for a JSON report. */
+    public static Map<String, Object> json(ValidationResult r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("trace", r.source());
+        m.put("verdict", r.verdict().name());
+        m.put("events", r.events());
+        m.put("eventsByType", r.byType());
+        m.put("requestsDone", r.done());
+        m.put("requestsRunningAtEnd", r.open());
+        if (r.config() != null) {
+            m.put("policy", r.config().policy());
+            m.put("workers", r.config().workers());
+        }
+        if (r.divergence() != null) {
+            Divergence d = r.divergence();
+            Map<String, Object> dm = new LinkedHashMap<>();
+            dm.put("line", d.line());
+            dm.put("event", d.event());
+            dm.putAll(finding(d.finding()));
+            List<Object> others = new ArrayList<>();
+            for (Finding o : d.others()) {
+                others.add(finding(o));
+            }
+            dm.put("alsoBroken", others);
+            dm.put("specState", d.state());
+            m.put("divergence", dm);
+        }
+        if (r.error() != null) {
+            Map<String, Object> em = new LinkedHashMap<>();
+            em.put("line", r.error().line());
+            em.put("message", r.error().getMessage());
+            m.put("error", em);
+        }
+        return m;
+    }
+}

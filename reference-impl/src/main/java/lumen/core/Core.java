@@ -10,14 +10,21 @@ package lumen.core;
  * with tokens) take that outcome from the caller, which is how the runtime's real models enter
  * the trace; the overloads without tokens compute the spec's own outcome from the reference
  * output, as the simulator does. A method called when its action is not enabled throws
- * {@link IllegalStateException} with the spec's reason: that is a bug in the driver.
+ * {@link IllegalStateException} with the spec's reason: that is a bug in the driver. So does one
+ * whose decision the spec does not allow (a stream past the written positions, an assist to a
+ * worker that is not most loaded); only a caller's tokens are left to validation to judge.
  */
 public final class Core {
     private Core() {}
 
     private static Step take(ClusterState s, Event e) {
-        Finding f = SpecStep.check(s, e);
-        if (f != null && f.expected() == null) {
+        return take(s, e, true);
+    }
+
+    /** Takes the step if the spec allows it; {@code tokens} false leaves a caller's tokens to validation. */
+    private static Step take(ClusterState s, Event e, boolean tokens) {
+        Finding f = SpecStep.check(s, e, tokens);
+        if (f != null) {
             throw new IllegalStateException(e.action().specName() + " is not enabled: " + f.message());
         }
         return new Step(Transition.apply(s, e), e);
@@ -47,19 +54,19 @@ public final class Core {
     }
 
     public static Step prefill(ClusterState s, int r) {
-        return prefill(s, r, SpecStep.expectedPrefillTokens(req(s, r)));
+        return take(s, new Event.Prefill(r, req(s, r).server(), SpecStep.expectedPrefillTokens(req(s, r))));
     }
 
     public static Step prefill(ClusterState s, int r, int[] tokens) {
-        return take(s, new Event.Prefill(r, req(s, r).server(), tokens));
+        return take(s, new Event.Prefill(r, req(s, r).server(), tokens), false);
     }
 
     public static Step decode(ClusterState s, int r) {
-        return decode(s, r, SpecStep.expectedDecodeTokens(req(s, r)));
+        return take(s, new Event.Decode(r, req(s, r).server(), SpecStep.expectedDecodeTokens(req(s, r))));
     }
 
     public static Step decode(ClusterState s, int r, int[] tokens) {
-        return take(s, new Event.Decode(r, req(s, r).server(), tokens));
+        return take(s, new Event.Decode(r, req(s, r).server(), tokens), false);
     }
 
     /** StreamPage: r's checkpoint grows to {@code upTo} positions (at most what its server wrote). */

@@ -312,23 +312,21 @@ public final class ClusterRuntime {
             int n = rr.outLen();
             int p = rr.promptLen();
             int[] d = rr.proposal() == null ? new int[0] : rr.proposal().toks();
-            List<Integer> toks = new ArrayList<>();
-            int i = 0;
-            while (n + i + 1 <= rr.refLen()) {
+            int[] out = Verification.greedy(d, rr.refLen() - n, i -> {
                 int m = n + i + 1;
                 int t = models.target(q.a.seed(), m, w.gpu.digest(r, p + m - 1));
-                toks.add(t);
                 w.gpu.compute(r, q.a.seed(), p + m, p + m);
-                if (i < d.length && d[i] == t) {
-                    i++;
-                    continue;
-                }
-                break;
+                return t;
+            });
+            int kept = 0;
+            while (kept < d.length && kept < out.length && d[kept] == out[kept]) {
+                kept++;
             }
-            stats.draftTokensAccepted += Math.min(i, d.length);
-            int[] out = toks.stream().mapToInt(Integer::intValue).toArray();
+            stats.draftTokensAccepted += kept;
+            for (int t : out) {
+                q.out.add(t);
+            }
             emit(Core.decode(state, r, out));
-            q.out.addAll(toks);
             if (rec(r).outLen() == rec(r).refLen()) {
                 complete(r);
             }

@@ -113,7 +113,12 @@ public final class TraceReader implements Closeable {
             String f = p.currentName();
             JsonToken v = token();
             switch (f) {
-                case "type" -> type = string(f, v);
+                case "type" -> {
+                    type = string(f, v);
+                    if (!"header".equals(type)) {
+                        throw error(eventLine, "the first line must be the header (\"type\":\"header\"), found type " + quote(type));
+                    }
+                }
                 case "format" -> format = string(f, v);
                 case "version" -> version = (int) integer(f, v);
                 case "config" -> cfg = readConfig(v);

@@ -1,0 +1,133 @@
+package lumen.core;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each Java invariant check fails on a state with its seeded bug, and only the full-state check
+ * and the per-entity check agree on it. States with bugs are built by applying wrong events with
+ * the permissive {@link Transition}, as a buggy implementation would report them.
+ */
+class InvariantsTest {
+    static final int[] REF = {11, 12, 13, 14};
+
+    static ClusterState running() {
+        return Core.streamPage(prefilled(), 0, 3).state();
+    }
+
+    static ClusterState prefilled() {
+        ClusterState s = ClusterState.initial(new Config("lumen", 3, 1, 1, 5, 3, 16, 4, 3));
+        s = Core.arrive(s, 0, 4, REF).state();
+        s = Core.place(s, 0).state();
+        return Core.prefill(s, 0).state();
+    }
+
+    static void broken(PropertyId p, ClusterState s) {
+        List<Finding> all = Invariants.all(s);
+        assertFalse(all.isEmpty(), p + " must be found");
+        assertTrue(all.stream().anyMatch(f -> f.property() == p), () -> p + " not in " + all);
+    }
+
+    @Test
+    void theHonestStateHasNoViolation() {
+        assertEquals(List.of(), Invariants.all(running()));
+    }
+
+    @Test
+    void s1() {
+        broken(PropertyId.S1, Transition.apply(running(), new Event.Complete(0, 0, 3)));
+        RequestRec r = running().request(0);
+        assertNotNull(Invariants.s1(running(), r.withServer(-1)));
+        assertNotNull(Invariants.s1(running(), r.withPhase(RequestPhase.INTERRUPTED)));
+        assertNotNull(Invariants.s1(running(), r.withPhase(RequestPhase.DONE)));
+        assertNull(Invariants.s1(running(), r));
+    }
+
+    @Test
+    void s2ScansTheRunQueues() {
+        ClusterState s = running();
+        s = s.withWorker(s.worker(2).enqueue(0));
+        broken(PropertyId.S2, s);
+        assertNull(Invariants.s2(running(), 0));
+    }
+
+    @Test
+    void s3() {
+        broken(PropertyId.S3, Transition.apply(running(), new Event.Fail(0, new int[0], new int[0])));
+    }
+
+    @Test
+    void s4() {
+        ClusterState s = running();
+        broken(PropertyId.S4, s.withRequest(s.request(0).withHolder(0, s.request(0).ckpt())));
+    }
+
+    @Test
+    void s5() {
+        ClusterState s = running();
+        broken(PropertyId.S5, s.withWorker(s.worker(1).addStored(20)));
+        assertEquals("<= 16", Invariants.s5(s.withWorker(s.worker(1).addStored(20)), 1).expected());
+        assertNull(Invariants.s5(s.withWorker(s.worker(1).addStored(13)), 1), "exactly the budget is allowed");
+    }
+
+    @Test
+    void s6() {
+        broken(PropertyId.S6, Transition.apply(running(), new Event.StreamPage(0, 1, 7)));
+        ClusterState s = running();
+        broken(PropertyId.S6, s.withRequest(s.request(0).withHolder(1, PageSeq.intact(9))));
+    }
+
+    @Test
+    void s7() {
+        broken(PropertyId.S7, Transition.apply(running(), new Event.Decode(0, 0, new int[] {99})));
+        broken(PropertyId.S7, Transition.apply(running(), new Event.Decode(0, 0, new int[] {12, 13, 14, 15})));
+    }
+
+    @Test
+    void s8() {
+        ClusterState s = running();
+        broken(PropertyId.S8, s.withRequest(s.request(0).withHolder(-1, PageSeq.intact(2))));
+        broken(PropertyId.S8, Transition.apply(s, new Event.Fail(1, new int[0], new int[0])));
+        ClusterState done = s;
+        for (int i = 0; i < 3; i++) {
+            done = Core.decode(done, 0).state();
+        }
+        broken(PropertyId.S8, Transition.apply(done, new Event.Complete(0, 0, 1)));
+    }
+
+    @Test
+    void s9() {
+        ClusterState s = Core.fail(running(), 0).state();
+        broken(PropertyId.S9, Transition.apply(s, new Event.Route(0, RouteMode.RESTORE, 1, 6, 3)));
+        ClusterState t = running();
+        broken(PropertyId.S9, t.withRequest(t.request(0).withKv(PageSeq.intact(9))));
+    }
+
+    @Test
+    void s10() {
+        ClusterState s = Core.restart(Core.fail(running(), 2).state(), 2).state();
+        s = Core.fail(s, 0).state();
+        broken(PropertyId.S10, Transition.apply(s, new Event.Route(0, RouteMode.REPREFILL, 2, 0, 3)));
+    }
+
+    @Test
+    void s11() {
+        ClusterState s = Core.draftReady(Core.restart(Core.fail(prefilled(), 2).state(), 2).state(), 2).state();
+        s = Core.assist(s, 2, 0, new int[] {12}).state();
+        broken(PropertyId.S11, Transition.apply(s, new Event.FullReady(2, new int[0])));
+        ClusterState t = running();
+        broken(PropertyId.S11, t.withWorker(t.worker(2).withState(WorkerState.UP, ActiveModel.DRAFT)));
+    }
+
+    @Test
+    void touchedChecksFindWhatTheFullCheckFinds() {
+        ClusterState pre = running();
+        Event bad = new Event.Fail(1, new int[0], new int[0]);
+        List<Finding> touched = Invariants.touched(pre, Transition.apply(pre, bad), bad);
+        assertTrue(touched.stream().anyMatch(f -> f.property() == PropertyId.S8), touched::toString);
+        Event ok = new Event.Fail(1, new int[0], new int[] {0});
+        assertEquals(List.of(), Invariants.touched(pre, Transition.apply(pre, ok), ok));
+    }
+}

@@ -1,0 +1,274 @@
+package lumen.validate;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import lumen.core.ClusterState;
+import lumen.core.Config;
+import lumen.core.Core;
+import lumen.core.Event;
+import lumen.core.PropertyId;
+import lumen.core.RouteMode;
+import lumen.core.Step;
+import lumen.trace.TraceWriter;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The validator rejects a seeded bug of every property that can be a trace's first divergence,
+ * names that property, and points at the line; it accepts the honest prefix. Malformed input
+ * gets a located error.
+ */
+class ValidatorTest {
+    static final int[] REF = {11, 12, 13, 14, 15, 16};
+
+    /** Builds a trace with the core, then appends the bad event built from the final state. */
+    static final class Trace {
+        final Config cfg;
+        ClusterState s;
+        final List<Event> events = new ArrayList<>();
+
+        Trace(Config cfg) {
+            this.cfg = cfg;
+            this.s = ClusterState.initial(cfg);
+        }
+
+        Trace step(Function<ClusterState, Step> f) {
+            Step st = f.apply(s);
+            s = st.state();
+            events.add(st.event());
+            return this;
+        }
+
+        byte[] bytes(Event... extra) throws Exception {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            try (TraceWriter w = new TraceWriter(b, cfg)) {
+                for (Event e : events) {
+                    w.write(e, 1.5);
+                }
+                for (Event e : extra) {
+                    w.write(e);
+                }
+            }
+            return b.toByteArray();
+        }
+
+        ValidationResult validate(Event... extra) throws Exception {
+            return Validator.validate(new ByteArrayInputStream(bytes(extra)), "t.jsonl");
+        }
+    }
+
+    static Config cfg() {
+        return new Config("lumen", 3, 1, 1, 5, 3, 40, 4, 3);
+    }
+
+    /** r0 arrived on w0, placed on w1, prefilled, decoded twice, 3 positions streamed. */
+    static Trace running() {
+        return decoding().step(s -> Core.streamPage(s, 0, 3));
+    }
+
+    /** r0 arrived on w0, placed on w1, prefilled, decoded twice; nothing streamed, so w0 is most loaded. */
+    static Trace decoding() {
+        return new Trace(cfg()).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0))
+                .step(s -> Core.prefill(s, 0)).step(s -> Core.decode(s, 0)).step(s -> Core.decode(s, 0));
+    }
+
+    static void rejectedBy(PropertyId p, ValidationResult r, long line) {
+        assertEquals(Verdict.REJECTED, r.verdict(), () -> String.valueOf(r.error()));
+        assertEquals(p, r.divergence().finding().property(), () -> r.divergence().toString());
+        assertEquals(line, r.divergence().line());
+        assertFalse(r.divergence().state().isBlank());
+        String text = ValidationReport.text(r);
+        assertTrue(text.contains("REJECTED by " + p.label()), text);
+        assertTrue(text.contains("t.jsonl:" + line), text);
+    }
+
+    @Test
+    void acceptsTheHonestTrace() throws Exception {
+        Trace t = running();
+        for (int i = 0; i < 3; i++) {
+            t.step(s -> Core.decode(s, 0));
+        }
+        t.step(s -> Core.complete(s, 0)).step(s -> Core.fail(s, 1)).step(s -> Core.restart(s, 1))
+                .step(s -> Core.draftReady(s, 1)).step(s -> Core.fullReady(s, 1));
+        ValidationResult r = t.validate();
+        assertEquals(Verdict.ACCEPTED, r.verdict(), () -> String.valueOf(r.divergence()));
+        assertEquals(t.events.size(), r.events());
+        assertEquals(1, r.done());
+        assertEquals(0, r.open());
+        assertEquals(1L, r.byType().get("Arrive"));
+        assertTrue(ValidationReport.text(r).contains("ACCEPTED"));
+        assertEquals("ACCEPTED", ValidationReport.json(r).get("verdict"));
+    }
+
+    @Test
+    void s1CompleteBeforeTheOutputIsWhole() throws Exception {
+        rejectedBy(PropertyId.S1, running().validate(new Event.Complete(0, 0, 3)), 8);
+    }
+
+    @Test
+    void s2ARequestQueuedTwice() throws Exception {
+        rejectedBy(PropertyId.S2, running().validate(new Event.Arrive(0, 2, 4, REF)), 8);
+        rejectedBy(PropertyId.S2, running().validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 0)), 8);
+    }
+
+    @Test
+    void s3AFailedWorkerKeepsItsQueue() throws Exception {
+        rejectedBy(PropertyId.S3, running().validate(new Event.Fail(0, new int[0], new int[0])), 8);
+    }
+
+    @Test
+    void s4HolderIsTheServer() throws Exception {
+        Trace t = new Trace(cfg()).step(s -> Core.arrive(s, 0, 4, REF));
+        rejectedBy(PropertyId.S4, t.validate(new Event.Place(0, 0)), 3);
+    }
+
+    @Test
+    void s6StreamingPagesNotYetWritten() throws Exception {
+        rejectedBy(PropertyId.S6, running().validate(new Event.StreamPage(0, 1, 9)), 8);
+    }
+
+    @Test
+    void s7ATokenThatIsNotTheReference() throws Exception {
+        rejectedBy(PropertyId.S7, running().validate(new Event.Decode(0, 0, new int[] {99})), 8);
+        // accepting an unverified draft token: the draft says 14 where the target says 14? no: 77
+        Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.assist(s, 2, 0, new int[] {14, 77}));
+        rejectedBy(PropertyId.S7, t.validate(new Event.Decode(0, 0, new int[] {14, 77})), 11);
+    }
+
+    @Test
+    void s8ALeakedCheckpoint() throws Exception {
+        Trace t = running();
+        for (int i = 0; i < 3; i++) {
+            t.step(s -> Core.decode(s, 0));
+        }
+        rejectedBy(PropertyId.S8, t.validate(new Event.Complete(0, 0, 0)), 11);
+        rejectedBy(PropertyId.S8, running().validate(new Event.Fail(1, new int[0], new int[0])), 8);
+    }
+
+    @Test
+    void s9ResumingPastTheCheckpoint() throws Exception {
+        Trace t = running().step(s -> Core.fail(s, 0));
+        rejectedBy(PropertyId.S9, t.validate(new Event.Route(0, RouteMode.RESTORE, 1, 5, 3)), 9);
+    }
+
+    @Test
+    void s10ServingBeforeTheFullModel() throws Exception {
+        Trace t = running().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.fail(s, 0));
+        rejectedBy(PropertyId.S10, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 3)), 11);
+    }
+
+    @Test
+    void s11TwoModelsOrAnOrphanDraft() throws Exception {
+        Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.assist(s, 2, 0, new int[] {14}));
+        rejectedBy(PropertyId.S11, t.validate(new Event.FullReady(2, new int[0])), 11);
+    }
+
+    @Test
+    void a1APlacementThatIsNotTheArgMin() throws Exception {
+        Trace t = new Trace(cfg()).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.arrive(s, 1, 4, REF));
+        // w1 serves r1 (L=1), w2 is idle (L=0): placing r0 on w1 is not the argmin
+        rejectedBy(PropertyId.A1, t.validate(new Event.Place(0, 1)), 4);
+        // running unprotected while a holder has room
+        rejectedBy(PropertyId.A1, t.validate(new Event.Place(0, -1)), 4);
+    }
+
+    @Test
+    void a2AnInvertedTau() throws Exception {
+        // |C_r| = 3 = tau, L(h) = 3 <= theta 5: Eq. 6 restores; a re-prefill breaks A2
+        Trace t = running().step(s -> Core.fail(s, 0));
+        rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 3)), 9);
+    }
+
+    @Test
+    void a3ADraftForALightWorker() throws Exception {
+        Trace t = running().step(s -> Core.arrive(s, 1, 4, REF)).step(s -> Core.place(s, 1)).step(s -> Core.prefill(s, 1))
+                .step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2));
+        // w0: Q=1, L=1; w1: Q=1 plus 3 stored, L=4. r0 is on w0, the lighter one
+        rejectedBy(PropertyId.A3, t.validate(new Event.Assist(2, 0, new int[] {14})), 14);
+    }
+
+    @Test
+    void aStepOutsideTheSpecWithoutAPropertyIsStillRejected() throws Exception {
+        ValidationResult r = running().validate(new Event.DraftReady(2));
+        assertEquals(Verdict.REJECTED, r.verdict());
+        assertNull(r.divergence().finding().property());
+        assertEquals("not a step of the spec", r.divergence().finding().label());
+        assertTrue(ValidationReport.text(r).contains("expected: LOADING_DRAFT"));
+        assertEquals(8L, ((java.util.Map<?, ?>) ValidationReport.json(r).get("divergence")).get("line"));
+    }
+
+    // ---- malformed input -------------------------------------------------------------------
+
+    static final String HEADER = "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":1,\"config\":{\"policy\":\"lumen\","
+            + "\"workers\":3,\"alpha\":1,\"beta\":1,\"theta\":5,\"tau\":3,\"budget\":40,\"pageTokens\":4,\"k\":3}}\n";
+    static final String ARRIVE = "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":4,\"ref\":[11,12]}\n";
+
+    static ValidationResult text(String s) throws Exception {
+        return Validator.validate(new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8)), "bad.jsonl");
+    }
+
+    static void malformed(String trace, long line, String fragment) throws Exception {
+        ValidationResult r = text(trace);
+        assertEquals(Verdict.MALFORMED, r.verdict(), () -> trace);
+        assertEquals(line, r.error().line(), r.error().getMessage());
+        assertTrue(r.error().getMessage().startsWith("bad.jsonl:" + line + ": "), r.error().getMessage());
+        assertTrue(r.error().getMessage().contains(fragment), r.error().getMessage());
+        assertTrue(ValidationReport.text(r).contains(fragment));
+        assertNotNull(ValidationReport.json(r).get("error"));
+    }
+
+    @Test
+    void malformedInputGetsALocatedError() throws Exception {
+        assertEquals(Verdict.ACCEPTED, text(HEADER + ARRIVE).verdict());
+        malformed("", 1, "empty trace");
+        malformed("[1,2]\n", 1, "expected a JSON object");
+        malformed(ARRIVE, 1, "the first line must be the header");
+        malformed(HEADER.replace("lumen-trace", "other"), 1, "format must be");
+        malformed(HEADER.replace("\"version\":1", "\"version\":2"), 1, "version 1");
+        malformed(HEADER.replace("\"workers\":3", "\"workers\":1"), 1, "config.workers");
+        malformed(HEADER.replace("\"policy\":\"lumen\"", "\"policy\":\"nope\""), 1, "unknown policy");
+        malformed(HEADER.replace(",\"k\":3", ""), 1, "missing 'k'");
+        malformed(HEADER.replace("\"k\":3", "\"k\":3,\"zz\":1"), 1, "unknown config field");
+        malformed(HEADER + "{\"type\":\"Arrive\",\n", 3, "not valid JSON");
+        malformed(HEADER + "{oops}\n", 2, "not valid JSON");
+        malformed(HEADER + ARRIVE.trim() + ARRIVE, 2, "two JSON values on one line");
+        malformed(HEADER + "{\"type\":\"Teleport\",\"worker\":0}\n", 2, "unknown event type");
+        malformed(HEADER + "{\"worker\":0}\n", 2, "without a 'type'");
+        malformed(HEADER + "{\"type\":\"Restart\",\"worker\":0,\"colour\":1}\n", 2, "unknown field 'colour'");
+        malformed(HEADER + "{\"type\":\"Restart\",\"worker\":0,\"req\":1}\n", 2, "unexpected field 'req'");
+        malformed(HEADER + "{\"type\":\"Restart\"}\n", 2, "missing field 'worker'");
+        malformed(HEADER + "{\"type\":\"Restart\",\"worker\":\"w0\"}\n", 2, "must be an integer");
+        malformed(HEADER + "{\"type\":\"Restart\",\"worker\":7}\n", 2, "unknown worker 7");
+        malformed(HEADER + "{\"type\":\"Restart\",\"worker\":-1}\n", 2, "must be an integer in 0..");
+        malformed(HEADER + "{\"type\":\"Place\",\"req\":4,\"holder\":1}\n", 2, "unknown request 4");
+        malformed(HEADER + ARRIVE + "{\"type\":\"Fail\",\"worker\":1,\"interrupted\":[9],\"orphaned\":[]}\n", 3, "unknown request 9");
+        malformed(HEADER + "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":0,\"ref\":[1]}\n", 2, "promptLen must be at least 1");
+        malformed(HEADER + "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":2,\"ref\":[]}\n", 2, "at least one token");
+        malformed(HEADER + "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":2,\"ref\":[1,\"x\"]}\n", 2, "integers only");
+        malformed(HEADER + ARRIVE + "{\"type\":\"Route\",\"req\":0,\"mode\":\"TELEPORT\",\"worker\":1,\"resumed\":0,\"freed\":0}\n", 3, "mode must be");
+        malformed(HEADER + ARRIVE + "{\"type\":\"Decode\",\"req\":0,\"worker\":0,\"tokens\":[]}\n", 3, "at least one token");
+        malformed(HEADER + ARRIVE + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"mode\":\"RESTORE\"}\n", 3, "unexpected field 'mode'");
+    }
+
+    @Test
+    void theReaderRoundTripsEveryEventType() throws Exception {
+        Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.assist(s, 2, 0, new int[] {14})).step(s -> Core.fullReady(s, 2)).step(s -> Core.fail(s, 0))
+                .step(s -> Core.route(s, 0));
+        lumen.trace.TraceReader rd = new lumen.trace.TraceReader(new ByteArrayInputStream(t.bytes()), "x");
+        assertEquals(t.cfg, rd.config());
+        for (Event e : t.events) {
+            assertEquals(e, rd.next());
+            assertEquals(1.5, rd.time());
+        }
+        assertNull(rd.next());
+        rd.close();
+    }
+}

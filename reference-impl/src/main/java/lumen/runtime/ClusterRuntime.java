@@ -40,10 +40,29 @@ public final class ClusterRuntime {
         void accept(Event e, double t);
     }
 
-    /** Runtime knobs besides the spec's constants. */
-    public record Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity) {
+    /**
+     * Runtime knobs besides the spec's constants.
+     *
+     * @param flipRestoredBit data-plane fault injection: flip one bit of every restored checkpoint,
+     *                        as a bad host DIMM or a wrong copy would; the restore check counts it
+     *                        and the target's next token changes, so validation rejects the trace
+     */
+    public record Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity,
+                          boolean flipRestoredBit) {
         public static Options defaults(int pageTokens) {
-            return new Options(KvGeometry.small(pageTokens), 32_000, 0.7, 64);
+            return new Options(KvGeometry.small(pageTokens), 32_000, 0.7, 64, false);
+        }
+
+        public Options withDraftAgreement(double a) {
+            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit);
+        }
+
+        public Options withFlipRestoredBit(boolean f) {
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f);
+        }
+
+        public Options withStreamQueueCapacity(int c) {
+            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit);
         }
     }
 
@@ -444,6 +463,9 @@ public final class ClusterRuntime {
             List<byte[]> pages = h.host.remove(r);
             if (pages == null) {
                 pages = List.of();
+            }
+            if (opt.flipRestoredBit() && !pages.isEmpty()) {
+                pages.get(0)[0] ^= 1;
             }
             checkRestored(r, pages, e.resumed());
             h.gpu.restore(r, pages, e.resumed());

@@ -1,0 +1,155 @@
+package lumen.runtime;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import lumen.core.Config;
+import lumen.core.Event;
+import lumen.core.Invariants;
+import lumen.core.Policies;
+import lumen.core.PropertyId;
+import lumen.trace.TraceWriter;
+import lumen.validate.ValidationResult;
+import lumen.validate.Validator;
+import lumen.validate.Verdict;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The runtime under every policy and every fault point: its trace is a behaviour of the spec,
+ * every client receives exactly its failure-free output, restores are bit-exact, and the state
+ * satisfies every invariant at the end. A flipped bit in host memory is caught.
+ */
+class ClusterRuntimeTest {
+
+    record Run(ClusterRuntime rt, byte[] trace, ValidationResult v, List<Event> events) {}
+
+    static Run run(Config cfg, ClusterRuntime.Options opt, List<Arrival> work, List<Fault> faults) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        List<Event> events = new ArrayList<>();
+        ClusterRuntime rt;
+        try (TraceWriter w = new TraceWriter(buf, cfg)) {
+            rt = new ClusterRuntime(cfg, Scenarios.FAST_RELOAD, opt, (e, t) -> {
+                events.add(e);
+                try {
+                    w.write(e, t);
+                } catch (IOException ex) {
+                    throw new UncheckedIOException(ex);
+                }
+            });
+            rt.run(work, faults);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        try {
+            ValidationResult v = Validator.validate(new ByteArrayInputStream(buf.toByteArray()), "rt");
+            return new Run(rt, buf.toByteArray(), v, events);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static List<Arrival> work(int n) {
+        List<Arrival> a = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            a.add(new Arrival(i, i * 5.0, 20 + i * 3 % 17, 50 + i * 7 % 40, 77 + i));
+        }
+        return a;
+    }
+
+    static void assertHonest(Run r, String what) {
+        assertEquals(Verdict.ACCEPTED, r.v().verdict(), () -> what + ": " + r.v().divergence() + " " + r.v().error());
+        r.rt().outputs().forEach((id, out) -> assertArrayEquals(r.rt().references().get(id), out, what + ": request " + id));
+        assertEquals(0, r.rt().stats().restoredBytesWrong, what);
+        assertEquals(List.of(), Invariants.all(r.rt().state()), what);
+    }
+
+    @Test
+    void everyPolicyUnderEveryFaultPoint() {
+        for (String policy : Policies.keys()) {
+            for (Fault.Point point : Fault.Point.values()) {
+                Config cfg = new Config(policy, 4, 1, 1, 200, 16, 2048, 16, 4);
+                List<Fault> faults = point == Fault.Point.MID_HANDOVER || point == Fault.Point.MID_RESTORE
+                        ? List.of(new Fault(1, 50, Fault.Point.MID_DECODE), new Fault(point == Fault.Point.MID_RESTORE ? 2 : 1, 60, point))
+                        : List.of(new Fault(1, point == Fault.Point.MID_PREFILL ? 0 : 60, point));
+                Run r = run(cfg, ClusterRuntime.Options.defaults(16), work(10), faults);
+                assertHonest(r, policy + " " + point);
+                assertEquals(10, r.rt().stats().completed);
+                boolean possible = switch (point) {
+                    case MID_STREAM, MID_RESTORE -> !policy.equals("stop-and-restart");
+                    case MID_HANDOVER -> cfg.recoveryPolicy().restartState() == lumen.core.WorkerState.LOADING_DRAFT;
+                    default -> true;
+                };
+                if (possible) {
+                    assertEquals(faults.size(), r.rt().stats().failures, policy + " " + point + ": every fault was injected");
+                    assertEquals(0, r.rt().stats().faultsSkipped);
+                } else {
+                    assertEquals(faults.size() - 1, r.rt().stats().failures, policy + " " + point + " cannot happen");
+                }
+            }
+        }
+    }
+
+    @Test
+    void concurrentAndRepeatedFailures() {
+        Config cfg = new Config("lumen", 5, 1, 1, 200, 16, 2048, 16, 4);
+        List<Fault> faults = List.of(new Fault(0, 40, Fault.Point.AT_TIME), new Fault(1, 40, Fault.Point.AT_TIME),
+                new Fault(2, 40, Fault.Point.AT_TIME), new Fault(0, 400, Fault.Point.MID_DECODE), new Fault(3, 41, Fault.Point.MID_STREAM));
+        Run r = run(cfg, ClusterRuntime.Options.defaults(16), work(14), faults);
+        assertHonest(r, "concurrent");
+        assertTrue(r.rt().stats().failures >= 4);
+    }
+
+    @Test
+    void drafTAgreementChangesAcceptanceNotOutput() {
+        Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 2048, 16, 4);
+        int[] accepted = new int[3];
+        double[] agree = {0.0, 0.5, 1.0};
+        for (int i = 0; i < 3; i++) {
+            Run r = run(cfg, ClusterRuntime.Options.defaults(16).withDraftAgreement(agree[i]), work(12),
+                    List.of(new Fault(1, 30, Fault.Point.MID_DECODE)));
+            assertHonest(r, "agreement " + agree[i]);
+            assertTrue(r.rt().stats().draftsDelivered > 0);
+            accepted[i] = r.rt().stats().draftTokensAccepted;
+        }
+        assertEquals(0, accepted[0], "a draft that never agrees is never accepted");
+        assertTrue(accepted[0] < accepted[1] && accepted[1] < accepted[2], java.util.Arrays.toString(accepted));
+    }
+
+    @Test
+    void aCheckpointMayLagAndABoundedQueueFillsUp() {
+        Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 4096, 16, 4);
+        Run r = run(cfg, ClusterRuntime.Options.defaults(16).withStreamQueueCapacity(1), work(12),
+                List.of(new Fault(1, 90, Fault.Point.MID_DECODE)));
+        assertHonest(r, "queue of 1");
+        assertTrue(r.rt().stats().streamQueueFull > 0);
+        assertTrue(r.rt().stats().restores > 0);
+    }
+
+    @Test
+    void aFlippedBitInHostMemoryIsCaught() {
+        Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 2048, 16, 4);
+        Run r = run(cfg, ClusterRuntime.Options.defaults(16).withFlipRestoredBit(true), work(10),
+                List.of(new Fault(1, 150, Fault.Point.MID_DECODE)));
+        assertTrue(r.rt().stats().restores > 0);
+        assertTrue(r.rt().stats().restoredBytesWrong > 0, "the restore check sees the flipped byte");
+        assertEquals(Verdict.REJECTED, r.v().verdict());
+        assertEquals(PropertyId.S7, r.v().divergence().finding().property(), "the target's next token changes");
+    }
+
+    @Test
+    void badOptionsAreRefused() {
+        Config cfg = Config.defaults("lumen");
+        ClusterRuntime.Options wrongPage = new ClusterRuntime.Options(KvGeometry.small(8), 100, 0.5, 4, false);
+        assertThrows(IllegalArgumentException.class, () -> new ClusterRuntime(cfg, Scenarios.FAST_RELOAD, wrongPage, (e, t) -> { }));
+        ClusterRuntime rt = new ClusterRuntime(cfg, Scenarios.FAST_RELOAD, ClusterRuntime.Options.defaults(16), (e, t) -> { });
+        assertThrows(IllegalArgumentException.class, () -> rt.run(List.of(), List.of(new Fault(9, 0, Fault.Point.AT_TIME))));
+        assertThrows(IllegalArgumentException.class, () -> new TokenModels(1, 0.5, KvGeometry.small(4)));
+        assertThrows(IllegalArgumentException.class, () -> new TokenModels(10, 1.5, KvGeometry.small(4)));
+        assertThrows(IllegalArgumentException.class, () -> new KvGeometry(0, 1, 1));
+    }
+}

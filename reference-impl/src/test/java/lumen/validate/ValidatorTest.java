@@ -187,6 +187,45 @@ class ValidatorTest {
     }
 
     @Test
+    void a2AReprefillMustGoToALeastLoadedSurvivorFromNothing() throws Exception {
+        // a loaded holder (theta 0) and a short prefix (tau 10): Eq. 6 re-prefills on w2 (L=0)
+        Config c = new Config("lumen", 3, 1, 1, 0, 10, 40, 4, 3);
+        Trace t = new Trace(c).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0)).step(s -> Core.prefill(s, 0))
+                .step(s -> Core.streamPage(s, 0, 2)).step(s -> Core.fail(s, 0));
+        assertEquals(Verdict.ACCEPTED, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 2)).verdict());
+        rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.REPREFILL, 1, 0, 2)), 7);
+        rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.RESTORE, 1, 2, 2)), 7);
+        ValidationResult nonEmpty = t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 1, 2));
+        assertEquals(Verdict.REJECTED, nonEmpty.verdict());
+        rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 1)), 7);
+        assertEquals("A2", ((java.util.Map<?, ?>) ValidationReport.json(t.validate(new Event.Route(0, RouteMode.REPREFILL, 1, 0, 2)))
+                .get("divergence")).get("property"));
+    }
+
+    @Test
+    void a3ADraftForARequestOnNoUpWorker() throws Exception {
+        Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.fail(s, 0));
+        ValidationResult r = t.validate(new Event.Assist(2, 0, new int[] {14}));
+        assertEquals(Verdict.REJECTED, r.verdict());
+        assertTrue(r.divergence().others().stream().anyMatch(f -> f.property() == PropertyId.A3)
+                || r.divergence().finding().property() == PropertyId.A3, r.divergence()::toString);
+    }
+
+    @Test
+    void syntheticTracesAreValid() throws Exception {
+        for (String p : lumen.core.Policies.keys()) {
+            Config c = new Config(p, 5, 1, 1, 64, 32, 2048, 16, 4);
+            byte[] trace = lumen.trace.SyntheticTrace.toBytes(new lumen.trace.SyntheticTrace.Spec(c, 20_000, 4, 20, 40, 3_000, 3));
+            ValidationResult r = Validator.validate(new ByteArrayInputStream(trace), p);
+            assertEquals(Verdict.ACCEPTED, r.verdict(), () -> p + ": " + r.divergence() + " " + r.error());
+            assertTrue(r.events() >= 20_000);
+            assertTrue(r.byType().getOrDefault("Fail", 0L) >= 3, p + ": " + r.byType());
+            assertTrue(r.byType().getOrDefault("Route", 0L) >= 1, p + ": " + r.byType());
+        }
+    }
+
+    @Test
     void a3ADraftForALightWorker() throws Exception {
         Trace t = running().step(s -> Core.arrive(s, 1, 4, REF)).step(s -> Core.place(s, 1)).step(s -> Core.prefill(s, 1))
                 .step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2));

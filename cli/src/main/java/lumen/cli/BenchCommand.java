@@ -1,0 +1,137 @@
+package lumen.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import lumen.bench.DecisionBench;
+import lumen.bench.ValidatorBench;
+import lumen.bench.ValidatorHeap;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code lumen bench}: the reference implementation's benchmarks, with their figures printed. */
+@Command(name = "bench",
+        mixinStandardHelpOptions = true,
+        description = {"Runs benchmarks and prints their figures.",
+            "decisions: placement and routing decisions per second at 4, 64 and 1024 workers, the O(log W) load"
+                + " index against an O(W) scan in the same run (JMH).",
+            "validator: validator events per second on one thread (JMH).",
+            "heap: peak heap while validating a generated trace of --size-mb megabytes from disk."})
+final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap or all (default: all)")
+    String what = "all";
+
+    @Option(names = "--quick", description = "fewer and shorter JMH iterations (a smoke run, noisier figures)")
+    boolean quick;
+
+    @Option(names = "--size-mb", paramLabel = "MB", description = "trace size for the heap benchmark (default: ${DEFAULT-VALUE})")
+    long sizeMb = 1024;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "where the heap benchmark writes its trace (default: the system temp folder)")
+    Path dir;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (!java.util.List.of("decisions", "validator", "heap", "all").contains(what)) {
+            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap or all");
+        }
+        if (what.equals("decisions") || what.equals("all")) {
+            decisions(out);
+        }
+        if (what.equals("validator") || what.equals("all")) {
+            validator(out);
+        }
+        if (what.equals("heap") || what.equals("all")) {
+            heap(out);
+        }
+        return ExitCodes.OK;
+    }
+
+    private ChainedOptionsBuilder jmh(Class<?> bench) {
+        ChainedOptionsBuilder b = new OptionsBuilder().include(bench.getName() + ".*").shouldFailOnError(true);
+        if (quick) {
+            b = b.warmupIterations(1).warmupTime(TimeValue.milliseconds(500)).measurementIterations(2)
+                    .measurementTime(TimeValue.milliseconds(500));
+        }
+        return b;
+    }
+
+    private static double score(Collection<RunResult> rs, String method, String workers) {
+        for (RunResult r : rs) {
+            if (r.getParams().getBenchmark().endsWith("." + method) && workers.equals(r.getParams().getParam("workers"))) {
+                return r.getPrimaryResult().getScore();
+            }
+        }
+        return Double.NaN;
+    }
+
+    private void decisions(PrintWriter out) throws RunnerException {
+        Collection<RunResult> rs = new Runner(jmh(DecisionBench.class).build()).run();
+        out.println();
+        out.println("Decisions per second (JMH throughput, one thread; index = O(log W) LoadIndex, scan = O(W) argmin)");
+        out.printf(Locale.ROOT, "%8s %16s %16s %8s %16s %16s %8s %16s%n", "workers", "place index", "place scan", "ratio",
+                "reprefill index", "reprefill scan", "ratio", "Place step");
+        for (String w : new String[] {"4", "64", "1024"}) {
+            double pi = score(rs, "placementIndexed", w);
+            double ps = score(rs, "placementScan", w);
+            double ri = score(rs, "reprefillTargetIndexed", w);
+            double rsn = score(rs, "reprefillTargetScan", w);
+            out.printf(Locale.ROOT, "%8s %16.0f %16.0f %7.1fx %16.0f %16.0f %7.1fx %16.0f%n", w, pi, ps, pi / ps, ri, rsn, ri / rsn,
+                    score(rs, "placeStep", w));
+        }
+        out.flush();
+    }
+
+    private void validator(PrintWriter out) throws RunnerException {
+        Collection<RunResult> rs = new Runner(jmh(ValidatorBench.class).build()).run();
+        out.println();
+        out.println("Validator throughput (JMH, one thread, 1,000,000-event synthetic trace from memory; target >= 1,000,000 events/s)");
+        for (String w : new String[] {"8", "64"}) {
+            out.printf(Locale.ROOT, "  %3s workers: %,.0f events/s%n", w, score(rs, "validate", w));
+        }
+        out.flush();
+    }
+
+    private void heap(PrintWriter out) throws IOException {
+        if (sizeMb < 1) {
+            throw new UserError("--size-mb must be at least 1");
+        }
+        Path d = dir != null ? dir : Path.of(System.getProperty("java.io.tmpdir"));
+        Files.createDirectories(d);
+        Path file = Files.createTempFile(d, "lumen-heap-", ".jsonl");
+        try {
+            out.printf(Locale.ROOT, "%nWriting a %d MB synthetic trace to %s ...%n", sizeMb, file);
+            out.flush();
+            long events = ValidatorHeap.write(file, sizeMb << 20, 8);
+            ValidatorHeap.Result r = ValidatorHeap.measure(file);
+            out.printf(Locale.ROOT, "Validated %,d bytes (%,d events) in %.1f s (%,.0f events/s): %s%n", r.bytes(), r.events(),
+                    r.seconds(), r.events() / r.seconds(), r.verdict());
+            out.printf(Locale.ROOT, "Peak heap used while validating: %.1f MB (max heap %.0f MB; target < 256 MB for a 1 GB trace)%n",
+                    r.peakHeapBytes() / 1048576.0, r.maxHeapBytes() / 1048576.0);
+            if (events != r.events()) {
+                out.println("note: the validator read " + r.events() + " events of " + events + " written");
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+        out.flush();
+    }
+}

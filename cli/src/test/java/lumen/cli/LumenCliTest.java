@@ -6,35 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class LumenCliTest {
 
     @TempDir
     Path tmp;
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        CommandLine cl = Lumen.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void aMutantIsRejectedWithItsPropertyAndTheJsonSaysSo() throws Exception {
-        Run r = run("check", "-q", "--json", "--workers", "1", "MutHolderIsServer");
+        CliRun r = run("check", "-q", "--json", "--workers", "1", "MutHolderIsServer");
         assertEquals(ExitCodes.OK, r.exit(), r.err());
         JsonNode report = new ObjectMapper().readTree(r.out());
         assertEquals(1, report.get("agree").asInt());
@@ -48,7 +36,7 @@ class LumenCliTest {
 
     @Test
     void theTableNamesModelResultAndVerdict() {
-        Run r = run("check", "-q", "--workers", "1", "spec/mutants/MutTauInverted.cfg", "WitRestore");
+        CliRun r = run("check", "-q", "--workers", "1", "spec/mutants/MutTauInverted.cfg", "WitRestore");
         assertEquals(ExitCodes.OK, r.exit(), r.err());
         assertTrue(r.out().contains("MutTauInverted"), r.out());
         assertTrue(r.out().contains("violates A2_RoutingFollowsRuleProp"), r.out());
@@ -58,7 +46,7 @@ class LumenCliTest {
     @Test
     void tracesShowsTheCounterexampleOfAnExpectedViolation() throws Exception {
         Path report = tmp.resolve("report.json");
-        Run r = run("check", "-q", "--traces", "--workers", "1", "--report", report.toString(), "MutLeakedCheckpoint");
+        CliRun r = run("check", "-q", "--traces", "--workers", "1", "--report", report.toString(), "MutLeakedCheckpoint");
         assertEquals(ExitCodes.OK, r.exit(), r.err());
         assertEquals("S8", new ObjectMapper().readTree(report.toFile()).get("models").get(0).get("propertyId").asText());
         assertTrue(r.out().contains("violates S8_NoCheckpointLeakInv, as expected"), r.out());
@@ -81,7 +69,7 @@ class LumenCliTest {
                 + "\"MutHolderIsServer\",\"module\":\"mutants/MutHolderIsServer.tla\",\"config\":"
                 + "\"mutants/MutHolderIsServer.cfg\",\"tier\":\"ci\",\"expect\":\"violation\","
                 + "\"property\":\"S5_BudgetRespectedInv\"}]}");
-        Run r = run("check", "-q", "--workers", "1", "--spec-dir", spec.toString());
+        CliRun r = run("check", "-q", "--workers", "1", "--spec-dir", spec.toString());
         assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.err());
         assertTrue(r.out().contains("rejected with S4_HolderIsNotServerInv, expected S5_BudgetRespectedInv"), r.out());
         assertTrue(r.out().contains("  1  Init"), r.out());
@@ -90,20 +78,20 @@ class LumenCliTest {
 
     @Test
     void badInputIsOneLineAndExitTwo() {
-        Run unknown = run("check", "NoSuchModel");
+        CliRun unknown = run("check", "NoSuchModel");
         assertEquals(ExitCodes.BAD_INPUT, unknown.exit());
         assertTrue(unknown.err().startsWith("lumen: unknown model 'NoSuchModel'"), unknown.err());
         assertFalse(unknown.err().contains("Exception"), unknown.err());
 
-        Run noSpec = run("check", "--spec-dir", tmp.toString());
+        CliRun noSpec = run("check", "--spec-dir", tmp.toString());
         assertEquals(ExitCodes.BAD_INPUT, noSpec.exit());
         assertTrue(noSpec.err().contains("no spec/manifest.json"), noSpec.err());
 
-        Run workers = run("check", "--workers", "0", "MCPlacement");
+        CliRun workers = run("check", "--workers", "0", "MCPlacement");
         assertEquals(ExitCodes.BAD_INPUT, workers.exit());
         assertTrue(workers.err().contains("--workers must be at least 1"), workers.err());
 
-        Run typo = run("check", "--workers", "many");
+        CliRun typo = run("check", "--workers", "many");
         assertEquals(ExitCodes.BAD_INPUT, typo.exit());
         assertTrue(typo.err().contains("Invalid value"), typo.err());
     }
@@ -111,7 +99,7 @@ class LumenCliTest {
     @Test
     void malformedManifestIsLocated() throws Exception {
         Files.writeString(tmp.resolve("manifest.json"), "{ \"tool\": ");
-        Run r = run("check", "--spec-dir", tmp.toString());
+        CliRun r = run("check", "--spec-dir", tmp.toString());
         assertEquals(ExitCodes.BAD_INPUT, r.exit());
         assertTrue(r.err().contains("manifest.json:1:"), r.err());
     }

@@ -29,6 +29,7 @@ public final class TraceReader implements Closeable {
     private long lastLine;
     private long eventLine;
     private double eventTime = Double.NaN;
+    private double[] citedLoads;
 
     public TraceReader(InputStream in, String source) throws IOException, TraceFormatException {
         this.source = source;
@@ -43,6 +44,14 @@ public final class TraceReader implements Closeable {
     /** The line of the event {@link #next} returned last. */
     public long line() {
         return eventLine;
+    }
+
+    /**
+     * The loads the last event's decision cites ({@code loads}, one per worker, as the deciding
+     * component saw them), or null when it cites none. Only Place, Route and Assist may cite loads.
+     */
+    public double[] citedLoads() {
+        return citedLoads;
     }
 
     /** The time ({@code t}, ms) of the last event, or NaN when it had none. */
@@ -241,12 +250,14 @@ public final class TraceReader implements Closeable {
         String type = null;
         String mode = null;
         eventTime = Double.NaN;
+        citedLoads = null;
         while (token() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken v = token();
             switch (f) {
                 case "type" -> type = string(f, v);
                 case "t" -> eventTime = number(f, v);
+                case "loads" -> citedLoads = loads(v);
                 case "mode" -> mode = string(f, v);
                 default -> field(f, v);
             }
@@ -301,6 +312,28 @@ public final class TraceReader implements Closeable {
         return Arrays.copyOf(buf, n);
     }
 
+    private double[] loads(JsonToken v) throws IOException, TraceFormatException {
+        if (v != JsonToken.START_ARRAY) {
+            throw error(tokenLine(), "field 'loads' must be an array of numbers, one per worker, found " + describe(v));
+        }
+        double[] out = new double[config.workers()];
+        int n = 0;
+        JsonToken t;
+        while ((t = token()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
+                throw error(tokenLine(), "field 'loads' must hold numbers only, found " + describe(t));
+            }
+            if (n == out.length) {
+                throw error(tokenLine(), "field 'loads' holds more than one load per worker (" + out.length + ")");
+            }
+            out[n++] = p.getDoubleValue();
+        }
+        if (n != out.length) {
+            throw error(tokenLine(), "field 'loads' holds " + n + " loads, the header declares " + out.length + " workers");
+        }
+        return out;
+    }
+
     private int need(String type, int i) throws TraceFormatException {
         if (!hasInt[i]) {
             throw error(eventLine, type + ": missing field '" + INT_NAMES[i] + "'");
@@ -350,6 +383,9 @@ public final class TraceReader implements Closeable {
         }
         if (mode != null && a != Action.ROUTE) {
             throw error(eventLine, type + ": unexpected field 'mode'");
+        }
+        if (citedLoads != null && a != Action.PLACE && a != Action.ROUTE && a != Action.ASSIST) {
+            throw error(eventLine, type + ": unexpected field 'loads' (only Place, Route and Assist cite loads)");
         }
         switch (a) {
             case ARRIVE -> {

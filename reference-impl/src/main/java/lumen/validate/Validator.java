@@ -53,7 +53,7 @@ public final class Validator {
                 events++;
                 byType.merge(e.action().specName(), 1L, Long::sum);
                 knownRequests(s, e, source, reader.line());
-                Divergence d = check(s, e, reader.line());
+                Divergence d = check(s, e, reader.line(), reader.citedLoads());
                 if (d != null) {
                     return new ValidationResult(source, Verdict.REJECTED, config, events, byType, done, arrived - done, d, null);
                 }
@@ -89,6 +89,22 @@ public final class Validator {
         }
     }
 
+    /** A decision that cites loads other than the derived ones decided on stale loads. */
+    static Finding staleLoads(ClusterState s, Event e, double[] cited) {
+        lumen.core.PropertyId p = switch (e.action()) {
+            case PLACE -> lumen.core.PropertyId.A1;
+            case ROUTE -> lumen.core.PropertyId.A2;
+            default -> lumen.core.PropertyId.A3;
+        };
+        for (int w = 0; w < cited.length; w++) {
+            if (s.isUp(w) && cited[w] != s.load(w)) {
+                return new Finding(p, "the decision cites a stale load for worker " + w + " (Eq. 4 derived from the trace)",
+                        "L=" + s.load(w), "L=" + cited[w]);
+            }
+        }
+        return null;
+    }
+
     private static int[] concat(int[] a, int[] b) {
         int[] c = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, c, a.length, b.length);
@@ -97,7 +113,21 @@ public final class Validator {
 
     /** The divergence at this event, or null when it is a step of the spec that breaks nothing. */
     public static Divergence check(ClusterState s, Event e, long line) {
+        return check(s, e, line, null);
+    }
+
+    /**
+     * As {@link #check(ClusterState, Event, long)}, with the loads the event's decision cites
+     * (null for none): each UP worker's cited load must equal the load derived from the trace.
+     */
+    public static Divergence check(ClusterState s, Event e, long line, double[] cited) {
         List<Finding> found = new ArrayList<>(0);
+        if (cited != null) {
+            Finding stale = staleLoads(s, e, cited);
+            if (stale != null) {
+                found.add(stale);
+            }
+        }
         Finding step = SpecStep.check(s, e);
         ClusterState post = Transition.apply(s, e);
         found.addAll(Invariants.touched(s, post, e));

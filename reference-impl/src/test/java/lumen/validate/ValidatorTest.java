@@ -213,6 +213,23 @@ class ValidatorTest {
     }
 
     @Test
+    void citedLoadsMustBeTheDerivedLoads() throws Exception {
+        String header = HEADER;
+        String arrive = ARRIVE;
+        assertEquals(Verdict.ACCEPTED, text(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0,0]}\n").verdict());
+        ValidationResult stale = text(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[0,0,0]}\n");
+        assertEquals(Verdict.REJECTED, stale.verdict());
+        assertEquals(PropertyId.A1, stale.divergence().finding().property());
+        assertTrue(stale.divergence().finding().message().contains("stale load for worker 0"));
+        assertEquals("L=1.0", stale.divergence().finding().expected());
+        malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0]}\n", 3, "holds 2 loads");
+        malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0,0,0]}\n", 3, "more than one load per worker");
+        malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,\"x\",0]}\n", 3, "numbers only");
+        malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":3}\n", 3, "must be an array");
+        malformed(header + arrive + "{\"type\":\"Restart\",\"worker\":1,\"loads\":[1,0,0]}\n", 3, "only Place, Route and Assist");
+    }
+
+    @Test
     void syntheticTracesAreValid() throws Exception {
         for (String p : lumen.core.Policies.keys()) {
             Config c = new Config(p, 5, 1, 1, 64, 32, 2048, 16, 4);

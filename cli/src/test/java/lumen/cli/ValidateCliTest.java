@@ -1,0 +1,89 @@
+package lumen.cli;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code lumen validate}, {@code lumen scenarios} and {@code lumen bench} from the command line. */
+class ValidateCliTest {
+    static final Path SCENARIOS = Path.of(System.getProperty("lumen.home", ".."), "reference-impl/src/test/resources/scenarios");
+
+    @TempDir
+    Path tmp;
+
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
+    }
+
+    @Test
+    void anAcceptedAndARejectedTrace() {
+        CliRun ok = run("validate", SCENARIOS.resolve("holder-failure.jsonl").toString());
+        assertEquals(ExitCodes.OK, ok.exit(), ok.out() + ok.err());
+        assertTrue(ok.out().contains("ACCEPTED"), ok.out());
+        CliRun bad = run("validate", SCENARIOS.resolve("holder-failure.jsonl").toString(),
+                SCENARIOS.resolve("corrupt-holder-is-server.jsonl").toString());
+        assertEquals(ExitCodes.DISAGREEMENT, bad.exit());
+        assertTrue(bad.out().contains("corrupt-holder-is-server.jsonl:3: REJECTED by S4 HolderIsNotServer"), bad.out());
+        assertTrue(bad.out().contains("spec state before this event"), bad.out());
+    }
+
+    @Test
+    void theJsonReportIsWrittenAtomicallyAndSaysWhy() throws Exception {
+        Path report = tmp.resolve("r.json");
+        CliRun r = run("validate", "--json", "--report", report.toString(), SCENARIOS.resolve("corrupt-resume-past-checkpoint.jsonl").toString());
+        assertEquals(ExitCodes.DISAGREEMENT, r.exit());
+        JsonNode doc = new ObjectMapper().readTree(r.out());
+        assertEquals(doc, new ObjectMapper().readTree(report.toFile()));
+        JsonNode t = doc.get("traces").get(0);
+        assertEquals("REJECTED", t.get("verdict").asText());
+        assertEquals("S9", t.get("divergence").get("property").asText());
+        assertEquals(150, t.get("divergence").get("line").asInt());
+        assertEquals("48", t.get("divergence").get("expected").asText());
+        assertEquals(0, doc.get("accepted").asInt());
+    }
+
+    @Test
+    void badInputGetsOneLocatedLineAndNoStackTrace() throws Exception {
+        Path f = tmp.resolve("bad.jsonl");
+        Files.writeString(f, "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":1,\"config\":{\"policy\":\"lumen\",\"workers\":3,"
+                + "\"alpha\":1,\"beta\":1,\"theta\":5,\"tau\":3,\"budget\":40,\"pageTokens\":4,\"k\":3}}\n{\"type\":\"Restart\",\"worker\":9}\n");
+        CliRun r = run("validate", f.toString());
+        assertEquals(ExitCodes.BAD_INPUT, r.exit());
+        assertTrue(r.out().contains("bad.jsonl:2: Restart: unknown worker 9"), r.out());
+        assertFalse((r.out() + r.err()).contains("Exception"), r.out() + r.err());
+        CliRun missing = run("validate", tmp.resolve("nope.jsonl").toString());
+        assertEquals(ExitCodes.BAD_INPUT, missing.exit());
+        assertTrue(missing.err().contains("nope.jsonl: no such file"), missing.err());
+        CliRun dir = run("validate", tmp.toString());
+        assertEquals(ExitCodes.BAD_INPUT, dir.exit());
+        assertTrue(dir.err().contains("is a folder"), dir.err());
+    }
+
+    @Test
+    void scenariosRunListAndWriteTheirTraces() throws Exception {
+        CliRun list = run("scenarios", "--list");
+        assertEquals(ExitCodes.OK, list.exit());
+        assertTrue(list.out().contains("failure-during-handover"), list.out());
+        CliRun one = run("scenarios", "--out", tmp.toString(), "budget-exhaustion", "corrupt-holder-is-server");
+        assertEquals(ExitCodes.OK, one.exit(), one.out());
+        assertTrue(one.out().contains("budget-exhaustion") && one.out().contains(" ok"), one.out());
+        assertArrayEquals(Files.readAllBytes(SCENARIOS.resolve("budget-exhaustion.jsonl")), Files.readAllBytes(tmp.resolve("budget-exhaustion.jsonl")));
+        CliRun unknown = run("scenarios", "nope");
+        assertEquals(ExitCodes.BAD_INPUT, unknown.exit());
+        assertTrue(unknown.err().contains("unknown scenario 'nope'"), unknown.err());
+    }
+
+    @Test
+    void benchRefusesWhatItDoesNotKnow() {
+        CliRun r = run("bench", "everything");
+        assertEquals(ExitCodes.BAD_INPUT, r.exit());
+        assertTrue(r.err().contains("unknown benchmark 'everything'"), r.err());
+        CliRun s = run("bench", "heap", "--size-mb", "0");
+        assertEquals(ExitCodes.BAD_INPUT, s.exit());
+    }
+}

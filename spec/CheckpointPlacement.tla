@@ -24,6 +24,7 @@
 EXTENDS Cluster
 
 Reserved(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Size(r)])
+               + SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Size(r)])
 
 \* The workers that may hold r's checkpoint: UP, not r's server, with room.
 HolderCandidates(r) ==
@@ -37,20 +38,35 @@ RingNext(w, n) == IF n = 0 THEN None
 
 \* The holders the policy allows for r; empty means "run unprotected".
 PlacementChoice(r) ==
-    CASE Policy = "LUMEN" -> ArgMinLoad(HolderCandidates(r))
+    CASE Policy \in LoadAware -> ArgMinLoad(HolderCandidates(r))
       [] Policy = "FC"    -> LET h == RingNext(Server(r), Cardinality(Workers) - 1)
                              IN  IF h # None /\ h \in HolderCandidates(r) THEN {h} ELSE {}
       [] Policy = "SR"    -> {}
+
+(***************************************************************************)
+(* DUAL (the paper's suggested improvement): a second holder, the least   *)
+(* loaded candidate other than the first, so that a holder failure does   *)
+(* not lose the checkpoint.  It reserves Size(r) too; none when no other  *)
+(* candidate has room.                                                    *)
+(***************************************************************************)
+BackupChoice(r, h) ==
+    IF Policy = "DUAL" /\ h # None THEN ArgMinLoad(HolderCandidates(r) \ {h}) ELSE {}
+
+SetBackup(r, h) ==
+    IF BackupChoice(r, h) = {} THEN backup' = [backup EXCEPT ![r] = None]
+    ELSE \E b \in BackupChoice(r, h) : backup' = [backup EXCEPT ![r] = b]
 
 Place(r) ==
     /\ ~placed[r]
     /\ phase[r] \in {"QUEUED", "DECODE"}
     /\ wstate[Server(r)] = "UP"
     /\ IF PlacementChoice(r) = {}
-       THEN holder' = [holder EXCEPT ![r] = None]
-       ELSE \E h \in PlacementChoice(r) : holder' = [holder EXCEPT ![r] = h]
+       THEN /\ holder' = [holder EXCEPT ![r] = None]
+            /\ backup' = [backup EXCEPT ![r] = None]
+       ELSE \E h \in PlacementChoice(r) : /\ holder' = [holder EXCEPT ![r] = h]
+                                          /\ SetBackup(r, h)
     /\ placed' = [placed EXCEPT ![r] = TRUE]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures>>
 
 \* The pages of r the server may stream: those it has written to its GPU.
 StreamLimit(r) == Len(kv[r])
@@ -58,19 +74,29 @@ StreamLimit(r) == Len(kv[r])
 \* The next page the holder lacks, copied from the server's GPU as it is.
 PageToStream(r) == IF Len(ckpt[r]) < Len(kv[r]) THEN kv[r][Len(ckpt[r]) + 1] ELSE Hole
 
+\* The same for the backup holder's copy (DUAL).
+BackupPageToStream(r) == IF Len(bckpt[r]) < Len(kv[r]) THEN kv[r][Len(bckpt[r]) + 1] ELSE Hole
+
+\* One page to the holder or, under DUAL, to the backup; each copy lags on its own.
 StreamPage(r) ==
-    /\ holder[r] # None
     /\ phase[r] \in {"QUEUED", "DECODE"}
-    /\ Len(ckpt[r]) < StreamLimit(r)
-    /\ ckpt' = [ckpt EXCEPT ![r] = Append(@, PageToStream(r))]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, out, proposal, failures>>
+    /\ \/ /\ holder[r] # None
+          /\ Len(ckpt[r]) < StreamLimit(r)
+          /\ ckpt' = [ckpt EXCEPT ![r] = Append(@, PageToStream(r))]
+          /\ UNCHANGED bckpt
+       \/ /\ backup[r] # None
+          /\ Len(bckpt[r]) < StreamLimit(r)
+          /\ bckpt' = [bckpt EXCEPT ![r] = Append(@, BackupPageToStream(r))]
+          /\ UNCHANGED ckpt
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
 
 \* S4: a request's checkpoint never sits on the worker that serves it.
 S4_HolderIsNotServerInv ==
-    \A r \in Requests : holder[r] = None \/ holder[r] # Server(r)
+    \A r \in Requests : /\ (holder[r] = None \/ holder[r] # Server(r))
+                       /\ (backup[r] = None \/ (backup[r] # Server(r) /\ backup[r] # holder[r]))
 
 \* S5: Eq. 5, sum_{r in C(w)} |KV_r| <= M_budget, for every worker.
 S5_BudgetRespectedInv ==
@@ -78,7 +104,8 @@ S5_BudgetRespectedInv ==
 
 \* S6: a checkpoint holds intact pages, never more than r has computed.
 S6_CheckpointWithinPrefixInv ==
-    \A r \in Requests : Intact(ckpt[r]) /\ Len(ckpt[r]) <= Ctx(r)
+    \A r \in Requests : /\ Intact(ckpt[r]) /\ Len(ckpt[r]) <= Ctx(r)
+                       /\ Intact(bckpt[r]) /\ Len(bckpt[r]) <= Ctx(r)
 
 \* S8: checkpoint pages exist only for a live request, on a live holder.
 S8_NoCheckpointLeakInv ==
@@ -86,6 +113,9 @@ S8_NoCheckpointLeakInv ==
         /\ ckpt[r] # <<>> => holder[r] # None
         /\ holder[r] # None => /\ phase[r] \in {"QUEUED", "DECODE", "INTERRUPTED"}
                                /\ wstate[holder[r]] = "UP"
+        /\ bckpt[r] # <<>> => backup[r] # None
+        /\ backup[r] # None => /\ phase[r] \in {"QUEUED", "DECODE", "INTERRUPTED"}
+                               /\ wstate[backup[r]] = "UP"
 
 (***************************************************************************)
 (* A1: under LUMEN every placement is an argmin of Eq. 4 over the          *)
@@ -99,13 +129,22 @@ Eligible(r) == {w \in Workers : /\ wstate[w] = "UP"
 
 PlacementStep(r) == ~placed[r] /\ placed'[r]
 
+\* Under DUAL the backup is an argmin of the eligible holders but the first.
+BackupIsArgMin(r) ==
+    LET rest == Eligible(r) \ {holder'[r]} IN
+    IF holder'[r] = None \/ rest = {}
+    THEN backup'[r] = None
+    ELSE /\ backup'[r] \in rest
+         /\ \A w \in rest : Load(backup'[r]) <= Load(w)
+
 A1_PlacementIsArgMinProp ==
-    [][Policy = "LUMEN" =>
+    [][(Policy \in LoadAware) =>
         \A r \in Requests : PlacementStep(r) =>
-            IF Eligible(r) = {}
-            THEN holder'[r] = None
-            ELSE /\ holder'[r] \in Eligible(r)
-                 /\ \A w \in Eligible(r) : Load(holder'[r]) <= Load(w)]_vars
+            /\ IF Eligible(r) = {}
+               THEN holder'[r] = None
+               ELSE /\ holder'[r] \in Eligible(r)
+                    /\ \A w \in Eligible(r) : Load(holder'[r]) <= Load(w)
+            /\ Policy = "DUAL" => BackupIsArgMin(r)]_vars
 
 -----------------------------------------------------------------------------
 (* The mechanism alone: serving and placement, no failures. *)

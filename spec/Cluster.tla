@@ -31,7 +31,8 @@ CONSTANTS
     Workers,     \* the serving workers (model values)
     Requests,    \* the requests that may arrive (model values)
     None,        \* "no worker" and "no proposal" (a model value)
-    Policy,      \* "LUMEN", "FC" (Fixed-Checkpointing, DejaVu) or "SR" (Stop-and-Restart)
+    Policy,      \* "LUMEN", "DUAL" (LUMEN with a backup holder), "FC" (Fixed-Checkpointing,
+                 \* DejaVu) or "SR" (Stop-and-Restart)
     Alpha,       \* Eq. 4 weight of checkpointed pages
     Beta,        \* Eq. 4 weight of queue depth
     Theta,       \* Eq. 6 load threshold
@@ -43,7 +44,8 @@ CONSTANTS
     Neighbour,   \* [Workers -> Workers]: FC's fixed ring of neighbours
     Wrong        \* a token that is no reference token (garbage or a bad draft)
 
-Policies == {"LUMEN", "FC", "SR"}
+Policies == {"LUMEN", "DUAL", "FC", "SR"}
+LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by load
 Hole == 0    \* the content of a KV page that was never written
 
 ASSUME /\ Policy \in Policies
@@ -67,11 +69,13 @@ VARIABLES
     placed,    \* placed[r]: the placement decision for r's current run was taken
     kv,        \* kv[r]: r's KV pages in its server's GPU memory
     ckpt,      \* ckpt[r]: r's KV pages streamed to its holder's host memory (C_r)
+    backup,    \* backup[r]: DUAL only, a second holder of r's checkpoint, or None
+    bckpt,     \* bckpt[r]: r's KV pages streamed to its backup holder
     out,       \* out[r]: the tokens delivered to r's client so far
     proposal,  \* proposal[r]: an in-flight draft [src |-> w, toks |-> seq], or None
     failures   \* how many worker failures have happened (a history counter)
 
-vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, out, proposal, failures>>
+vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures>>
 
 -----------------------------------------------------------------------------
 (* Helpers *)
@@ -94,9 +98,11 @@ Server(r) == IF \E w \in Workers : r \in runq[w]
 (* Eq. 4, the load estimate:                                               *)
 (*    L(w) = alpha * sum_{r in C(w)} |KV_r| + beta * Q_w                   *)
 (* C(w) is the set of requests checkpointed on w and |KV_r| the pages of   *)
-(* r saved there; Q_w is w's queue depth.                                  *)
+(* r saved there (as holder or, under DUAL, as backup); Q_w is w's queue   *)
+(* depth.                                                                  *)
 (***************************************************************************)
 Stored(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Len(ckpt[r])])
+             + SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Len(bckpt[r])])
 Q(w) == Cardinality(runq[w])
 Load(w) == Alpha * Stored(w) + Beta * Q(w)
 
@@ -146,6 +152,8 @@ Init ==
     /\ placed = [r \in Requests |-> FALSE]
     /\ kv = [r \in Requests |-> <<>>]
     /\ ckpt = [r \in Requests |-> <<>>]
+    /\ backup = [r \in Requests |-> None]
+    /\ bckpt = [r \in Requests |-> <<>>]
     /\ out = [r \in Requests |-> <<>>]
     /\ proposal = [r \in Requests |-> None]
     /\ failures = 0
@@ -162,7 +170,7 @@ Arrive(r) ==
          runq' = [runq EXCEPT ![w] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures>>
 
 (***************************************************************************)
 (* Prefill computes the KV pages r's server lacks: the whole prompt for a  *)
@@ -185,7 +193,7 @@ Prefill(r) ==
        IN  /\ out' = [out EXCEPT ![r] = newOut]
            /\ kv' = [kv EXCEPT ![r] = @ \o Pages(Len(@) + 1, PromptLen[r] + Len(newOut))]
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
-    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures>>
 
 \* One decode iteration of r: one token, or a verified draft plus one.
 Decode(r) ==
@@ -197,12 +205,14 @@ Decode(r) ==
        IN  /\ out' = [out EXCEPT ![r] = @ \o new]
            /\ kv' = [kv EXCEPT ![r] = @ \o Pages(Len(@) + 1, Len(@) + Len(new))]
     /\ proposal' = [proposal EXCEPT ![r] = None]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, failures>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures>>
 
-\* Freeing r's checkpoint on its holder (on completion and on re-prefill).
+\* Freeing r's checkpoint on its holder, and its backup's (on completion and on routing).
 FreeCheckpoint(r) ==
     /\ holder' = [holder EXCEPT ![r] = None]
     /\ ckpt' = [ckpt EXCEPT ![r] = <<>>]
+    /\ backup' = [backup EXCEPT ![r] = None]
+    /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
 
 Complete(r) ==
     /\ phase[r] = "DECODE"
@@ -222,9 +232,11 @@ TypeOK ==
     /\ phase \in [Requests -> Phases]
     /\ runq \in [Workers -> SUBSET Requests]
     /\ holder \in [Requests -> Workers \cup {None}]
+    /\ backup \in [Requests -> Workers \cup {None}]
     /\ placed \in [Requests -> BOOLEAN]
     /\ \A r \in Requests : /\ Len(kv[r]) <= Size(r)
                            /\ Len(ckpt[r]) <= Size(r)
+                           /\ Len(bckpt[r]) <= Size(r)
                            /\ Len(out[r]) <= Len(Ref[r])
     /\ failures \in Nat
 

@@ -36,15 +36,22 @@ Fail(w) ==
     /\ \E u \in Workers \ {w} : wstate[u] = "UP"
     /\ LET lost == Interrupted(w)
            orphans == {r \in Requests : holder[r] = w}
+           \* DUAL: a live backup takes over the lost holder's role, with its own copy
+           promoted == {r \in orphans : backup[r] # None}
+           backups == {r \in Requests : backup[r] = w}
        IN  /\ wstate' = [wstate EXCEPT ![w] = "FAILED"]
            /\ active' = [active EXCEPT ![w] = "NONE"]
            /\ runq' = [runq EXCEPT ![w] = PurgedQueue(w)]
            /\ phase' = [r \in Requests |-> IF r \in lost THEN "INTERRUPTED" ELSE phase[r]]
            /\ kv' = [r \in Requests |-> IF r \in lost THEN <<>> ELSE kv[r]]
-           /\ holder' = [r \in Requests |-> IF r \in orphans THEN None ELSE holder[r]]
-           /\ ckpt' = [r \in Requests |-> IF r \in orphans THEN <<>> ELSE ckpt[r]]
-           \* a running request whose holder died is placed anew
-           /\ placed' = [r \in Requests |-> IF r \in orphans \ lost THEN FALSE ELSE placed[r]]
+           /\ holder' = [r \in Requests |-> IF r \in promoted THEN backup[r]
+                                             ELSE IF r \in orphans THEN None ELSE holder[r]]
+           /\ ckpt' = [r \in Requests |-> IF r \in promoted THEN bckpt[r]
+                                           ELSE IF r \in orphans THEN <<>> ELSE ckpt[r]]
+           /\ backup' = [r \in Requests |-> IF r \in promoted \cup backups THEN None ELSE backup[r]]
+           /\ bckpt' = [r \in Requests |-> IF r \in promoted \cup backups THEN <<>> ELSE bckpt[r]]
+           \* a running request whose holder died (with no backup) is placed anew
+           /\ placed' = [r \in Requests |-> IF r \in (orphans \ promoted) \ lost THEN FALSE ELSE placed[r]]
            /\ proposal' = [r \in Requests |->
                              IF r \in lost \/ (proposal[r] # None /\ proposal[r].src = w)
                              THEN None ELSE proposal[r]]
@@ -58,7 +65,7 @@ RouteTargets == Serving
 UseHolder(r) ==
     /\ holder[r] # None
     /\ holder[r] \in RouteTargets
-    /\ CASE Policy = "LUMEN" -> Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
+    /\ CASE Policy \in LoadAware -> Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
          [] Policy = "FC"    -> TRUE
          [] Policy = "SR"    -> FALSE
 
@@ -110,7 +117,7 @@ Eq6Restore(r) ==
 RoutingStep(r) == phase[r] = "INTERRUPTED" /\ phase'[r] # "INTERRUPTED"
 
 A2_RoutingFollowsRuleProp ==
-    [][Policy = "LUMEN" =>
+    [][(Policy \in LoadAware) =>
         \A r \in Requests : RoutingStep(r) =>
             IF Eq6Restore(r)
             THEN r \in runq'[holder[r]] /\ kv'[r] = ckpt[r]
@@ -128,7 +135,7 @@ RecoverEnv(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, out, proposal, failures>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures>>
 
 RoutingNext ==
     \/ PlacementNext

@@ -113,4 +113,9 @@ W_NoReprefillProp ==
     [][~\E r \in Requests : /\ phase[r] = "INTERRUPTED" /\ holder[r] # None
                              /\ ckpt[r] # <<>> /\ kv'[r] = <<>>]_vars
 
+\* DUAL: a holder fails and its backup, with a non-empty copy, takes over its role.
+W_NoBackupPromotionProp ==
+    [][~\E r \in Requests : /\ holder[r] # None /\ backup[r] # None /\ bckpt[r] # <<>>
+                             /\ wstate'[holder[r]] = "FAILED" /\ holder'[r] = backup[r]]_vars
+
 =============================================================================

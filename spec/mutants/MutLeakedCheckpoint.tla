@@ -3,6 +3,7 @@
 (* One definition is overridden in MutLeakedCheckpoint.cfg: FreeCheckpoint. *)
 EXTENDS MCLumen
 
-MutFreeCheckpoint(r) == holder' = [holder EXCEPT ![r] = None] /\ UNCHANGED ckpt
+MutFreeCheckpoint(r) == /\ holder' = [holder EXCEPT ![r] = None] /\ backup' = [backup EXCEPT ![r] = None]
+                        /\ UNCHANGED <<ckpt, bckpt>>
 
 =============================================================================

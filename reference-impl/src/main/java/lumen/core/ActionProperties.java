@@ -47,9 +47,37 @@ public final class ActionProperties {
             return new Finding(PropertyId.A1, "request " + r.id() + "'s holder is not eligible (UP, not its server, room for Size(r))",
                     "an eligible worker such as " + best, "worker " + p.holder());
         }
-        return s.load(p.holder()) <= s.load(best) ? null
-                : new Finding(PropertyId.A1, "request " + r.id() + "'s holder is not least loaded (Eq. 4)",
-                        "L=" + s.load(best) + " (worker " + best + ")", "L=" + s.load(p.holder()) + " (worker " + p.holder() + ")");
+        if (s.load(p.holder()) > s.load(best)) {
+            return new Finding(PropertyId.A1, "request " + r.id() + "'s holder is not least loaded (Eq. 4)",
+                    "L=" + s.load(best) + " (worker " + best + ")", "L=" + s.load(p.holder()) + " (worker " + p.holder() + ")");
+        }
+        return s.policy().chooseBackup(s, r, p.holder()) >= 0 || p.backup() >= 0 ? backupIsArgMin(s, r, p) : null;
+    }
+
+    /** A1 under lumen-dual: the backup is an argmin of Eq. 4 over the eligible workers but the holder. */
+    static Finding backupIsArgMin(ClusterState s, RequestRec r, Event.Place p) {
+        int best = -1;
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (w != p.holder() && eligible(s, r, w) && (best < 0 || s.load(w) < s.load(best))) {
+                best = w;
+            }
+        }
+        int b = p.backup();
+        if (best < 0) {
+            return b < 0 ? null : new Finding(PropertyId.A1, "request " + r.id() + " has a backup although no other worker is eligible",
+                    "none", "worker " + b);
+        }
+        if (b < 0) {
+            return new Finding(PropertyId.A1, "request " + r.id() + " has no backup although worker " + best + " is eligible",
+                    "worker " + best + " (L=" + s.load(best) + ")", "none");
+        }
+        if (b >= s.workerCount() || b == p.holder() || !eligible(s, r, b)) {
+            return new Finding(PropertyId.A1, "request " + r.id() + "'s backup is not eligible (UP, not its server or holder, room for Size(r))",
+                    "an eligible worker such as " + best, "worker " + b);
+        }
+        return s.load(b) <= s.load(best) ? null
+                : new Finding(PropertyId.A1, "request " + r.id() + "'s backup is not least loaded among the rest (Eq. 4)",
+                        "L=" + s.load(best) + " (worker " + best + ")", "L=" + s.load(b) + " (worker " + b + ")");
     }
 
     /** A2: RESTORE on the live holder exactly when L(h) <= theta or |C_r| > tau, else REPREFILL on an argmin. */
@@ -85,9 +113,9 @@ public final class ActionProperties {
         if (rt.resumed() != 0) {
             return new Finding(PropertyId.A2, "a re-prefilled request starts from no KV", "0", Integer.toString(rt.resumed()));
         }
-        return rt.freed() == r.ckpt().length() ? null
+        return rt.freed() == r.savedPositions() ? null
                 : new Finding(PropertyId.A2, "a re-prefill frees request " + r.id() + "'s checkpoint",
-                        Integer.toString(r.ckpt().length()), Integer.toString(rt.freed()));
+                        Integer.toString(r.savedPositions()), Integer.toString(rt.freed()));
     }
 
     /** A3: every draft goes to a request on a most loaded UP worker. */

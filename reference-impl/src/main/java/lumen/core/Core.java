@@ -47,10 +47,11 @@ public final class Core {
         return take(s, new Event.Arrive(r, w, promptLen, ref.clone()));
     }
 
-    /** Place: the policy's holder for r, or none. */
+    /** Place: the policy's holder for r, or none; under lumen-dual also a backup. */
     public static Step place(ClusterState s, int r) {
         RequestRec rec = req(s, r);
-        return take(s, new Event.Place(r, s.policy().chooseHolder(s, rec)));
+        int h = s.policy().chooseHolder(s, rec);
+        return take(s, new Event.Place(r, h, s.policy().chooseBackup(s, rec, h)));
     }
 
     public static Step prefill(ClusterState s, int r) {
@@ -75,15 +76,24 @@ public final class Core {
         return take(s, new Event.StreamPage(r, rec.holder(), upTo));
     }
 
+    /** StreamPage to r's backup holder (lumen-dual): its copy grows to {@code upTo} positions. */
+    public static Step streamBackupPage(ClusterState s, int r, int upTo) {
+        RequestRec rec = req(s, r);
+        if (rec.backup() < 0) {
+            throw new IllegalStateException("StreamPage is not enabled: request " + r + " has no backup");
+        }
+        return take(s, new Event.StreamPage(r, rec.backup(), upTo));
+    }
+
     public static Step complete(ClusterState s, int r) {
         RequestRec rec = req(s, r);
-        return take(s, new Event.Complete(r, rec.server(), rec.ckpt().length()));
+        return take(s, new Event.Complete(r, rec.server(), rec.savedPositions()));
     }
 
     /** Fail: w crashes; its queue and the checkpoints it held are lost. */
     public static Step fail(ClusterState s, int w) {
         WorkerRec rec = s.worker(w);
-        return take(s, new Event.Fail(w, rec.runq().keys(), rec.held().keys()));
+        return take(s, new Event.Fail(w, rec.runq().keys(), rec.held().keys(), SpecStep.expectedPromoted(s, w)));
     }
 
     /** Route: Eq. 6 under the policy; RESTORE on the holder or REPREFILL on the least loaded. */
@@ -93,13 +103,13 @@ public final class Core {
             throw new IllegalStateException("Route is not enabled: request " + r + " is " + rec.phase());
         }
         if (s.useHolder(rec)) {
-            return take(s, new Event.Route(r, RouteMode.RESTORE, rec.holder(), rec.ckpt().length(), rec.ckpt().length()));
+            return take(s, new Event.Route(r, RouteMode.RESTORE, rec.holder(), rec.ckpt().length(), rec.savedPositions()));
         }
         int t = s.reprefillTarget();
         if (t < 0) {
             throw new IllegalStateException("Route is not enabled: no worker is UP");
         }
-        return take(s, new Event.Route(r, RouteMode.REPREFILL, t, 0, rec.ckpt().length()));
+        return take(s, new Event.Route(r, RouteMode.REPREFILL, t, 0, rec.savedPositions()));
     }
 
     public static Step restart(ClusterState s, int w) {

@@ -37,8 +37,15 @@ public sealed interface Event {
         }
     }
 
-    /** The placement decision for r's current run: {@code holder}, or -1 to run unprotected. */
-    record Place(int req, int holder) implements Event {
+    /**
+     * The placement decision for r's current run: {@code holder}, or -1 to run unprotected; under
+     * lumen-dual also a {@code backup} holder (-1 for none).
+     */
+    record Place(int req, int holder, int backup) implements Event {
+        public Place(int req, int holder) {
+            this(req, holder, -1);
+        }
+
         public Action action() {
             return Action.PLACE;
         }
@@ -83,8 +90,9 @@ public sealed interface Event {
     }
 
     /**
-     * r's server streamed pages to its holder: the checkpoint now holds positions 1..ckpt. One
-     * event may stand for several of the spec's one-position StreamPage steps.
+     * r's server streamed pages to {@code holder} (its holder, or under lumen-dual its backup):
+     * that copy now holds positions 1..ckpt. One event may stand for several of the spec's
+     * one-position StreamPage steps.
      */
     record StreamPage(int req, int holder, int ckpt) implements Event {
         public Action action() {
@@ -96,15 +104,23 @@ public sealed interface Event {
         }
     }
 
-    /** r completed on {@code worker}; {@code freed} checkpoint positions were freed. */
+    /** r completed on {@code worker}; {@code freed} checkpoint positions were freed (over all copies). */
     record Complete(int req, int worker, int freed) implements Event {
         public Action action() {
             return Action.COMPLETE;
         }
     }
 
-    /** {@code worker} crashed: the requests it served and the checkpoints it held are lost. */
-    record Fail(int worker, int[] interrupted, int[] orphaned) implements Event {
+    /**
+     * {@code worker} crashed: the requests it served and the checkpoint copies it held (as holder
+     * or backup) are lost; under lumen-dual the requests in {@code promoted} lost their holder and
+     * their backup takes over.
+     */
+    record Fail(int worker, int[] interrupted, int[] orphaned, int[] promoted) implements Event {
+        public Fail(int worker, int[] interrupted, int[] orphaned) {
+            this(worker, interrupted, orphaned, new int[0]);
+        }
+
         public Action action() {
             return Action.FAIL;
         }
@@ -112,7 +128,7 @@ public sealed interface Event {
         @Override
         public boolean equals(Object o) {
             return o instanceof Fail f && f.worker == worker && Arrays.equals(f.interrupted, interrupted)
-                    && Arrays.equals(f.orphaned, orphaned);
+                    && Arrays.equals(f.orphaned, orphaned) && Arrays.equals(f.promoted, promoted);
         }
 
         @Override
@@ -123,7 +139,7 @@ public sealed interface Event {
 
     /**
      * Interrupted r is routed to {@code worker} in {@code mode}, starting with {@code resumed}
-     * KV positions; {@code freed} checkpoint positions were freed.
+     * KV positions; {@code freed} checkpoint positions were freed (over all copies).
      */
     record Route(int req, RouteMode mode, int worker, int resumed, int freed) implements Event {
         public Action action() {

@@ -54,6 +54,7 @@ public final class Invariants {
                 if (rec != null) {
                     checkWorkerIf(post, rec.server(), out);
                     checkWorkerIf(post, rec.holder(), out);
+                    checkWorkerIf(post, rec.backup(), out);
                 }
             }
         }
@@ -146,10 +147,16 @@ public final class Invariants {
                 : null;
     }
 
-    /** S4: r's checkpoint is not on the worker that serves it. */
+    /** S4: r's checkpoint is not on the worker that serves it, and its backup is a third worker. */
     public static Finding s4(ClusterState s, RequestRec r) {
-        return r.holder() >= 0 && queuedOnServer(s, r) && r.holder() == r.server()
-                ? Finding.of(PropertyId.S4, "request " + r.id() + " is checkpointed on its own server " + r.server())
+        if (r.holder() >= 0 && queuedOnServer(s, r) && r.holder() == r.server()) {
+            return Finding.of(PropertyId.S4, "request " + r.id() + " is checkpointed on its own server " + r.server());
+        }
+        if (r.backup() >= 0 && queuedOnServer(s, r) && r.backup() == r.server()) {
+            return Finding.of(PropertyId.S4, "request " + r.id() + "'s backup checkpoint is on its own server " + r.server());
+        }
+        return r.backup() >= 0 && r.backup() == r.holder()
+                ? Finding.of(PropertyId.S4, "request " + r.id() + "'s backup is its holder " + r.holder())
                 : null;
     }
 
@@ -162,14 +169,19 @@ public final class Invariants {
                 : null;
     }
 
-    /** S6: r's checkpoint is intact and no longer than its context. */
+    /** S6: r's checkpoint (and its backup copy) is intact and no longer than its context. */
     public static Finding s6(RequestRec r) {
-        if (!r.ckpt().intact()) {
-            return Finding.of(PropertyId.S6, "request " + r.id() + "'s checkpoint has " + r.ckpt());
+        Finding f = s6(r, r.ckpt(), "checkpoint");
+        return f != null ? f : s6(r, r.bckpt(), "backup checkpoint");
+    }
+
+    private static Finding s6(RequestRec r, PageSeq c, String what) {
+        if (!c.intact()) {
+            return Finding.of(PropertyId.S6, "request " + r.id() + "'s " + what + " has " + c);
         }
-        return r.ckpt().length() > r.ctx()
-                ? new Finding(PropertyId.S6, "request " + r.id() + "'s checkpoint is longer than its context",
-                        "<= " + r.ctx(), Integer.toString(r.ckpt().length()))
+        return c.length() > r.ctx()
+                ? new Finding(PropertyId.S6, "request " + r.id() + "'s " + what + " is longer than its context",
+                        "<= " + r.ctx(), Integer.toString(c.length()))
                 : null;
     }
 
@@ -179,20 +191,25 @@ public final class Invariants {
                 : Finding.of(PropertyId.S7, "request " + r.id() + "'s output is not a prefix of its reference output");
     }
 
-    /** S8: checkpoint pages exist only for a live request, on a live holder. */
+    /** S8: checkpoint pages exist only for a live request, on a live holder (and backup). */
     public static Finding s8(ClusterState s, RequestRec r) {
-        if (r.ckpt().length() > 0 && r.holder() < 0) {
-            return Finding.of(PropertyId.S8, "request " + r.id() + " has checkpoint pages but no holder");
+        Finding f = s8(s, r, r.holder(), r.ckpt(), "checkpoint");
+        return f != null ? f : s8(s, r, r.backup(), r.bckpt(), "backup checkpoint");
+    }
+
+    private static Finding s8(ClusterState s, RequestRec r, int holder, PageSeq c, String what) {
+        if (c.length() > 0 && holder < 0) {
+            return Finding.of(PropertyId.S8, "request " + r.id() + " has " + what + " pages but no holder");
         }
-        if (r.holder() >= 0) {
+        if (holder >= 0) {
             if (r.phase() != RequestPhase.QUEUED && r.phase() != RequestPhase.DECODE
                     && r.phase() != RequestPhase.PREFILL && r.phase() != RequestPhase.INTERRUPTED) {
                 return Finding.of(PropertyId.S8, "request " + r.id() + " is " + r.phase()
-                        + " but its checkpoint is still held on worker " + r.holder());
+                        + " but its " + what + " is still held on worker " + holder);
             }
-            if (!s.isUp(r.holder())) {
-                return Finding.of(PropertyId.S8, "request " + r.id() + "'s checkpoint is held on worker "
-                        + r.holder() + ", which is " + s.worker(r.holder()).state());
+            if (!s.isUp(holder)) {
+                return Finding.of(PropertyId.S8, "request " + r.id() + "'s " + what + " is held on worker "
+                        + holder + ", which is " + s.worker(holder).state());
             }
         }
         return null;

@@ -130,6 +130,33 @@ public final class LoadIndex {
         return best == null ? -1 : best.id();
     }
 
+    /**
+     * The least loaded worker, other than {@code exclude} and {@code exclude2}, whose free budget is
+     * at least {@code need} (lowest id on ties); -1 when there is none. For a backup holder.
+     */
+    public int minLoadWithRoom(long need, int exclude, int exclude2) {
+        Entry a = byId.get(exclude);
+        Entry b = byId.get(exclude2);
+        if (a != null && a.free() < need) {
+            a = null;
+        }
+        if (b != null && b.free() < need) {
+            b = null;
+        }
+        if (a == null || b == null || a.id() == b.id()) {
+            Entry only = a != null ? a : b;
+            return minLoadWithRoom(need, only == null ? -1 : only.id());
+        }
+        if (cmpKey(a.free(), a.id(), b) > 0) {
+            Entry t = a;
+            a = b;
+            b = t;
+        }
+        Entry best = lessLoaded(range(root, need, Integer.MIN_VALUE, a.free(), a.id()),
+                lessLoaded(range(root, a.free(), a.id() + 1, b.free(), b.id()), suffix(root, b.free(), b.id() + 1)));
+        return best == null ? -1 : best.id();
+    }
+
     /** The least load among workers other than {@code exclude} with free budget >= need. */
     public double minLoadValueWithRoom(long need, int exclude) {
         int id = minLoadWithRoom(need, exclude);

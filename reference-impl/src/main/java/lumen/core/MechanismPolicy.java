@@ -3,7 +3,8 @@ package lumen.core;
 /**
  * A policy assembled from one choice per mechanism. LUMEN, the two baselines and the ablations
  * differ only in these three choices; the spec's Policy values are three of them (LUMEN =
- * LOAD_AWARE/EQ6/DRAFT_ASSIST, FC = RING/HOLDER_ALWAYS/FULL_ONLY, SR = NONE/NEVER/FULL_ONLY).
+ * LOAD_AWARE/EQ6/DRAFT_ASSIST, DUAL = LOAD_AWARE_DUAL/EQ6/DRAFT_ASSIST, FC =
+ * RING/HOLDER_ALWAYS/FULL_ONLY, SR = NONE/NEVER/FULL_ONLY).
  */
 public record MechanismPolicy(String key, String description, Placement placement, Routing routing,
                               Recovery recovery) implements RecoveryPolicy {
@@ -12,6 +13,8 @@ public record MechanismPolicy(String key, String description, Placement placemen
     public enum Placement {
         /** Algorithm 1: argmin of Eq. 4 over the UP non-server workers with room. */
         LOAD_AWARE,
+        /** Algorithm 1 twice: a holder, then a backup among the rest (the spec's DUAL). */
+        LOAD_AWARE_DUAL,
         /** DejaVu: the first UP worker after the server on the fixed ring, if it has room. */
         RING,
         /** No checkpoints. */
@@ -39,7 +42,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
     @Override
     public int chooseHolder(ClusterState s, RequestRec r) {
         return switch (placement) {
-            case LOAD_AWARE -> s.index().minLoadWithRoom(r.size(), r.server());
+            case LOAD_AWARE, LOAD_AWARE_DUAL -> s.index().minLoadWithRoom(r.size(), r.server());
             case RING -> {
                 int h = s.ringNext(r.server());
                 yield h >= 0 && s.isHolderCandidate(h, r) ? h : -1;
@@ -54,10 +57,24 @@ public record MechanismPolicy(String key, String description, Placement placemen
         if (h < 0 || pick < 0) {
             return h == pick;
         }
-        if (placement != Placement.LOAD_AWARE) {
+        if (!loadAwarePlacement()) {
             return h == pick;
         }
         return s.isHolderCandidate(h, r) && s.load(h) == s.load(pick);
+    }
+
+    @Override
+    public int chooseBackup(ClusterState s, RequestRec r, int h) {
+        return placement == Placement.LOAD_AWARE_DUAL && h >= 0 ? s.index().minLoadWithRoom(r.size(), r.server(), h) : -1;
+    }
+
+    @Override
+    public boolean allowsBackup(ClusterState s, RequestRec r, int h, int b) {
+        int pick = chooseBackup(s, r, h);
+        if (b < 0 || pick < 0) {
+            return b == pick;
+        }
+        return b != h && s.isHolderCandidate(b, r) && s.load(b) == s.load(pick);
     }
 
     @Override
@@ -76,7 +93,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
 
     @Override
     public boolean loadAwarePlacement() {
-        return placement == Placement.LOAD_AWARE;
+        return placement == Placement.LOAD_AWARE || placement == Placement.LOAD_AWARE_DUAL;
     }
 
     @Override

@@ -11,6 +11,8 @@ public final class Policies {
     static {
         register(new MechanismPolicy("lumen", "LUMEN: load-aware placement, Eq. 6 routing, draft assist",
                 MechanismPolicy.Placement.LOAD_AWARE, MechanismPolicy.Routing.EQ6, MechanismPolicy.Recovery.DRAFT_ASSIST));
+        register(new MechanismPolicy("lumen-dual", "LUMEN with a backup holder per request: a holder failure does not lose the checkpoint",
+                MechanismPolicy.Placement.LOAD_AWARE_DUAL, MechanismPolicy.Routing.EQ6, MechanismPolicy.Recovery.DRAFT_ASSIST));
         register(new MechanismPolicy("stop-and-restart", "Stop-and-Restart: no checkpoints, re-prefill on survivors",
                 MechanismPolicy.Placement.NONE, MechanismPolicy.Routing.NEVER, MechanismPolicy.Recovery.FULL_ONLY));
         register(new MechanismPolicy("fixed-checkpointing", "Fixed-Checkpointing (DejaVu): ring neighbour holds, always restore there",

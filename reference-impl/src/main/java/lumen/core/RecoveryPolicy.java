@@ -21,6 +21,19 @@ public interface RecoveryPolicy {
     /** Whether {@code h} (or -1, unprotected) is in {@code PlacementChoice(r)}. */
     boolean allowsHolder(ClusterState s, RequestRec r, int h);
 
+    /**
+     * The policy's pick from {@code BackupChoice(r, h)}: a second holder for r's checkpoint given
+     * its first {@code h}, or -1 for none (every policy but lumen-dual).
+     */
+    default int chooseBackup(ClusterState s, RequestRec r, int h) {
+        return -1;
+    }
+
+    /** Whether {@code b} (or -1) is in {@code BackupChoice(r, h)}. */
+    default boolean allowsBackup(ClusterState s, RequestRec r, int h, int b) {
+        return b == chooseBackup(s, r, h);
+    }
+
     /** The policy's clause of Eq. 6's {@code UseHolder(r)}, for a live holder. */
     boolean restoreOnHolder(ClusterState s, RequestRec r);
 

@@ -2,21 +2,22 @@ package lumen.core;
 
 /**
  * One request's part of the spec state. {@code server} is the spec's {@code Server(r)} (-1 for
- * None), {@code holder} its {@code holder[r]} (-1 for None). The output is kept as its length and
- * whether it is still a prefix of the reference ({@code IsPrefix(out[r], Ref[r])}), which is all
- * any property or action of the spec reads from it.
+ * None), {@code holder} its {@code holder[r]} and {@code backup} its {@code backup[r]} (-1 for
+ * None; a backup exists only under lumen-dual). The output is kept as its length and whether it
+ * is still a prefix of the reference ({@code IsPrefix(out[r], Ref[r])}), which is all any property
+ * or action of the spec reads from it.
  *
  * @param ref the reference (failure-free) output; dropped once the request is DONE
  */
 public record RequestRec(int id, RequestPhase phase, int server, int holder, boolean placed,
-                         PageSeq kv, PageSeq ckpt, int outLen, boolean outOk, int promptLen,
-                         int refLen, int[] ref, Proposal proposal) {
+                         PageSeq kv, PageSeq ckpt, int backup, PageSeq bckpt, int outLen, boolean outOk,
+                         int promptLen, int refLen, int[] ref, Proposal proposal) {
 
     /** An in-flight draft: its source worker and its tokens. */
     public record Proposal(int src, int[] toks) {}
 
     public static RequestRec arrived(int id, int server, int promptLen, int[] ref) {
-        return new RequestRec(id, RequestPhase.QUEUED, server, -1, false, PageSeq.EMPTY, PageSeq.EMPTY,
+        return new RequestRec(id, RequestPhase.QUEUED, server, -1, false, PageSeq.EMPTY, PageSeq.EMPTY, -1, PageSeq.EMPTY,
                 0, true, promptLen, ref.length, ref, null);
     }
 
@@ -30,33 +31,42 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
         return promptLen + outLen;
     }
 
+    /** Checkpoint positions saved over all copies (holder and backup). */
+    public int savedPositions() {
+        return ckpt.length() + bckpt.length();
+    }
+
     /** The target's token at output position i (1-based) given r's KV: TargetToken(r, kv[r], i). */
     public int targetToken(int i) {
         return kv.intact() ? ref[i - 1] : Tokens.WRONG;
     }
 
     public RequestRec withPhase(RequestPhase p) {
-        return new RequestRec(id, p, server, holder, placed, kv, ckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, p, server, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
     }
 
     public RequestRec withServer(int w) {
-        return new RequestRec(id, phase, w, holder, placed, kv, ckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, w, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
     }
 
     public RequestRec withHolder(int h, PageSeq c) {
-        return new RequestRec(id, phase, server, h, placed, kv, c, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, server, h, placed, kv, c, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+    }
+
+    public RequestRec withBackup(int b, PageSeq c) {
+        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, b, c, outLen, outOk, promptLen, refLen, ref, proposal);
     }
 
     public RequestRec withPlaced(boolean p) {
-        return new RequestRec(id, phase, server, holder, p, kv, ckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, server, holder, p, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
     }
 
     public RequestRec withKv(PageSeq k) {
-        return new RequestRec(id, phase, server, holder, placed, k, ckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, server, holder, placed, k, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
     }
 
     public RequestRec withProposal(Proposal p) {
-        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, outLen, outOk, promptLen, refLen, ref, p);
+        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, p);
     }
 
     /** Appends delivered tokens to the output, tracking whether it is still a prefix of Ref. */
@@ -66,13 +76,13 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
             int pos = outLen + i;
             ok &= pos < refLen && ref[pos] == tokens[i];
         }
-        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, outLen + tokens.length, ok, promptLen,
+        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, backup, bckpt, outLen + tokens.length, ok, promptLen,
                 refLen, ref, proposal);
     }
 
     /** The record kept once DONE: the reference is dropped, so memory follows live requests. */
     public RequestRec finished() {
-        return new RequestRec(id, RequestPhase.DONE, -1, holder, placed, PageSeq.EMPTY, ckpt, outLen, outOk,
+        return new RequestRec(id, RequestPhase.DONE, -1, holder, placed, PageSeq.EMPTY, ckpt, backup, bckpt, outLen, outOk,
                 promptLen, refLen, null, null);
     }
 }

@@ -109,9 +109,13 @@ public final class SpecStep {
         if (f != null) {
             return f;
         }
-        return s.policy().allowsHolder(s, r, p.holder()) ? null
-                : mismatch("the holder of request " + r.id() + " is not in PlacementChoice under " + s.policy().key(),
-                        holderName(s.policy().chooseHolder(s, r)), holderName(p.holder()));
+        if (!s.policy().allowsHolder(s, r, p.holder())) {
+            return mismatch("the holder of request " + r.id() + " is not in PlacementChoice under " + s.policy().key(),
+                    holderName(s.policy().chooseHolder(s, r)), holderName(p.holder()));
+        }
+        return s.policy().allowsBackup(s, r, p.holder(), p.backup()) ? null
+                : mismatch("the backup of request " + r.id() + " is not in BackupChoice under " + s.policy().key(),
+                        holderName(s.policy().chooseBackup(s, r, p.holder())), holderName(p.backup()));
     }
 
     static String holderName(int h) {
@@ -186,10 +190,14 @@ public final class SpecStep {
         if (r.holder() < 0) {
             return guard("StreamPage of request " + r.id() + ", which has no holder");
         }
-        return first(r.holder() == sp.holder() ? null : mismatch("StreamPage of request " + r.id() + " to the wrong holder", r.holder(), sp.holder()),
+        boolean toBackup = r.backup() >= 0 && sp.holder() == r.backup();
+        int have = toBackup ? r.bckpt().length() : r.ckpt().length();
+        return first(r.holder() == sp.holder() || toBackup ? null
+                        : mismatch("StreamPage of request " + r.id() + " to a worker that holds none of its copies",
+                        r.backup() >= 0 ? r.holder() + " or " + r.backup() : Integer.toString(r.holder()), sp.holder()),
                 phaseIs(r, "StreamPage", RequestPhase.QUEUED, RequestPhase.DECODE),
-                sp.ckpt() > r.ckpt().length() ? null
-                        : mismatch("StreamPage of request " + r.id() + " adds positions", "> " + r.ckpt().length(), sp.ckpt()),
+                sp.ckpt() > have ? null
+                        : mismatch("StreamPage of request " + r.id() + " adds positions", "> " + have, sp.ckpt()),
                 sp.ckpt() <= r.kv().length() ? null
                         : mismatch("StreamPage of request " + r.id() + " streams only positions its server has written (StreamLimit)",
                                 "<= " + r.kv().length(), sp.ckpt()));
@@ -199,8 +207,8 @@ public final class SpecStep {
         RequestRec r = s.request(c.req());
         return first(phaseIs(r, "Complete", RequestPhase.DECODE), onServer(r, c.worker(), "Complete"),
                 r.outLen() == r.refLen() ? null : mismatch("Complete of request " + r.id() + " needs its whole output", r.refLen(), r.outLen()),
-                c.freed() == r.ckpt().length() ? null
-                        : mismatch("Complete of request " + r.id() + " frees its whole checkpoint", r.ckpt().length(), c.freed()));
+                c.freed() == r.savedPositions() ? null
+                        : mismatch("Complete of request " + r.id() + " frees its whole checkpoint", r.savedPositions(), c.freed()));
     }
 
     private static Finding fail(ClusterState s, Event.Fail f) {
@@ -222,8 +230,20 @@ public final class SpecStep {
         }
         int[] orphans = w.held().keys();
         int[] gotO = sorted(f.orphaned());
-        return Arrays.equals(orphans, gotO) ? null
-                : mismatch("Fail of worker " + w.id() + " loses exactly the checkpoints it held", Arrays.toString(orphans), Arrays.toString(gotO));
+        if (!Arrays.equals(orphans, gotO)) {
+            return mismatch("Fail of worker " + w.id() + " loses exactly the checkpoints it held", Arrays.toString(orphans), Arrays.toString(gotO));
+        }
+        int[] promote = expectedPromoted(s, w.id());
+        int[] gotP = sorted(f.promoted());
+        return Arrays.equals(promote, gotP) ? null
+                : mismatch("Fail of worker " + w.id() + " hands each lost holder's role to the request's live backup",
+                        Arrays.toString(promote), Arrays.toString(gotP));
+    }
+
+    /** The requests whose holder is {@code w} and whose backup takes over when w fails. */
+    public static int[] expectedPromoted(ClusterState s, int w) {
+        return Arrays.stream(s.worker(w).held().keys())
+                .filter(id -> s.request(id).holder() == w && s.request(id).backup() >= 0).toArray();
     }
 
     private static int[] sorted(int[] a) {
@@ -246,8 +266,8 @@ public final class SpecStep {
         if (mode != rt.mode()) {
             return mismatch("Route of request " + r.id() + " follows UseHolder (Eq. 6 under " + s.policy().key() + ")", mode, rt.mode());
         }
-        Finding f = rt.freed() == r.ckpt().length() ? null
-                : mismatch("Route of request " + r.id() + " frees its checkpoint", r.ckpt().length(), rt.freed());
+        Finding f = rt.freed() == r.savedPositions() ? null
+                : mismatch("Route of request " + r.id() + " frees its checkpoint", r.savedPositions(), rt.freed());
         if (mode == RouteMode.RESTORE) {
             return first(rt.worker() == r.holder() ? null : mismatch("RESTORE of request " + r.id() + " on its holder", r.holder(), rt.worker()),
                     rt.resumed() == r.ckpt().length() ? null

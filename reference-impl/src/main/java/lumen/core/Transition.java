@@ -45,10 +45,16 @@ public final class Transition {
         if (r.holder() >= 0) {
             n = n.withWorker(n.worker(r.holder()).release(r.id(), r.size(), r.ckpt().length()));
         }
+        if (r.backup() >= 0) {
+            n = n.withWorker(n.worker(r.backup()).release(r.id(), r.size(), r.bckpt().length()));
+        }
         if (p.holder() >= 0) {
             n = n.withWorker(n.worker(p.holder()).hold(r.id(), r.size(), r.ckpt().length()));
         }
-        return n.withRequest(r.withHolder(p.holder(), r.ckpt()).withPlaced(true));
+        if (p.backup() >= 0) {
+            n = n.withWorker(n.worker(p.backup()).hold(r.id(), r.size(), r.bckpt().length()));
+        }
+        return n.withRequest(r.withHolder(p.holder(), r.ckpt()).withBackup(p.backup(), r.bckpt()).withPlaced(true));
     }
 
     private static ClusterState prefill(ClusterState s, Event.Prefill p) {
@@ -65,6 +71,11 @@ public final class Transition {
 
     private static ClusterState streamPage(ClusterState s, Event.StreamPage sp) {
         RequestRec r = s.request(sp.req());
+        if (r.backup() >= 0 && sp.holder() == r.backup() && sp.holder() != r.holder()) {
+            PageSeq c = r.bckpt().streamFrom(r.kv(), sp.ckpt());
+            return s.withRequest(r.withBackup(r.backup(), c))
+                    .withWorker(s.worker(r.backup()).addStored(c.length() - r.bckpt().length()));
+        }
         PageSeq c = r.ckpt().streamFrom(r.kv(), sp.ckpt());
         ClusterState n = s.withRequest(r.withHolder(r.holder(), c));
         if (r.holder() >= 0) {
@@ -73,19 +84,41 @@ public final class Transition {
         return n;
     }
 
-    /** Frees {@code freed} positions of r's checkpoint; all of them releases the holder too. */
+    /**
+     * Frees {@code freed} positions of r's checkpoint copies, the backup's first; a copy freed
+     * whole releases its holder too. Freeing less than everything leaves the rest held (a leak,
+     * which S8 reports once the request is DONE).
+     */
     private static ClusterState freeCheckpoint(ClusterState s, RequestRec r, int freed, RequestRec updated) {
+        int left = Math.max(0, freed);
+        ClusterState n = s;
+        RequestRec u = updated;
+        if (r.backup() >= 0) {
+            WorkerRec b = n.worker(r.backup());
+            if (left >= r.bckpt().length()) {
+                left -= r.bckpt().length();
+                n = n.withWorker(b.release(r.id(), r.size(), r.bckpt().length()));
+                u = u.withBackup(-1, PageSeq.EMPTY);
+            } else {
+                int keep = r.bckpt().length() - left;
+                left = 0;
+                n = n.withWorker(b.addStored(keep - r.bckpt().length()));
+                u = u.withBackup(r.backup(), r.bckpt().resize(keep));
+            }
+        } else {
+            u = u.withBackup(-1, PageSeq.EMPTY);
+        }
         if (r.holder() < 0) {
-            return s.withRequest(updated.withHolder(-1, PageSeq.EMPTY));
+            return n.withRequest(u.withHolder(-1, PageSeq.EMPTY));
         }
-        WorkerRec h = s.worker(r.holder());
-        if (freed >= r.ckpt().length()) {
-            return s.withWorker(h.release(r.id(), r.size(), r.ckpt().length()))
-                    .withRequest(updated.withHolder(-1, PageSeq.EMPTY));
+        WorkerRec h = n.worker(r.holder());
+        if (left >= r.ckpt().length()) {
+            return n.withWorker(h.release(r.id(), r.size(), r.ckpt().length()))
+                    .withRequest(u.withHolder(-1, PageSeq.EMPTY));
         }
-        int keep = r.ckpt().length() - Math.max(0, freed);
-        return s.withWorker(h.addStored(keep - r.ckpt().length()))
-                .withRequest(updated.withHolder(r.holder(), r.ckpt().resize(keep)));
+        int keep = r.ckpt().length() - left;
+        return n.withWorker(h.addStored(keep - r.ckpt().length()))
+                .withRequest(u.withHolder(r.holder(), r.ckpt().resize(keep)));
     }
 
     private static ClusterState complete(ClusterState s, Event.Complete c) {
@@ -110,14 +143,30 @@ public final class Transition {
         PIntMap<Boolean> held = w.held();
         long stored = w.stored();
         long reserved = w.reserved();
+        java.util.Set<Integer> promoted = new java.util.HashSet<>();
+        for (int id : f.promoted()) {
+            promoted.add(id);
+        }
         for (int id : f.orphaned()) {
             RequestRec r = n.request(id);
+            if (r.backup() == f.worker() && r.holder() != f.worker()) {
+                held = held.remove(id);
+                stored -= r.bckpt().length();
+                reserved -= r.size();
+                n = n.withRequest(r.withBackup(-1, PageSeq.EMPTY));
+                continue;
+            }
             if (r.holder() != f.worker()) {
                 continue;
             }
             held = held.remove(id);
             stored -= r.ckpt().length();
             reserved -= r.size();
+            if (promoted.contains(id) && r.backup() >= 0) {
+                // the backup takes over, with its own copy; its worker already holds the pages
+                n = n.withRequest(r.withHolder(r.backup(), r.bckpt()).withBackup(-1, PageSeq.EMPTY));
+                continue;
+            }
             boolean lost = r.phase() == RequestPhase.INTERRUPTED;
             RequestRec o = r.withHolder(-1, PageSeq.EMPTY);
             n = n.withRequest(lost ? o : o.withPlaced(false));

@@ -12,6 +12,7 @@ import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Core;
 import lumen.core.Event;
+import lumen.core.PageSeq;
 import lumen.core.RequestPhase;
 import lumen.core.RequestRec;
 import lumen.core.RouteMode;
@@ -90,6 +91,12 @@ public final class ClusterRuntime {
         final int[] ref;
         final List<Integer> out = new ArrayList<>();
         int nextPage;
+        int nextBackupPage;
+
+        void resetPages(RequestRec r, int pageTokens) {
+            nextPage = r.ckpt().length() / pageTokens;
+            nextBackupPage = r.bckpt().length() / pageTokens;
+        }
 
         Req(Arrival a, int[] ref) {
             this.a = a;
@@ -243,7 +250,7 @@ public final class ClusterRuntime {
             RequestRec rr = rec(r);
             if (!rr.placed()) {
                 emit(Core.place(state, r));
-                reqs.get(r).nextPage = rec(r).ckpt().length() / cfg.pageTokens();
+                reqs.get(r).resetPages(rec(r), cfg.pageTokens());
                 if (rec(r).holder() < 0) {
                     stats.unprotectedPlacements++;
                 }
@@ -357,10 +364,18 @@ public final class ClusterRuntime {
         RequestRec rr = rec(r);
         emit(Core.complete(state, r));
         ws[rr.server()].gpu.free(r);
-        if (rr.holder() >= 0) {
-            ws[rr.holder()].host.remove(r);
-        }
+        dropCopies(rr);
         stats.completed++;
+    }
+
+    /** Frees r's checkpoint copies in its holder's and its backup's host memory. */
+    private void dropCopies(RequestRec rr) {
+        if (rr.holder() >= 0) {
+            ws[rr.holder()].host.remove(rr.id());
+        }
+        if (rr.backup() >= 0) {
+            ws[rr.backup()].host.remove(rr.id());
+        }
     }
 
     // ---- streaming ---------------------------------------------------------------------------
@@ -380,7 +395,14 @@ public final class ClusterRuntime {
                     full = true;
                     break;
                 }
-                w.streamQ.add(new int[] {r, q.nextPage++});
+                w.streamQ.add(new int[] {r, q.nextPage++, 0});
+            }
+            while (rr.backup() >= 0 && q.nextBackupPage < avail) {
+                if (w.streamQ.size() >= opt.streamQueueCapacity()) {
+                    full = true;
+                    break;
+                }
+                w.streamQ.add(new int[] {r, q.nextBackupPage++, 1});
             }
         }
         if (full) {
@@ -391,23 +413,26 @@ public final class ClusterRuntime {
             double dur = cost.streamPageMs(pt);
             w.streaming = true;
             RequestRec rr = rec(job[0]);
-            if (!maybeFault(w, Fault.Point.MID_STREAM, dur) && rr.holder() >= 0) {
-                maybeFault(ws[rr.holder()], Fault.Point.MID_STREAM, dur);
+            int target = job[2] == 0 ? rr.holder() : rr.backup();
+            if (!maybeFault(w, Fault.Point.MID_STREAM, dur) && target >= 0) {
+                maybeFault(ws[target], Fault.Point.MID_STREAM, dur);
             }
-            on(w, now + dur, () -> streamDone(w, job[0], job[1]));
+            on(w, now + dur, () -> streamDone(w, job[0], job[1], job[2] == 1));
         }
     }
 
-    private void streamDone(W w, int r, int page) {
+    private void streamDone(W w, int r, int page, boolean toBackup) {
         w.streaming = false;
         RequestRec rr = rec(r);
         int pt = cfg.pageTokens();
+        int target = rr == null ? -1 : toBackup ? rr.backup() : rr.holder();
+        PageSeq copy = rr == null ? PageSeq.EMPTY : toBackup ? rr.bckpt() : rr.ckpt();
         boolean valid = rr != null && (rr.phase() == RequestPhase.QUEUED || rr.phase() == RequestPhase.DECODE)
-                && rr.server() == w.id && state.isUp(w.id) && rr.holder() >= 0 && state.isUp(rr.holder())
-                && rr.ckpt().length() == page * pt && w.gpu.positions(r) >= (page + 1) * pt;
+                && rr.server() == w.id && state.isUp(w.id) && target >= 0 && state.isUp(target)
+                && copy.length() == page * pt && w.gpu.positions(r) >= (page + 1) * pt;
         if (valid) {
-            ws[rr.holder()].host.computeIfAbsent(r, k -> new ArrayList<>()).add(w.gpu.gather(r, page));
-            emit(Core.streamPage(state, r, (page + 1) * pt));
+            ws[target].host.computeIfAbsent(r, k -> new ArrayList<>()).add(w.gpu.gather(r, page));
+            emit(toBackup ? Core.streamBackupPage(state, r, (page + 1) * pt) : Core.streamPage(state, r, (page + 1) * pt));
             stats.pagesStreamed++;
         } else {
             stats.streamCopiesDiscarded++;
@@ -442,8 +467,9 @@ public final class ClusterRuntime {
         w.fullLoaded = false;
         Event.Fail f = (Event.Fail) st.event();
         for (int r : f.orphaned()) {
-            reqs.get(r).nextPage = 0;
+            reqs.get(r).resetPages(rec(r), cfg.pageTokens());
         }
+        stats.promotions += f.promoted().length;
         for (int r : f.interrupted()) {
             route(r);
         }
@@ -461,6 +487,9 @@ public final class ClusterRuntime {
         if (e.mode() == RouteMode.RESTORE) {
             W h = ws[e.worker()];
             List<byte[]> pages = h.host.remove(r);
+            if (before.backup() >= 0) {
+                ws[before.backup()].host.remove(r);
+            }
             if (pages == null) {
                 pages = List.of();
             }
@@ -472,12 +501,10 @@ public final class ClusterRuntime {
             stats.restores++;
             stats.pagesRestored += pages.size();
         } else {
-            if (before.holder() >= 0) {
-                ws[before.holder()].host.remove(r);
-            }
+            dropCopies(before);
             stats.reprefills++;
         }
-        reqs.get(r).nextPage = 0;
+        reqs.get(r).resetPages(rec(r), cfg.pageTokens());
     }
 
     /** Compares every restored byte with the true KV bytes of its (request, layer, position). */

@@ -5,6 +5,7 @@ public final class RuntimeStats {
     public int failures;
     public int faultsSkipped;
     public int restores;
+    public int promotions;
     public int reprefills;
     public int unprotectedPlacements;
     public int pagesStreamed;
@@ -22,7 +23,7 @@ public final class RuntimeStats {
 
     @Override
     public String toString() {
-        return "failures=" + failures + " restores=" + restores + " reprefills=" + reprefills
+        return "failures=" + failures + " promotions=" + promotions + " restores=" + restores + " reprefills=" + reprefills
                 + " unprotected=" + unprotectedPlacements + " pagesStreamed=" + pagesStreamed
                 + " pagesRestored=" + pagesRestored + " restoredBytesChecked=" + restoredBytesChecked
                 + " restoredBytesWrong=" + restoredBytesWrong + " drafts=" + draftsDelivered

@@ -51,6 +51,23 @@ public final class Scenarios {
             es -> es.stream().anyMatch(e -> e instanceof Event.Place p && p.holder() < 0));
     private static final Scenario.Feature REPREFILL_WITH_CKPT = feature("a REPREFILL that frees a checkpoint",
             es -> es.stream().anyMatch(e -> e instanceof Event.Route r && r.mode() == RouteMode.REPREFILL && r.freed() > 0));
+    private static final Scenario.Feature PROMOTED_THEN_RESTORED = feature(
+            "a request whose backup took over restoring from that copy", Scenarios::promotedThenRestored);
+
+    private static boolean promotedThenRestored(List<Event> es) {
+        java.util.Set<Integer> promoted = new java.util.HashSet<>();
+        for (Event e : es) {
+            if (e instanceof Event.Fail f) {
+                for (int r : f.promoted()) {
+                    promoted.add(r);
+                }
+            } else if (e instanceof Event.Route r && r.mode() == RouteMode.RESTORE && r.resumed() > 0 && promoted.contains(r.req())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static final Scenario.Feature FAIL_WHILE_ASSISTING = feature("a worker failing after DraftReady and before its FullReady",
             Scenarios::failsWhileAssisting);
 
@@ -102,6 +119,12 @@ public final class Scenarios {
                 cfg("lumen", 1000, 32, 4096),
                 List.of(new Fault(1, 100, Fault.Point.MID_DECODE), new Fault(1, 300, Fault.Point.MID_HANDOVER)),
                 List.of(FAIL_WHILE_ASSISTING, HANDOVER, ASSIST));
+        add("dual-holder-failure",
+                "lumen-dual: each request has a holder and a backup. Worker 1, the holder of request 0, fails: its backup "
+                        + "takes over with its own copy. Then request 0's server fails, and it restores from that copy.",
+                cfg("lumen-dual", 1000, 32, 4096),
+                List.of(new Fault(1, 120, Fault.Point.AT_TIME), new Fault(0, 130, Fault.Point.MID_DECODE)),
+                List.of(PROMOTED_THEN_RESTORED, ASSIST, HANDOVER));
         Scenario base = ALL.get("single-failure-restore");
         corrupted(base, "corrupt-holder-is-server",
                 "single-failure-restore with its first placement moved onto the request's own server: rejected by S4.",

@@ -231,9 +231,10 @@ public final class TraceReader implements Closeable {
     private static final int F_CKPT = 4;
     private static final int F_FREED = 5;
     private static final int F_RESUMED = 6;
-    private static final int N_INTS = 7;
-    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed"};
-    private static final String[] ARRAY_NAMES = {"ref", "tokens", "interrupted", "orphaned", "draft", "dropped"};
+    private static final int F_BACKUP = 7;
+    private static final int N_INTS = 8;
+    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup"};
+    private static final String[] ARRAY_NAMES = {"ref", "tokens", "interrupted", "orphaned", "draft", "dropped", "promoted"};
 
     private final long[] ints = new long[N_INTS];
     private final boolean[] hasInt = new boolean[N_INTS];
@@ -272,7 +273,7 @@ public final class TraceReader implements Closeable {
     private void field(String f, JsonToken v) throws IOException, TraceFormatException {
         for (int i = 0; i < N_INTS; i++) {
             if (INT_NAMES[i].equals(f)) {
-                if (v == JsonToken.VALUE_NULL && i == F_HOLDER) {
+                if (v == JsonToken.VALUE_NULL && (i == F_HOLDER || i == F_BACKUP)) {
                     ints[i] = -1;
                 } else {
                     ints[i] = integer(f, v);
@@ -351,7 +352,7 @@ public final class TraceReader implements Closeable {
 
     private int workerField(String type, int i) throws TraceFormatException {
         int w = need(type, i);
-        if (w >= config.workers() || (w < 0 && i != F_HOLDER)) {
+        if (w >= config.workers() || (w < 0 && i != F_HOLDER && i != F_BACKUP)) {
             throw error(eventLine, type + ": unknown worker " + w + " in '" + INT_NAMES[i] + "' (the header declares workers 0.." + (config.workers() - 1) + ")");
         }
         return w;
@@ -406,8 +407,9 @@ public final class TraceReader implements Closeable {
                 return new Event.Arrive(need(type, F_REQ), workerField(type, F_WORKER), prompt, ref);
             }
             case PLACE -> {
-                onlyFields(type, "req", "holder");
-                return new Event.Place(need(type, F_REQ), workerField(type, F_HOLDER));
+                onlyFields(type, "req", "holder", "backup");
+                int backup = hasInt[F_BACKUP] ? workerField(type, F_BACKUP) : -1;
+                return new Event.Place(need(type, F_REQ), workerField(type, F_HOLDER), backup);
             }
             case PREFILL -> {
                 onlyFields(type, "req", "worker", "tokens");
@@ -430,8 +432,10 @@ public final class TraceReader implements Closeable {
                 return new Event.Complete(need(type, F_REQ), workerField(type, F_WORKER), need(type, F_FREED));
             }
             case FAIL -> {
-                onlyFields(type, "worker", "interrupted", "orphaned");
-                return new Event.Fail(workerField(type, F_WORKER), needArray(type, "interrupted"), needArray(type, "orphaned"));
+                onlyFields(type, "worker", "interrupted", "orphaned", "promoted");
+                int[] promoted = arrays[Arrays.asList(ARRAY_NAMES).indexOf("promoted")];
+                return new Event.Fail(workerField(type, F_WORKER), needArray(type, "interrupted"), needArray(type, "orphaned"),
+                        promoted == null ? new int[0] : promoted);
             }
             case ROUTE -> {
                 onlyFields(type, "req", "worker", "resumed", "freed");

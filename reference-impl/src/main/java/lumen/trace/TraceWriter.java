@@ -101,6 +101,9 @@ public final class TraceWriter implements Closeable {
                 Event.Place p = (Event.Place) e;
                 g.writeNumberField("req", p.req());
                 worker(g, "holder", p.holder());
+                if (p.backup() >= 0) {
+                    g.writeNumberField("backup", p.backup());
+                }
             }
             case PREFILL -> {
                 Event.Prefill p = (Event.Prefill) e;
@@ -131,6 +134,9 @@ public final class TraceWriter implements Closeable {
                 g.writeNumberField("worker", f.worker());
                 ints(g, "interrupted", f.interrupted());
                 ints(g, "orphaned", f.orphaned());
+                if (f.promoted().length > 0) {
+                    ints(g, "promoted", f.promoted());
+                }
             }
             case ROUTE -> {
                 Event.Route r = (Event.Route) e;

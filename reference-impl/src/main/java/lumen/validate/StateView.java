@@ -37,8 +37,9 @@ final class StateView {
                 b.append("  request ").append(id).append(": not arrived\n");
                 continue;
             }
-            b.append(String.format(Locale.ROOT, "  request %d: %s, server %s, holder %s, %s, kv %s, ckpt %s, out %d/%d%s%s%n",
-                    id, r.phase(), name(r.server()), name(r.holder()), r.placed() ? "placed" : "not placed",
+            b.append(String.format(Locale.ROOT, "  request %d: %s, server %s, holder %s, %s%s, kv %s, ckpt %s, out %d/%d%s%s%n",
+                    id, r.phase(), name(r.server()), name(r.holder()),
+                    r.backup() >= 0 ? "backup " + r.backup() + " (" + r.bckpt() + "), " : "", r.placed() ? "placed" : "not placed",
                     r.kv(), r.ckpt(), r.outLen(), r.refLen(), r.outOk() ? "" : " (diverged from ref)",
                     r.proposal() == null ? "" : ", draft of " + r.proposal().toks().length + " from worker " + r.proposal().src()));
         }

@@ -78,7 +78,7 @@ public final class Validator {
             return;
         }
         int[] ids = switch (e.action()) {
-            case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned());
+            case FAIL -> concat(concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned()), ((Event.Fail) e).promoted());
             case FULL_READY -> ((Event.FullReady) e).dropped();
             default -> e.req() >= 0 ? new int[] {e.req()} : new int[0];
         };

@@ -265,7 +265,7 @@ class CoreActionsTest {
     void restartDependsOnThePolicyAndHandoverIsAtomic() {
         for (String p : Policies.keys()) {
             ClusterState s = Core.restart(Core.fail(ClusterState.initial(cfg(p)), 1).state(), 1).state();
-            WorkerState want = p.equals("lumen") || p.equals("lumen-no-placement") || p.equals("lumen-no-routing")
+            WorkerState want = p.equals("lumen") || p.equals("lumen-dual") || p.equals("lumen-no-placement") || p.equals("lumen-no-routing")
                     ? WorkerState.LOADING_DRAFT : WorkerState.LOADING_FULL;
             assertEquals(want, s.worker(1).state(), p);
             assertEquals(want == WorkerState.LOADING_DRAFT, s.policy().restartState() == WorkerState.LOADING_DRAFT);
@@ -302,6 +302,63 @@ class CoreActionsTest {
             assertThrows(IllegalStateException.class, () -> Core.assist(u, 2, other, new int[] {1}), "not on a most loaded worker");
         }
         assertEquals(-1, Core.assistCandidate(ClusterState.initial(cfg("lumen"))));
+    }
+
+    @Test
+    void lumenDualPlacesABackupThatTakesOverWhenTheHolderFails() {
+        Config c = new Config("lumen-dual", 4, 1, 1, 50, 3, 40, 4, 3);
+        ClusterState s = Core.arrive(ClusterState.initial(c), 0, 4, REF).state();
+        Step p = Core.place(s, 0);
+        assertEquals(new Event.Place(0, 1, 2), p.event(), "holder w1, backup w2: the two least loaded others, lowest ids");
+        assertEquals(10, p.state().worker(2).reserved());
+        s = Core.prefill(p.state(), 0).state();
+        s = Core.streamPage(s, 0, 4).state();
+        s = Core.streamBackupPage(s, 0, 2).state();
+        assertEquals(2, s.request(0).bckpt().length());
+        assertEquals(2, s.worker(2).stored());
+        assertEquals(6.0, s.load(1) + s.load(2));
+        // the holder fails: the backup takes over with its own (shorter) copy
+        Step f = Core.fail(s, 1);
+        assertArrayEquals(new int[] {0}, ((Event.Fail) f.event()).promoted());
+        RequestRec r = f.state().request(0);
+        assertEquals(2, r.holder());
+        assertEquals(2, r.ckpt().length());
+        assertEquals(-1, r.backup());
+        assertTrue(r.placed(), "still protected: no new placement needed");
+        assertTrue(Invariants.all(f.state()).isEmpty(), () -> Invariants.all(f.state()).toString());
+        // the server fails too: the request restores from the promoted copy
+        Step g = Core.fail(f.state(), 0);
+        Step rt = Core.route(g.state(), 0);
+        assertEquals(new Event.Route(0, RouteMode.RESTORE, 2, 2, 2), rt.event());
+        assertTrue(Invariants.all(rt.state()).isEmpty());
+    }
+
+    @Test
+    void lumenDualLosingTheBackupKeepsTheHolderAndCompleteFreesBoth() {
+        Config c = new Config("lumen-dual", 4, 1, 1, 50, 3, 40, 4, 3);
+        ClusterState s = Core.prefill(Core.place(Core.arrive(ClusterState.initial(c), 0, 4, REF).state(), 0).state(), 0).state();
+        s = Core.streamBackupPage(Core.streamPage(s, 0, 3).state(), 0, 3).state();
+        Step f = Core.fail(s, 2);
+        assertArrayEquals(new int[0], ((Event.Fail) f.event()).promoted());
+        assertArrayEquals(new int[] {0}, ((Event.Fail) f.event()).orphaned());
+        assertEquals(1, f.state().request(0).holder());
+        assertEquals(-1, f.state().request(0).backup());
+        ClusterState t = s;
+        for (int i = 0; i < 5; i++) {
+            t = Core.decode(t, 0).state();
+        }
+        Step done = Core.complete(t, 0);
+        assertEquals(6, ((Event.Complete) done.event()).freed(), "both copies of 3 positions");
+        assertEquals(0, done.state().worker(1).stored() + done.state().worker(2).stored());
+        assertEquals(0, done.state().worker(1).reserved() + done.state().worker(2).reserved());
+        ClusterState noBackup = Core.arrive(ClusterState.initial(c), 0, 4, REF).state();
+        assertThrows(IllegalStateException.class, () -> Core.streamBackupPage(noBackup, 0, 1));
+        // with room for one copy only, the request has a holder and no backup
+        Config tight = new Config("lumen-dual", 3, 1, 1, 50, 3, 10, 4, 3);
+        ClusterState u = Core.arrive(ClusterState.initial(tight), 0, 4, REF).state();
+        u = Core.arrive(u, 1, 4, REF).state();
+        u = Core.place(u, 0).state();
+        assertEquals(new Event.Place(1, 0, -1), Core.place(u, 1).event());
     }
 
     @Test

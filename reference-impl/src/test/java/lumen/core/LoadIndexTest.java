@@ -11,9 +11,13 @@ import org.junit.jupiter.api.Test;
 class LoadIndexTest {
 
     private static int scanMin(Map<Integer, LoadIndex.Entry> m, long need, int exclude) {
+        return scanMin(m, need, exclude, exclude);
+    }
+
+    private static int scanMin(Map<Integer, LoadIndex.Entry> m, long need, int exclude, int exclude2) {
         int best = -1;
         for (LoadIndex.Entry e : m.values()) {
-            if (e.id() == exclude || e.free() < need) {
+            if (e.id() == exclude || e.id() == exclude2 || e.free() < need) {
                 continue;
             }
             LoadIndex.Entry b = best < 0 ? null : m.get(best);
@@ -45,6 +49,9 @@ class LoadIndexTest {
                 long need = r.nextInt(22);
                 int exclude = r.nextInt(w + 1) - 1;
                 assertEquals(scanMin(ref, need, exclude), idx.minLoadWithRoom(need, exclude), "minLoadWithRoom");
+                int exclude2 = r.nextInt(w + 1) - 1;
+                assertEquals(scanMin(ref, need, exclude, exclude2), idx.minLoadWithRoom(need, exclude, exclude2), "two exclusions");
+                assertEquals(scanMin(ref, need, exclude2, exclude), idx.minLoadWithRoom(need, exclude2, exclude), "two exclusions, swapped");
                 assertEquals(scanMin(ref, Long.MIN_VALUE, -1), idx.minLoad());
                 int max = -1;
                 int minQ = -1;

@@ -74,6 +74,11 @@ final class RandomWalk {
                 int upTo = r.ckpt().length() + 1 + rnd.nextInt(r.kv().length() - r.ckpt().length());
                 options.add(() -> Core.streamPage(s, id, upTo));
             }
+            if (r.backup() >= 0 && r.bckpt().length() < r.kv().length()
+                    && (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE)) {
+                int upTo = r.bckpt().length() + 1 + rnd.nextInt(r.kv().length() - r.bckpt().length());
+                options.add(() -> Core.streamBackupPage(s, id, upTo));
+            }
         });
         for (int w = 0; w < s.workerCount(); w++) {
             int ww = w;

@@ -229,6 +229,43 @@ class ValidatorTest {
         malformed(header + arrive + "{\"type\":\"Restart\",\"worker\":1,\"loads\":[1,0,0]}\n", 3, "only Place, Route and Assist");
     }
 
+    static Trace dual() {
+        Config c = new Config("lumen-dual", 4, 1, 1, 50, 3, 40, 4, 3);
+        return new Trace(c).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0)).step(s -> Core.prefill(s, 0))
+                .step(s -> Core.streamPage(s, 0, 3)).step(s -> Core.streamBackupPage(s, 0, 2));
+    }
+
+    @Test
+    void lumenDualSeededBugs() throws Exception {
+        Trace t = dual();
+        assertEquals(Verdict.ACCEPTED, t.validate().verdict());
+        Trace p = new Trace(t.cfg).step(s -> Core.arrive(s, 0, 4, REF));
+        rejectedBy(PropertyId.S4, p.validate(new Event.Place(0, 1, 1)), 3);
+        rejectedBy(PropertyId.S4, p.validate(new Event.Place(0, 1, 0)), 3);
+        rejectedBy(PropertyId.A1, p.validate(new Event.Place(0, 1, -1)), 3);
+        // a backup that is not the least loaded of the rest
+        Trace q = new Trace(t.cfg).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.arrive(s, 1, 4, REF));
+        rejectedBy(PropertyId.A1, q.validate(new Event.Place(0, 2, 1)), 4);
+        // the holder fails but the backup is not promoted: not what the spec does
+        ValidationResult r = t.validate(new Event.Fail(1, new int[0], new int[] {0}, new int[0]));
+        assertEquals(Verdict.REJECTED, r.verdict());
+        assertTrue(r.divergence().finding().message().contains("backup"), r.divergence()::toString);
+        // a backup copy leaked at completion
+        Trace d = dual();
+        for (int i = 0; i < 5; i++) {
+            d.step(s -> Core.decode(s, 0));
+        }
+        rejectedBy(PropertyId.S8, d.validate(new Event.Complete(0, 0, 3)), 12);
+        assertEquals(Verdict.ACCEPTED, d.validate(new Event.Complete(0, 0, 5)).verdict());
+        // streaming to a worker that holds no copy
+        assertEquals(Verdict.REJECTED, t.validate(new Event.StreamPage(0, 3, 3)).verdict());
+        // a promoted holder's copy round-trips through the trace
+        Trace f = dual().step(s -> Core.fail(s, 1));
+        assertEquals(Verdict.ACCEPTED, f.validate().verdict());
+        assertTrue(new String(f.bytes(), java.nio.charset.StandardCharsets.UTF_8).contains("\"promoted\":[0]"));
+        assertTrue(new String(f.bytes(), java.nio.charset.StandardCharsets.UTF_8).contains("\"backup\":2"));
+    }
+
     @Test
     void syntheticTracesAreValid() throws Exception {
         for (String p : lumen.core.Policies.keys()) {

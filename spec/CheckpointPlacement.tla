@@ -118,10 +118,10 @@ S8_NoCheckpointLeakInv ==
                                /\ wstate[backup[r]] = "UP"
 
 (***************************************************************************)
-(* A1: under LUMEN every placement is an argmin of Eq. 4 over the          *)
-(* eligible holders (Algorithm 1, line 1), and a request runs unprotected  *)
-(* only when no eligible holder has room.  Eligibility is restated here    *)
-(* from the paper, independently of HolderCandidates.                      *)
+(* A1: under LUMEN (and DUAL) every placement is an argmin of Eq. 4 over  *)
+(* the eligible holders (Algorithm 1, line 1), and a request runs          *)
+(* unprotected only when no eligible holder has room.  Eligibility is     *)
+(* restated here from the paper, independently of HolderCandidates.       *)
 (***************************************************************************)
 Eligible(r) == {w \in Workers : /\ wstate[w] = "UP"
                                 /\ r \notin runq[w]

@@ -21,7 +21,8 @@
 (* another stays UP (up to |W|-1 at once), holders fail too, workers fail  *)
 (* during recovery and during handover, and the same worker fails again.  *)
 (* The "survivors" of Eq. 6 are therefore the workers UP now, not merely   *)
-(* W \ {w_f}.                                                              *)
+(* W \ {w_f}.  Under DUAL a failed holder's role passes to the request's   *)
+(* live backup, with the backup's own copy, so the checkpoint survives.    *)
 (***************************************************************************)
 EXTENDS CheckpointPlacement
 
@@ -104,8 +105,9 @@ S9_RestoreResumesAtSavedPrefixInv ==
     \A r \in Requests : Intact(kv[r]) /\ Len(kv[r]) <= Ctx(r)
 
 (***************************************************************************)
-(* A2: under LUMEN every routing step follows Eq. 6, restated here from    *)
-(* the paper: RESTORE on a live holder exactly when L(h_r) <= theta or     *)
+(* A2: under LUMEN (and DUAL) every routing step follows Eq. 6, restated   *)
+(* here from the paper: RESTORE on a live holder exactly when              *)
+(* L(h_r) <= theta or                                                      *)
 (* |C_r| > tau, and then with C_r as the resumed KV; otherwise REPREFILL   *)
 (* on an argmin of L over the UP workers, with the checkpoint freed.       *)
 (***************************************************************************)

@@ -82,6 +82,7 @@ THEOREM Spec /\ FinitelyManyFailures => L1_EveryRequestCompletes /\ L2_EveryFail
 (*   MCLumen                           840,042     45   162.5 s            *)
 (*   MCLumenSR                           6,878     25     3.2 s            *)
 (*   MCLumenFC                         575,024     43    79.6 s            *)
+(*   MCLumenDual (2 requests)           81,774     39    14.8 s            *)
 (*   MCLumenLivenessDegraded             3,612     16     5.1 s            *)
 (*   MCLumenLiveness                    65,895     24    50.0 s            *)
 (*   --large, one run each of lumen check --large:                         *)

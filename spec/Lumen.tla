@@ -92,5 +92,7 @@ THEOREM Spec /\ FinitelyManyFailures => L1_EveryRequestCompletes /\ L2_EveryFail
 (*   MCLumenFCLarge (4 workers, 3 failures)                                *)
 (*                                   4,912,916     46   982.2 s            *)
 (*   MCLumenLivenessLarge (2 failures) 272,579     33   280.8 s            *)
+(*   MCLumenDualLarge (DUAL, 3 requests, 1 TLC worker)                     *)
+(*                                   5,837,642     51  2476.9 s            *)
 (***************************************************************************)
 =============================================================================

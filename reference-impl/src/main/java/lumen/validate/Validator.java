@@ -53,18 +53,17 @@ public final class Validator {
                 events++;
                 byType.merge(e.action().specName(), 1L, Long::sum);
                 knownRequests(s, e, source, reader.line());
-                Divergence d = check(s, e, reader.line(), reader.citedLoads());
-                if (d != null) {
-                    return new ValidationResult(source, Verdict.REJECTED, config, events, byType, done, arrived - done, d, null);
+                Outcome o = step(s, e, reader.line(), reader.citedLoads());
+                if (o.divergence() != null) {
+                    return new ValidationResult(source, Verdict.REJECTED, config, events, byType, done, arrived - done, o.divergence(), null);
                 }
                 if (e instanceof Event.Arrive) {
                     arrived++;
                 }
-                ClusterState next = Transition.apply(s, e);
                 if (e instanceof Event.Complete) {
                     done++;
                 }
-                s = next;
+                s = o.post();
             }
         } catch (TraceFormatException ex) {
             return new ValidationResult(source, Verdict.MALFORMED, config, events, byType, done, arrived - done, null, ex);
@@ -121,6 +120,13 @@ public final class Validator {
      * (null for none): each UP worker's cited load must equal the load derived from the trace.
      */
     public static Divergence check(ClusterState s, Event e, long line, double[] cited) {
+        return step(s, e, line, cited).divergence();
+    }
+
+    /** One replayed event: the state after it, and its divergence (null when none). */
+    private record Outcome(ClusterState post, Divergence divergence) {}
+
+    private static Outcome step(ClusterState s, Event e, long line, double[] cited) {
         List<Finding> found = new ArrayList<>(0);
         if (cited != null) {
             Finding stale = staleLoads(s, e, cited);
@@ -139,7 +145,7 @@ public final class Validator {
             found.add(step);
         }
         if (found.isEmpty()) {
-            return null;
+            return new Outcome(post, null);
         }
         Finding first = found.get(0);
         if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
@@ -151,7 +157,7 @@ public final class Validator {
         if (e instanceof Event.Fail f) {
             reqs = concat(f.interrupted(), f.orphaned());
         }
-        return new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs));
+        return new Outcome(post, new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs)));
     }
 
 }

@@ -24,7 +24,9 @@
 EXTENDS Cluster
 
 Reserved(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Size(r)])
-               + SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Size(r)])
+               + IF Policy = "DUAL"
+                 THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Size(r)])
+                 ELSE 0
 
 \* The workers that may hold r's checkpoint: UP, not r's server, with room.
 HolderCandidates(r) ==

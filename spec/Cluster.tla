@@ -101,8 +101,12 @@ Server(r) == IF \E w \in Workers : r \in runq[w]
 (* r saved there (as holder or, under DUAL, as backup); Q_w is w's queue   *)
 (* depth.                                                                  *)
 (***************************************************************************)
+\* Backups exist only under DUAL; the test spares other models the sum.
+BackupStored(w) == IF Policy = "DUAL"
+                   THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Len(bckpt[r])])
+                   ELSE 0
 Stored(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Len(ckpt[r])])
-             + SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Len(bckpt[r])])
+             + BackupStored(w)
 Q(w) == Cardinality(runq[w])
 Load(w) == Alpha * Stored(w) + Beta * Q(w)
 

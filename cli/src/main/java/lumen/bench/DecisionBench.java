@@ -81,7 +81,7 @@ public class DecisionBench {
 
     @Benchmark
     public int reprefillTargetScan() {
-        return scanMin(state) + (i++ & 0);
+        return scanPlacement(state, Long.MIN_VALUE, -1) + (i++ & 0);
     }
 
     /** A whole Place step of the core: decision plus the persistent state update. */
@@ -109,24 +109,4 @@ public class DecisionBench {
         return best;
     }
 
-    static int scanMin(ClusterState s) {
-        int best = -1;
-        double bestLoad = 0;
-        for (int w = 0; w < s.workerCount(); w++) {
-            if (!s.isUp(w)) {
-                continue;
-            }
-            double l = s.load(w);
-            if (best < 0 || l < bestLoad) {
-                best = w;
-                bestLoad = l;
-            }
-        }
-        return best;
-    }
-
-    /** For a sanity check before timing: the two answer alike. */
-    static boolean agree(ClusterState s, long need, int server) {
-        return s.index().minLoadWithRoom(need, server) == scanPlacement(s, need, server);
-    }
 }

@@ -17,7 +17,6 @@ import lumen.spec.io.AtomicFiles;
 import lumen.validate.ValidationReport;
 import lumen.validate.ValidationResult;
 import lumen.validate.Validator;
-import lumen.validate.Verdict;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -95,7 +94,4 @@ final class ValidateCommand implements Callable<Integer> {
         }
     }
 
-    static boolean accepted(ValidationResult r) {
-        return r.verdict() == Verdict.ACCEPTED;
-    }
 }

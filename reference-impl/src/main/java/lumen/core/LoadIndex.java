@@ -157,12 +157,6 @@ public final class LoadIndex {
         return best == null ? -1 : best.id();
     }
 
-    /** The least load among workers other than {@code exclude} with free budget >= need. */
-    public double minLoadValueWithRoom(long need, int exclude) {
-        int id = minLoadWithRoom(need, exclude);
-        return id < 0 ? Double.NaN : byId.get(id).load();
-    }
-
     // ---- treap internals -----------------------------------------------------------------
 
     private static int priority(int id) {

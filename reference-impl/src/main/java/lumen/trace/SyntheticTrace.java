@@ -1,8 +1,6 @@
 package lumen.trace;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import lumen.core.ClusterState;
 import lumen.core.Config;
@@ -177,12 +175,5 @@ public final class SyntheticTrace {
             generate(spec, w::write);
         }
         return b.toByteArray();
-    }
-
-    /** The events alone. */
-    public static List<Event> events(Spec spec) throws IOException {
-        List<Event> es = new ArrayList<>();
-        generate(spec, es::add);
-        return es;
     }
 }

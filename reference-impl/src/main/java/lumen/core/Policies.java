@@ -1,12 +1,12 @@
 package lumen.core;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** The registry of recovery policies: one line each, one config key each. */
 public final class Policies {
-    private static final Map<String, RecoveryPolicy> BY_KEY = new LinkedHashMap<>();
+    private static final Map<String, RecoveryPolicy> BY_KEY = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final List<String> ORDER = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     static {
         register(new MechanismPolicy("lumen", "LUMEN: load-aware placement, Eq. 6 routing, draft assist",
@@ -27,8 +27,16 @@ public final class Policies {
 
     private Policies() {}
 
-    private static void register(RecoveryPolicy p) {
+    /**
+     * Adds a policy under its key (for extensions, and for the seeded-bug policies of the
+     * property tests). A key already registered is refused.
+     */
+    public static synchronized void register(RecoveryPolicy p) {
+        if (BY_KEY.containsKey(p.key())) {
+            throw new IllegalArgumentException("a policy '" + p.key() + "' is already registered");
+        }
         BY_KEY.put(p.key(), p);
+        ORDER.add(p.key());
     }
 
     /** The policy with this key, or null. */
@@ -36,7 +44,8 @@ public final class Policies {
         return BY_KEY.get(key);
     }
 
+    /** The keys, in registration order. */
     public static List<String> keys() {
-        return List.copyOf(BY_KEY.keySet());
+        return List.copyOf(ORDER);
     }
 }

@@ -20,7 +20,7 @@ public final class Scenarios {
     private static final Map<String, Scenario> ALL = new LinkedHashMap<>();
 
     /** Loads fast enough that assist and handover happen while requests still run. */
-    static final SimpleCostModel FAST_RELOAD = new SimpleCostModel(5, 0.05, 12, 0.3, 0.0005, 0.4, 0.5, 0.01, 150, 1_200, 1.5, 100);
+    static final SimpleCostModel FAST_RELOAD = SimpleCostModel.fastReload();
 
     private static Config cfg(String policy, double theta, int tau, long budget) {
         return new Config(policy, 4, 1.0, 1.0, theta, tau, budget, 16, 4);

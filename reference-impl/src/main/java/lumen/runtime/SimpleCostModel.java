@@ -27,6 +27,12 @@ public record SimpleCostModel(double prefillFixedMs, double prefillPerToken, dou
         return new SimpleCostModel(5, 0.05, 12, 0.3, 0.0005, 0.4, 0.5, 0.01, 3_000, 30_000, 1.5, 1_000);
     }
 
+    /** The defaults with model loads and restarts shortened (0.15 s draft, 1.2 s full, 0.1 s
+     * restart), so that assist and handover happen while short test workloads still run. */
+    public static SimpleCostModel fastReload() {
+        return new SimpleCostModel(5, 0.05, 12, 0.3, 0.0005, 0.4, 0.5, 0.01, 150, 1_200, 1.5, 100);
+    }
+
     @Override
     public double prefillMs(int tokens) {
         return prefillFixedMs + prefillPerToken * tokens;

@@ -1,0 +1,136 @@
+package lumen.props;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import lumen.core.ClusterState;
+import lumen.core.Event;
+import lumen.core.Finding;
+import lumen.core.Invariants;
+import lumen.core.PropertyId;
+import lumen.core.RequestRec;
+import lumen.core.RouteMode;
+import lumen.core.Transition;
+import lumen.runtime.ClusterRuntime;
+import lumen.runtime.SimpleCostModel;
+import lumen.validate.Divergence;
+import lumen.validate.Validator;
+
+/**
+ * Runs one schedule through the cluster runtime and checks every property after every step:
+ * each event is checked by the validator's checks on a mirrored spec state (the spec step, the
+ * invariants S1-S11 on what it touched, the action properties A1-A3); at the end every invariant
+ * is checked on the whole state, every client's output is compared with its failure-free
+ * reference (S7, L1) and every failed worker must have rejoined (L2).
+ */
+public final class PropertyCheck {
+
+    /** What a run exercised, for coverage statistics. */
+    public enum Feature {
+        HOLDER_FAILURE, RESTORE, REPREFILL, DEGRADED_PLACEMENT, FAILURE_DURING_HANDOVER, ACCEPTED_ASSIST, REJECTED_ASSIST
+    }
+
+    /** The outcome of one run: the first violation (null when none), and what it exercised. */
+    public record Outcome(Finding violation, String where, long events, Set<Feature> features) {
+        public boolean passed() {
+            return violation == null;
+        }
+    }
+
+    private PropertyCheck() {}
+
+    public static Outcome run(Schedule sc) {
+        final ClusterState[] mirror = {ClusterState.initial(sc.config())};
+        final Finding[] bad = {null};
+        final String[] where = {null};
+        final long[] n = {0};
+        Set<Feature> features = EnumSet.noneOf(Feature.class);
+        Set<Integer> assisting = new HashSet<>();
+        ClusterRuntime rt = new ClusterRuntime(sc.config(), SimpleCostModel.fastReload(), sc.options(), (e, t) -> {
+            n[0]++;
+            if (bad[0] != null) {
+                return;
+            }
+            ClusterState s = mirror[0];
+            note(s, e, features, assisting);
+            Divergence d = Validator.check(s, e, n[0]);
+            if (d != null) {
+                bad[0] = d.finding();
+                where[0] = "event " + n[0] + " at " + t + " ms: " + d.event();
+                return;
+            }
+            mirror[0] = Transition.apply(s, e);
+        });
+        try {
+            rt.run(sc.arrivals(), sc.faults());
+        } catch (IllegalStateException | IllegalArgumentException ex) {
+            // the core refused a step: the implementation tried something the spec forbids
+            return new Outcome(Finding.of(null, "the runtime attempted a step the core refuses: " + ex.getMessage()),
+                    "event " + (n[0] + 1), n[0], features);
+        }
+        if (bad[0] != null) {
+            return new Outcome(bad[0], where[0], n[0], features);
+        }
+        List<Finding> all = Invariants.all(mirror[0]);
+        if (!all.isEmpty()) {
+            return new Outcome(all.get(0), "final state", n[0], features);
+        }
+        for (Map.Entry<Integer, int[]> o : rt.outputs().entrySet()) {
+            if (!Arrays.equals(o.getValue(), rt.references().get(o.getKey()))) {
+                return new Outcome(Finding.of(PropertyId.S7, "request " + o.getKey() + "'s output differs from its failure-free reference"),
+                        "end of run", n[0], features);
+            }
+        }
+        if (rt.stats().completed != sc.arrivals().size()) {
+            return new Outcome(Finding.of(PropertyId.L1, rt.stats().completed + " of " + sc.arrivals().size() + " requests completed"),
+                    "end of run", n[0], features);
+        }
+        for (int w = 0; w < sc.config().workers(); w++) {
+            if (!mirror[0].isUp(w)) {
+                return new Outcome(Finding.of(PropertyId.L2, "worker " + w + " is " + mirror[0].worker(w).state() + " at the end"),
+                        "end of run", n[0], features);
+            }
+        }
+        return new Outcome(null, null, n[0], features);
+    }
+
+    private static void note(ClusterState s, Event e, Set<Feature> f, Set<Integer> assisting) {
+        switch (e.action()) {
+            case FAIL -> {
+                Event.Fail x = (Event.Fail) e;
+                if (x.orphaned().length > 0) {
+                    f.add(Feature.HOLDER_FAILURE);
+                }
+                if (assisting.contains(x.worker())) {
+                    f.add(Feature.FAILURE_DURING_HANDOVER);
+                }
+                assisting.remove(x.worker());
+            }
+            case ROUTE -> {
+                Event.Route x = (Event.Route) e;
+                if (x.mode() == RouteMode.REPREFILL) {
+                    f.add(Feature.REPREFILL);
+                } else if (x.resumed() > 0) {
+                    f.add(Feature.RESTORE);
+                }
+            }
+            case PLACE -> {
+                if (((Event.Place) e).holder() < 0 && s.policy().loadAwarePlacement()) {
+                    f.add(Feature.DEGRADED_PLACEMENT);
+                }
+            }
+            case DRAFT_READY -> assisting.add(e.worker());
+            case FULL_READY -> assisting.remove(e.worker());
+            case DECODE -> {
+                RequestRec r = s.request(e.req());
+                if (r != null && r.proposal() != null) {
+                    f.add(((Event.Decode) e).tokens().length > 1 ? Feature.ACCEPTED_ASSIST : Feature.REJECTED_ASSIST);
+                }
+            }
+            default -> { }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package lumen.props;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import lumen.core.Config;
+import lumen.runtime.Arrival;
+import lumen.runtime.Fault;
+
+/**
+ * Seeded generator of failure schedules: 2 to 8 workers; arrivals with heavy-tailed prompt and
+ * output lengths; failures of every kind the spec allows (single, concurrent up to |W|-1, of a
+ * checkpoint holder, during recovery, during the handover, the same worker again, at any point
+ * of its work); budgets from starved to ample; draft agreement from 0 to 1. The same seed gives
+ * the same schedule.
+ */
+public final class ScheduleGenerator {
+    private final List<String> policies;
+
+    public ScheduleGenerator(List<String> policies) {
+        if (policies.isEmpty()) {
+            throw new IllegalArgumentException("at least one policy");
+        }
+        this.policies = List.copyOf(policies);
+    }
+
+    /** Log-normal-ish lengths: mostly short, sometimes long, as real prompts and outputs are. */
+    private static int length(SplittableRandom r, int median, int max) {
+        double x = median * Math.exp(0.8 * r.nextGaussian());
+        return (int) Math.max(1, Math.min(max, Math.round(x)));
+    }
+
+    public Schedule generate(long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        int w = 2 + r.nextInt(7);
+        String policy = policies.get(r.nextInt(policies.size()));
+        int n = 1 + r.nextInt(12);
+        List<Arrival> arrivals = new ArrayList<>();
+        double t = 0;
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            int prompt = length(r, 40, 400);
+            int out = length(r, 40, 240);
+            total += prompt + out;
+            arrivals.add(new Arrival(i, t, prompt, out, r.nextLong()));
+            t += r.nextDouble() * 40;
+        }
+        // budget pressure: from less than one request per holder to all of them
+        long budget = switch (r.nextInt(4)) {
+            case 0 -> total / Math.max(1, 2L * n);
+            case 1 -> total / w;
+            default -> total * 2;
+        };
+        double theta = r.nextInt(3) == 0 ? 0 : r.nextDouble() * 600;
+        int tau = r.nextInt(3) == 0 ? 100_000 : r.nextInt(200);
+        int pageTokens = new int[] {4, 8, 16}[r.nextInt(3)];
+        Config cfg = new Config(policy, w, 1 + r.nextInt(2), 1 + r.nextInt(8), theta, tau, budget, pageTokens, 1 + r.nextInt(5));
+        List<Fault> faults = new ArrayList<>();
+        int kinds = r.nextInt(5);
+        for (int k = 0; k < kinds; k++) {
+            Fault.Point p = Fault.Point.values()[r.nextInt(Fault.Point.values().length)];
+            int victim = r.nextInt(w);
+            double at = r.nextDouble() * 400;
+            faults.add(new Fault(victim, at, p));
+            if (r.nextInt(4) == 0 && w > 2) {
+                // a concurrent failure of another worker at the same moment
+                faults.add(new Fault((victim + 1 + r.nextInt(w - 1)) % w, at, Fault.Point.AT_TIME));
+            }
+            if (r.nextInt(4) == 0) {
+                // the same worker again, later: during its recovery or after it
+                faults.add(new Fault(victim, at + 50 + r.nextDouble() * 2000, r.nextBoolean() ? Fault.Point.MID_HANDOVER : Fault.Point.AT_TIME));
+            }
+        }
+        double agreement = switch (r.nextInt(4)) {
+            case 0 -> 0;
+            case 1 -> 1;
+            default -> r.nextDouble();
+        };
+        return new Schedule(cfg, agreement, arrivals, faults);
+    }
+}

@@ -79,6 +79,15 @@ class ValidateCliTest {
     }
 
     @Test
+    void fuzzRunsForItsTimeAndReportsCoverage() {
+        CliRun r = run("fuzz", "-q", "--minutes", "0.02", "--workers", "2", "--out", tmp.resolve("f.txt").toString());
+        assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("no property failed") && r.out().contains("holder failure"), r.out());
+        assertFalse(Files.exists(tmp.resolve("f.txt")));
+        assertEquals(ExitCodes.BAD_INPUT, run("fuzz", "--minutes", "0").exit());
+    }
+
+    @Test
     void benchRefusesWhatItDoesNotKnow() {
         CliRun r = run("bench", "everything");
         assertEquals(ExitCodes.BAD_INPUT, r.exit());

@@ -56,8 +56,18 @@ public final class Harness {
 
     /** Runs {@code count} schedules from seed {@code first} on, stopping at the first failure. */
     public static Result run(ScheduleGenerator gen, long first, long count) {
+        return run(gen, first, 1, count, Long.MAX_VALUE, () -> false);
+    }
+
+    /**
+     * Runs schedules from seed {@code first} on, every {@code stride}-th seed (so that parallel
+     * runs shard the seeds), until {@code count} schedules, the {@code deadlineNanos} of
+     * {@link System#nanoTime()}, the first failure, or {@code stop} says so.
+     */
+    public static Result run(ScheduleGenerator gen, long first, long stride, long count, long deadlineNanos,
+                             java.util.function.BooleanSupplier stop) {
         Result res = new Result();
-        for (long seed = first; seed < first + count; seed++) {
+        for (long i = 0, seed = first; i < count && System.nanoTime() < deadlineNanos && !stop.getAsBoolean(); i++, seed += stride) {
             Schedule sc = gen.generate(seed);
             PropertyCheck.Outcome o = PropertyCheck.run(sc);
             res.schedules++;

@@ -1,6 +1,5 @@
 package lumen.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -101,7 +100,7 @@ final class FuzzCommand implements Callable<Integer> {
                 total.schedules / secs, total.events / secs);
         if (failure != null) {
             pw.print(failure.report());
-            writeFailure(failure);
+            AtomicFiles.writeString(out, failure.report());
             pw.println("written to " + out);
             pw.flush();
             return ExitCodes.DISAGREEMENT;
@@ -109,9 +108,5 @@ final class FuzzCommand implements Callable<Integer> {
         pw.println("no property failed");
         pw.flush();
         return ExitCodes.OK;
-    }
-
-    private void writeFailure(Harness.Failure f) throws IOException {
-        AtomicFiles.writeString(out, f.report());
     }
 }

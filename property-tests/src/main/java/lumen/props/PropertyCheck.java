@@ -13,10 +13,8 @@ import lumen.core.Invariants;
 import lumen.core.PropertyId;
 import lumen.core.RequestRec;
 import lumen.core.RouteMode;
-import lumen.core.Transition;
 import lumen.runtime.ClusterRuntime;
 import lumen.runtime.SimpleCostModel;
-import lumen.validate.Divergence;
 import lumen.validate.Validator;
 
 /**
@@ -56,13 +54,13 @@ public final class PropertyCheck {
             }
             ClusterState s = mirror[0];
             note(s, e, features, assisting);
-            Divergence d = Validator.check(s, e, n[0]);
-            if (d != null) {
-                bad[0] = d.finding();
-                where[0] = "event " + n[0] + " at " + t + " ms: " + d.event();
+            Validator.Replayed r = Validator.replay(s, e, n[0], null);
+            if (r.divergence() != null) {
+                bad[0] = r.divergence().finding();
+                where[0] = "event " + n[0] + " at " + t + " ms: " + r.divergence().event();
                 return;
             }
-            mirror[0] = Transition.apply(s, e);
+            mirror[0] = r.post();
         });
         try {
             rt.run(sc.arrivals(), sc.faults());

@@ -121,19 +121,10 @@ public final class ClusterState {
 
     /** The requests with an in-flight draft from worker {@code w}, ascending. */
     public int[] requestsWithProposalFrom(int w) {
-        int[] buf = new int[8];
-        int[] n = {0};
-        int[][] out = {buf};
-        requests.forEachKey(id -> {
-            RequestRec r = requests.get(id);
-            if (r.proposal() != null && r.proposal().src() == w) {
-                if (n[0] == out[0].length) {
-                    out[0] = java.util.Arrays.copyOf(out[0], n[0] * 2);
-                }
-                out[0][n[0]++] = id;
-            }
-        });
-        return java.util.Arrays.copyOf(out[0], n[0]);
+        return java.util.Arrays.stream(requests.keys()).filter(id -> {
+            RequestRec.Proposal p = requests.get(id).proposal();
+            return p != null && p.src() == w;
+        }).toArray();
     }
 
     // ---- updates, keeping the index in step ----------------------------------------------------

@@ -36,8 +36,10 @@ public final class Invariants {
         List<Finding> out = new ArrayList<>(0);
         int r = e.req();
         int[] reqs = switch (e.action()) {
+            // Fail drops every draft of the failed worker itself (Transition), so only FullReady,
+            // which drops the drafts it lists, can leave one behind
             case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned(), post.worker(((Event.Fail) e).worker()).runq().keys(),
-                    post.worker(((Event.Fail) e).worker()).held().keys(), post.requestsWithProposalFrom(((Event.Fail) e).worker()));
+                    post.worker(((Event.Fail) e).worker()).held().keys());
             case FULL_READY -> concat(((Event.FullReady) e).dropped(), post.requestsWithProposalFrom(((Event.FullReady) e).worker()));
             default -> r >= 0 ? new int[] {r} : new int[0];
         };

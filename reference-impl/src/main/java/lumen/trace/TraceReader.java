@@ -358,15 +358,23 @@ public final class TraceReader implements Closeable {
         return w;
     }
 
+    private static boolean among(String name, String[] names) {
+        for (String n : names) {
+            if (n.equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void onlyFields(String type, String... allowed) throws TraceFormatException {
-        java.util.List<String> ok = Arrays.asList(allowed);
         for (int i = 0; i < N_INTS; i++) {
-            if (hasInt[i] && !ok.contains(INT_NAMES[i])) {
+            if (hasInt[i] && !among(INT_NAMES[i], allowed)) {
                 throw error(eventLine, type + ": unexpected field '" + INT_NAMES[i] + "'");
             }
         }
         for (int i = 0; i < ARRAY_NAMES.length; i++) {
-            if (arrays[i] != null && !ok.contains(ARRAY_NAMES[i])) {
+            if (arrays[i] != null && !among(ARRAY_NAMES[i], allowed)) {
                 throw error(eventLine, type + ": unexpected field '" + ARRAY_NAMES[i] + "'");
             }
         }

@@ -53,7 +53,7 @@ public final class Validator {
                 events++;
                 byType.merge(e.action().specName(), 1L, Long::sum);
                 knownRequests(s, e, source, reader.line());
-                Outcome o = step(s, e, reader.line(), reader.citedLoads());
+                Replayed o = replay(s, e, reader.line(), reader.citedLoads());
                 if (o.divergence() != null) {
                     return new ValidationResult(source, Verdict.REJECTED, config, events, byType, done, arrived - done, o.divergence(), null);
                 }
@@ -120,13 +120,14 @@ public final class Validator {
      * (null for none): each UP worker's cited load must equal the load derived from the trace.
      */
     public static Divergence check(ClusterState s, Event e, long line, double[] cited) {
-        return step(s, e, line, cited).divergence();
+        return replay(s, e, line, cited).divergence();
     }
 
-    /** One replayed event: the state after it, and its divergence (null when none). */
-    private record Outcome(ClusterState post, Divergence divergence) {}
+    /** One replayed event: the state after it (as the event reports it), and its divergence (null when none). */
+    public record Replayed(ClusterState post, Divergence divergence) {}
 
-    private static Outcome step(ClusterState s, Event e, long line, double[] cited) {
+    /** Checks one event as {@link #check(ClusterState, Event, long, double[])} does, and returns the state after it too. */
+    public static Replayed replay(ClusterState s, Event e, long line, double[] cited) {
         List<Finding> found = new ArrayList<>(0);
         if (cited != null) {
             Finding stale = staleLoads(s, e, cited);
@@ -145,7 +146,7 @@ public final class Validator {
             found.add(step);
         }
         if (found.isEmpty()) {
-            return new Outcome(post, null);
+            return new Replayed(post, null);
         }
         Finding first = found.get(0);
         if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
@@ -157,7 +158,7 @@ public final class Validator {
         if (e instanceof Event.Fail f) {
             reqs = concat(f.interrupted(), f.orphaned());
         }
-        return new Outcome(post, new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs)));
+        return new Replayed(post, new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs)));
     }
 
 }

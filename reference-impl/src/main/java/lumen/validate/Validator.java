@@ -73,19 +73,21 @@ public final class Validator {
 
     /** Every request an event names must have arrived (and only Arrive may name a new one). */
     private static void knownRequests(ClusterState s, Event e, String source, long line) throws TraceFormatException {
-        if (e instanceof Event.Arrive) {
-            return;
-        }
-        int[] ids = switch (e.action()) {
-            case FAIL -> concat(concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned()), ((Event.Fail) e).promoted());
-            case FULL_READY -> ((Event.FullReady) e).dropped();
-            default -> e.req() >= 0 ? new int[] {e.req()} : new int[0];
-        };
-        for (int id : ids) {
+        for (int id : namedRequests(e)) {
             if (s.request(id) == null) {
                 throw new TraceFormatException(source, line, e.action().specName() + ": unknown request " + id + " (no Arrive for it before this line)");
             }
         }
+    }
+
+    /** The requests an event names that must have arrived before it: none for Arrive, which introduces one. */
+    public static int[] namedRequests(Event e) {
+        return switch (e.action()) {
+            case ARRIVE -> new int[0];
+            case FAIL -> concat(concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned()), ((Event.Fail) e).promoted());
+            case FULL_READY -> ((Event.FullReady) e).dropped();
+            default -> e.req() >= 0 ? new int[] {e.req()} : new int[0];
+        };
     }
 
     /** A decision that cites loads other than the derived ones decided on stale loads. */

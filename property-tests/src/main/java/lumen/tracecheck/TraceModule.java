@@ -1,0 +1,278 @@
+package lumen.tracecheck;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import lumen.core.Config;
+import lumen.core.Event;
+import lumen.trace.TraceFormatException;
+import lumen.trace.TraceReader;
+import lumen.validate.Validator;
+
+/**
+ * Generates the trace-checking module for one trace: a TLA+ module that EXTENDS
+ * {@code spec/TraceLumen.tla} and defines the trace's events as records ({@code TraceLog}) and
+ * the constants its header and Arrive events fix, plus the TLC config that binds them.
+ *
+ * <p>The trace is read with the same reader and the same "every named request has arrived"
+ * rule as the Java mirror. A line that is not valid trace syntax ends the log there and is kept
+ * as {@link Generated#malformed()}: the verdict is then REJECTED if TLC rejects an earlier event
+ * and MALFORMED otherwise, the order in which the mirror finds them.
+ */
+public final class TraceModule {
+    /** The module every generated one extends. */
+    public static final String BASE = "TraceLumen";
+
+    /** A trace the TLC path cannot check; the Java mirror still can. */
+    public static final class Unsupported extends Exception {
+        public Unsupported(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * A generated module.
+     *
+     * @param lines     lines[i] is the trace line of TraceLog[i + 1]
+     * @param malformed the first syntax error after the last event of the log, or null
+     */
+    public record Generated(String name, String tla, String cfg, Config config, long[] lines, TraceFormatException malformed) {
+        public int events() {
+            return lines.length;
+        }
+    }
+
+    private TraceModule() {}
+
+    /** The spec's Policy for a trace policy, or null when the spec does not name it. */
+    static String specPolicy(String policy) {
+        return switch (policy) {
+            case "lumen" -> "LUMEN";
+            case "lumen-dual" -> "DUAL";
+            case "fixed-checkpointing" -> "FC";
+            case "stop-and-restart" -> "SR";
+            default -> null;
+        };
+    }
+
+    public static Generated generate(InputStream in, String source, String name) throws IOException, Unsupported {
+        TraceReader reader;
+        try {
+            reader = new TraceReader(in, source);
+        } catch (TraceFormatException ex) {
+            return new Generated(name, null, null, null, new long[0], ex);
+        }
+        Config c = reader.config();
+        String policy = specPolicy(c.policy());
+        if (policy == null) {
+            throw new Unsupported("policy '" + c.policy() + "' is an ablation the spec's Policy does not name;"
+                    + " TLC checks lumen, lumen-dual, fixed-checkpointing and stop-and-restart (the Java mirror checks all)");
+        }
+        if (!integral(c.alpha()) || !integral(c.beta()) || c.alpha() < 0 || c.beta() < 0 || c.theta() < 0) {
+            throw new Unsupported("TLC has no reals: alpha and beta must be whole numbers and theta non-negative (alpha "
+                    + c.alpha() + ", beta " + c.beta() + ", theta " + c.theta() + ")");
+        }
+        StringBuilder log = new StringBuilder();
+        List<Long> lines = new ArrayList<>();
+        Map<Integer, Event.Arrive> arrivals = new LinkedHashMap<>();
+        Set<Integer> arrived = new HashSet<>();
+        TraceFormatException malformed = null;
+        try (reader) {
+            Event e;
+            while ((e = reader.next()) != null) {
+                for (int id : Validator.namedRequests(e)) {
+                    if (!arrived.contains(id)) {
+                        throw new TraceFormatException(source, reader.line(), e.action().specName() + ": unknown request " + id
+                                + " (no Arrive for it before this line)");
+                    }
+                }
+                if (e instanceof Event.Arrive a) {
+                    arrived.add(a.req());
+                    arrivals.putIfAbsent(a.req(), a);
+                }
+                log.append(lines.isEmpty() ? "    " : ",\n    ").append(record(e, reader.citedLoads()));
+                lines.add(reader.line());
+            }
+        } catch (TraceFormatException ex) {
+            malformed = ex;
+        }
+        long[] ls = lines.stream().mapToLong(Long::longValue).toArray();
+        return new Generated(name, module(name, c, policy, arrivals, log), config(), c, ls, malformed);
+    }
+
+    private static boolean integral(double d) {
+        return d == Math.rint(d) && !Double.isInfinite(d);
+    }
+
+    private static String module(String name, Config c, String policy, Map<Integer, Event.Arrive> arrivals, CharSequence log) {
+        StringBuilder b = new StringBuilder();
+        b.append("---- MODULE ").append(name).append(" ----\n")
+                .append("\\* Generated by lumen validate --tlc from a trace; see ").append(BASE).append(".tla.\n")
+                .append("EXTENDS ").append(BASE).append("\n\n")
+                .append("TWorkers == 0..").append(c.workers() - 1).append('\n')
+                .append("TRequests == ").append(set(arrivals.keySet())).append('\n')
+                .append("TPolicy == \"").append(policy).append("\"\n")
+                .append("TAlpha == ").append((long) c.alpha()).append('\n')
+                .append("TBeta == ").append((long) c.beta()).append('\n')
+                .append("\\* theta ").append(c.theta()).append(": loads are integers, so L <= theta iff L <= floor(theta)\n")
+                .append("TTheta == ").append((long) Math.floor(c.theta())).append('\n')
+                .append("TTau == ").append(c.tau()).append('\n')
+                .append("TBudget == ").append(c.budget()).append('\n')
+                .append("TK == ").append(c.k()).append('\n')
+                .append("TWrong == -1\n")
+                .append("NeighbourV == [w \\in TWorkers |-> (w + 1) % ").append(c.workers()).append("]\n")
+                .append("TNeighbour == NeighbourV\n");
+        StringBuilder prompt = new StringBuilder();
+        StringBuilder ref = new StringBuilder();
+        for (Event.Arrive a : arrivals.values()) {
+            String sep = prompt.length() == 0 ? "" : " @@ ";
+            prompt.append(sep).append(a.req()).append(" :> ").append(a.promptLen());
+            ref.append(sep).append(a.req()).append(" :> ").append(seq(a.ref()));
+        }
+        // TLC evaluates a definition bound to a CONSTANT by "<-" at every use, but computes a
+        // constant-level definition once: each bound definition only names a precomputed one.
+        b.append("PromptLenV == ").append(arrivals.isEmpty() ? "[r \\in {} |-> 1]" : "(" + prompt + ")").append('\n')
+                .append("RefV == ").append(arrivals.isEmpty() ? "[r \\in {} |-> <<1>>]" : "(" + ref + ")").append('\n')
+                .append("TPromptLen == PromptLenV\n")
+                .append("TRef == RefV\n")
+                .append("TraceLogV == <<\n").append(log).append("\n    >>\n")
+                .append("TTraceLog == TraceLogV\n")
+                .append("====\n");
+        return b.toString();
+    }
+
+    private static String config() {
+        return String.join("\n",
+                "CONSTANTS",
+                "    None = None",
+                "    Workers <- TWorkers",
+                "    Requests <- TRequests",
+                "    Policy <- TPolicy",
+                "    Alpha <- TAlpha",
+                "    Beta <- TBeta",
+                "    Theta <- TTheta",
+                "    Tau <- TTau",
+                "    Budget <- TBudget",
+                "    K <- TK",
+                "    PromptLen <- TPromptLen",
+                "    Ref <- TRef",
+                "    Neighbour <- TNeighbour",
+                "    Wrong <- TWrong",
+                "    TraceLog <- TTraceLog",
+                "INIT TraceInit",
+                "NEXT TraceNext",
+                "CHECK_DEADLOCK FALSE",
+                "");
+    }
+
+    /** One event as a TLA+ record whose fields are the JSON fields; null is None. */
+    static String record(Event e, double[] loads) {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("type", "\"" + e.action().specName() + "\"");
+        switch (e.action()) {
+            case ARRIVE -> {
+                Event.Arrive x = (Event.Arrive) e;
+                f.put("req", Integer.toString(x.req()));
+                f.put("worker", Integer.toString(x.worker()));
+            }
+            case PLACE -> {
+                Event.Place x = (Event.Place) e;
+                f.put("req", Integer.toString(x.req()));
+                f.put("holder", worker(x.holder()));
+                f.put("backup", worker(x.backup()));
+            }
+            case PREFILL -> {
+                Event.Prefill x = (Event.Prefill) e;
+                f.put("req", Integer.toString(x.req()));
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("tokens", seq(x.tokens()));
+            }
+            case DECODE -> {
+                Event.Decode x = (Event.Decode) e;
+                f.put("req", Integer.toString(x.req()));
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("tokens", seq(x.tokens()));
+            }
+            case STREAM_PAGE -> {
+                Event.StreamPage x = (Event.StreamPage) e;
+                f.put("req", Integer.toString(x.req()));
+                f.put("holder", worker(x.holder()));
+                f.put("ckpt", Integer.toString(x.ckpt()));
+            }
+            case COMPLETE -> {
+                Event.Complete x = (Event.Complete) e;
+                f.put("req", Integer.toString(x.req()));
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("freed", Integer.toString(x.freed()));
+            }
+            case FAIL -> {
+                Event.Fail x = (Event.Fail) e;
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("interrupted", seq(x.interrupted()));
+                f.put("orphaned", seq(x.orphaned()));
+                f.put("promoted", seq(x.promoted()));
+            }
+            case ROUTE -> {
+                Event.Route x = (Event.Route) e;
+                f.put("req", Integer.toString(x.req()));
+                f.put("mode", "\"" + x.mode().name() + "\"");
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("resumed", Integer.toString(x.resumed()));
+                f.put("freed", Integer.toString(x.freed()));
+            }
+            case RESTART, DRAFT_READY -> f.put("worker", Integer.toString(e.worker()));
+            case ASSIST -> {
+                Event.Assist x = (Event.Assist) e;
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("req", Integer.toString(x.req()));
+                f.put("draft", seq(x.draft()));
+            }
+            case FULL_READY -> {
+                Event.FullReady x = (Event.FullReady) e;
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("dropped", seq(x.dropped()));
+            }
+            default -> throw new IllegalStateException("no trace record for " + e.action());
+        }
+        if (loads != null) {
+            StringBuilder l = new StringBuilder("<<");
+            for (int i = 0; i < loads.length; i++) {
+                l.append(i == 0 ? "" : ", ").append(integral(loads[i]) && loads[i] >= 0 ? Long.toString((long) loads[i]) : "-1");
+            }
+            f.put("loads", l.append(">>").toString());
+        }
+        StringBuilder b = new StringBuilder("[");
+        f.forEach((k, v) -> b.append(b.length() == 1 ? "" : ", ").append(k).append(" |-> ").append(v));
+        return b.append(']').toString();
+    }
+
+    private static String worker(int w) {
+        return w < 0 ? "None" : Integer.toString(w);
+    }
+
+    static String seq(int[] xs) {
+        StringBuilder b = new StringBuilder("<<");
+        for (int i = 0; i < xs.length; i++) {
+            b.append(i == 0 ? "" : ", ").append(xs[i]);
+        }
+        return b.append(">>").toString();
+    }
+
+    private static String set(Set<Integer> xs) {
+        StringBuilder b = new StringBuilder("{");
+        for (int x : xs) {
+            b.append(b.length() == 1 ? "" : ", ").append(x);
+        }
+        return b.append('}').toString();
+    }
+
+    static String describe(Config c) {
+        return String.format(Locale.ROOT, "%s, %d workers", c.policy(), c.workers());
+    }
+}

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import lumen.spec.io.AtomicFiles;
+import lumen.tracecheck.TlcTraceCheck;
+import lumen.tracecheck.TraceModule;
 import lumen.validate.ValidationReport;
 import lumen.validate.ValidationResult;
 import lumen.validate.Validator;
@@ -45,11 +47,25 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE", description = "also write the JSON report to FILE (atomically)")
     Path report;
 
+    @Option(names = "--tlc", description = {"decide with TLC instead of the Java mirror: generate the trace's module"
+            + " (spec/TraceLumen.tla) and let TLC search for a behaviour of the spec that matches it event by event.",
+        "Authoritative and suited to small traces; covers lumen, lumen-dual, fixed-checkpointing and stop-and-restart."})
+    boolean tlc;
+
+    @Option(names = "--spec-dir", paramLabel = "DIR", description = "the spec folder, for --tlc (default: spec/ of the kit)")
+    Path specDir;
+
+    @Option(names = "--timeout", paramLabel = "MINUTES", defaultValue = "30", description = "TLC's time limit per trace, for --tlc (default: ${DEFAULT-VALUE})")
+    long timeoutMinutes;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         List<Object> rows = new ArrayList<>();
         int worst = ExitCodes.OK;
+        if (tlc) {
+            return callTlc(out);
+        }
         for (String t : traces) {
             ValidationResult r = validate(t);
             rows.add(ValidationReport.json(r));
@@ -64,6 +80,11 @@ final class ValidateCommand implements Callable<Integer> {
             };
             worst = Math.max(worst, code);
         }
+        finish(out, rows);
+        return worst;
+    }
+
+    private void finish(PrintWriter out, List<Object> rows) throws IOException {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("accepted", rows.stream().filter(m -> "ACCEPTED".equals(((Map<?, ?>) m).get("verdict"))).count());
         doc.put("total", rows.size());
@@ -76,21 +97,81 @@ final class ValidateCommand implements Callable<Integer> {
         if (report != null) {
             AtomicFiles.writeString(report, text + "\n");
         }
+    }
+
+    private Integer callTlc(PrintWriter out) throws IOException {
+        TlcTraceCheck check = new TlcTraceCheck(KitPaths.specDir(specDir), KitPaths.workDir().resolve("traces"),
+                java.time.Duration.ofMinutes(timeoutMinutes));
+        List<Object> rows = new ArrayList<>();
+        int worst = ExitCodes.OK;
+        for (String t : traces) {
+            TlcTraceCheck.Result r;
+            try (InputStream in = open(t)) {
+                r = check.check(in, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""));
+            } catch (TraceModule.Unsupported ex) {
+                throw new UserError(t + ": " + ex.getMessage());
+            } catch (TlcTraceCheck.ToolFailure ex) {
+                throw new UserError(ex.getMessage());
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("source", r.source());
+            row.put("checker", "TLC");
+            row.put("verdict", r.verdict().name());
+            row.put("events", r.events());
+            row.put("matched", r.matched());
+            if (r.verdict() == lumen.validate.Verdict.REJECTED) {
+                row.put("line", r.line());
+                row.put("event", r.event());
+            }
+            if (r.error() != null) {
+                row.put("line", r.error().line());
+                row.put("error", r.error().getMessage());
+            }
+            row.put("tlcSeconds", r.tlcTime().toMillis() / 1000.0);
+            rows.add(row);
+            if (!json) {
+                out.print(text(r));
+                out.flush();
+            }
+            worst = Math.max(worst, switch (r.verdict()) {
+                case ACCEPTED -> ExitCodes.OK;
+                case REJECTED -> ExitCodes.DISAGREEMENT;
+                case MALFORMED -> ExitCodes.BAD_INPUT;
+            });
+        }
+        finish(out, rows);
         return worst;
     }
 
-    private ValidationResult validate(String t) throws IOException {
+    static String text(TlcTraceCheck.Result r) {
+        String secs = String.format(java.util.Locale.ROOT, "%.1f s", r.tlcTime().toMillis() / 1000.0);
+        return switch (r.verdict()) {
+            case ACCEPTED -> r.source() + ": ACCEPTED by TLC: a behaviour of the spec matches all " + r.events() + " events (" + secs + ")\n";
+            case REJECTED -> r.source() + ": REJECTED by TLC at line " + r.line() + ": no behaviour of the spec matches this event after the "
+                    + r.matched() + " before it (" + secs + ")\n  event: " + r.event() + "\n"
+                    + "  (the Java mirror, lumen validate without --tlc, names the property it breaks)\n";
+            case MALFORMED -> r.source() + ": MALFORMED: " + r.error().getMessage() + "\n";
+        };
+    }
+
+    private static InputStream open(String t) throws IOException {
         if (t.equals("-")) {
-            return Validator.validate(System.in, "<stdin>");
+            return System.in;
         }
         Path p = Path.of(t);
         if (Files.isDirectory(p)) {
             throw new UserError(t + ": is a folder, not a trace file");
         }
-        try (InputStream in = Files.newInputStream(p)) {
-            return Validator.validate(new java.io.BufferedInputStream(in, 1 << 16), t);
+        try {
+            return new java.io.BufferedInputStream(Files.newInputStream(p), 1 << 16);
         } catch (NoSuchFileException ex) {
             throw new UserError(t + ": no such file");
+        }
+    }
+
+    private ValidationResult validate(String t) throws IOException {
+        try (InputStream in = open(t)) {
+            return Validator.validate(in, t.equals("-") ? "<stdin>" : t);
         }
     }
 

@@ -33,6 +33,21 @@ class ValidateCliTest {
     }
 
     @Test
+    void tlcDecidesTheSameWayAndSaysWhereItStopped() throws Exception {
+        CliRun r = run("validate", "--tlc", SCENARIOS.resolve("holder-failure.jsonl").toString(),
+                SCENARIOS.resolve("corrupt-resume-past-checkpoint.jsonl").toString());
+        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("holder-failure.jsonl: ACCEPTED by TLC: a behaviour of the spec matches all 1074 events"), r.out());
+        assertTrue(r.out().contains("corrupt-resume-past-checkpoint.jsonl: REJECTED by TLC at line 150"), r.out());
+        assertTrue(r.out().contains("[type |-> \"Route\""), r.out());
+        Path ablation = tmp.resolve("ablation.jsonl");
+        Files.writeString(ablation, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"policy\":\"lumen\"", "\"policy\":\"lumen-no-routing\""));
+        CliRun u = run("validate", "--tlc", ablation.toString());
+        assertEquals(ExitCodes.BAD_INPUT, u.exit());
+        assertTrue(u.err().contains("lumen-no-routing' is an ablation"), u.err());
+    }
+
+    @Test
     void theJsonReportIsWrittenAtomicallyAndSaysWhy() throws Exception {
         Path report = tmp.resolve("r.json");
         CliRun r = run("validate", "--json", "--report", report.toString(), SCENARIOS.resolve("corrupt-resume-past-checkpoint.jsonl").toString());

@@ -41,25 +41,39 @@ public final class TlcTraceCheck {
         }
     }
 
+    /**
+     * A seeded bug in the TLC path, to show that the differential check catches one: a module
+     * that EXTENDS TraceLumen with replacement definitions, and the config lines that bind them
+     * (such as {@code UseHolder <- MutUseHolder}).
+     */
+    public record Mutation(String module, String text, List<String> overrides) {}
+
     private final Path specDir;
     private final Path workDir;
     private final Duration timeout;
     private final TlcRunner runner = TlcRunner.fromCurrentJvm();
+    private final Mutation mutation;
 
     /**
      * @param specDir the folder with {@code TraceLumen.tla} and the modules it extends
      * @param workDir where each check gets its own folder (module, config, TLC's output)
      */
     public TlcTraceCheck(Path specDir, Path workDir, Duration timeout) {
+        this(specDir, workDir, timeout, null);
+    }
+
+    public TlcTraceCheck(Path specDir, Path workDir, Duration timeout, Mutation mutation) {
         this.specDir = specDir;
         this.workDir = workDir;
         this.timeout = timeout;
+        this.mutation = mutation;
     }
 
     public Result check(InputStream trace, String source, String name)
             throws IOException, TraceModule.Unsupported, ToolFailure {
         String module = "Trace_" + name.replaceAll("[^A-Za-z0-9]", "_");
-        TraceModule.Generated g = TraceModule.generate(trace, source, module);
+        TraceModule.Generated g = mutation == null ? TraceModule.generate(trace, source, module)
+                : TraceModule.generate(trace, source, module, mutation.module(), mutation.overrides());
         if (g.tla() == null) {
             return new Result(source, Verdict.MALFORMED, 0, 0, -1, null, g.malformed(), Duration.ZERO);
         }
@@ -69,6 +83,9 @@ public final class TlcTraceCheck {
         Path cfg = dir.resolve(module + ".cfg");
         Files.writeString(tla, g.tla(), StandardCharsets.UTF_8);
         Files.writeString(cfg, g.cfg(), StandardCharsets.UTF_8);
+        if (mutation != null) {
+            Files.writeString(dir.resolve(mutation.module() + ".tla"), mutation.text(), StandardCharsets.UTF_8);
+        }
         TlcResult r = runner.run(new TlcRunner.Request(tla, cfg, specDir, dir, 1, timeout, null, null), m -> { });
         if (r.status() != TlcResult.Status.PASS) {
             throw new ToolFailure("TLC could not check " + source + " (" + r.status()

@@ -38,4 +38,26 @@ class TlcTraceCheckTest {
             }
         }
     }
+
+    /**
+     * The differential check can fail: with a seeded bug in the TLC path (Eq. 6 replaced by
+     * "restore whenever the holder is up", FC's rule), the reprefill scenario is rejected by TLC
+     * at its first REPREFILL route while the mirror accepts it, and the disagreement is named.
+     */
+    @Test
+    void aSeededBugInTheTlcPathIsADisagreement() throws Exception {
+        TlcTraceCheck.Mutation always = new TlcTraceCheck.Mutation("TraceLumenMutRestore", String.join("\n",
+                "---- MODULE TraceLumenMutRestore ----",
+                "EXTENDS TraceLumen",
+                "MutUseHolder(r) == holder[r] # None /\\ holder[r] \\in RouteTargets",
+                "===="), java.util.List.of("CONSTANTS UseHolder <- MutUseHolder"));
+        TlcTraceCheck tlc = new TlcTraceCheck(SPEC, WORK.resolve("seeded"), Duration.ofMinutes(5), always);
+        Path p = SCENARIOS.resolve("short-prefix-reprefill.jsonl");
+        Differential.Outcome o = Differential.compare(Files.readAllBytes(p), p.toString(), "reprefill", tlc);
+        assertEquals(Verdict.ACCEPTED, o.mirror().verdict());
+        assertEquals(Verdict.REJECTED, o.tlc().verdict());
+        org.junit.jupiter.api.Assertions.assertFalse(o.agree());
+        org.junit.jupiter.api.Assertions.assertTrue(o.tlc().event().contains("REPREFILL"), o.describe());
+        System.out.println(o.describe());
+    }
 }

@@ -53,7 +53,7 @@ public final class PropertyCheck {
                 return;
             }
             ClusterState s = mirror[0];
-            note(s, e, features, assisting);
+            observe(s, e, features, assisting);
             Validator.Replayed r = Validator.replay(s, e, n[0], null);
             if (r.divergence() != null) {
                 bad[0] = r.divergence().finding();
@@ -95,7 +95,11 @@ public final class PropertyCheck {
         return new Outcome(null, null, n[0], features);
     }
 
-    private static void note(ClusterState s, Event e, Set<Feature> f, Set<Integer> assisting) {
+    /**
+     * Adds to {@code f} what event {@code e} exercises, given the state before it;
+     * {@code assisting} tracks the workers with a draft loaded, across calls.
+     */
+    public static void observe(ClusterState s, Event e, Set<Feature> f, Set<Integer> assisting) {
         switch (e.action()) {
             case FAIL -> {
                 Event.Fail x = (Event.Fail) e;

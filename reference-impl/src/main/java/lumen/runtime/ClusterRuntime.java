@@ -117,6 +117,7 @@ public final class ClusterRuntime {
     private ClusterState state;
     private double now;
     private long seq;
+    private boolean externalRestarts;
 
     public ClusterRuntime(Config cfg, CostModel cost, Options opt, Sink sink) {
         if (opt.geometry().pageTokens() != cfg.pageTokens()) {
@@ -163,28 +164,75 @@ public final class ClusterRuntime {
     /** Runs the workload with the faults until nothing is left to do; returns the end time. */
     public double run(List<Arrival> arrivals, List<Fault> injected) {
         for (Arrival a : arrivals) {
-            at(a.atMs(), () -> arrive(a));
+            submit(a);
         }
         for (Fault f : injected) {
-            if (f.worker() < 0 || f.worker() >= ws.length) {
-                throw new IllegalArgumentException("fault on unknown worker " + f.worker());
-            }
-            if (f.point() == Fault.Point.AT_TIME) {
-                at(f.afterMs(), () -> fail(f.worker()));
-            } else {
-                faults.add(f);
-            }
+            inject(f);
         }
+        advanceTo(Double.POSITIVE_INFINITY);
+        stats.faultsSkipped += faults.size();
+        return now;
+    }
+
+    // ---- incremental driving, for adapters: the environment decides arrivals, faults, restarts --
+
+    /**
+     * From now on a failed worker restarts only when {@link #restartWorker} says its machine is
+     * back, instead of after the cost model's restart delay.
+     */
+    public ClusterRuntime withExternalRestarts() {
+        externalRestarts = true;
+        return this;
+    }
+
+    /** A request arrives at {@code a.atMs()} (not before the current time). */
+    public void submit(Arrival a) {
+        at(Math.max(now, a.atMs()), () -> arrive(a));
+    }
+
+    /** A fault: at its time, or at the first point of its kind from then on. */
+    public void inject(Fault f) {
+        if (f.worker() < 0 || f.worker() >= ws.length) {
+            throw new IllegalArgumentException("fault on unknown worker " + f.worker());
+        }
+        if (f.point() == Fault.Point.AT_TIME) {
+            at(Math.max(now, f.afterMs()), () -> fail(f.worker()));
+        } else {
+            faults.add(f);
+        }
+    }
+
+    /** The failed worker's machine is back: it restarts now. False when it is not FAILED. */
+    public boolean restartWorker(int w) {
+        if (w < 0 || w >= ws.length || state.worker(w).state() != WorkerState.FAILED) {
+            return false;
+        }
+        restart(ws[w]);
+        return true;
+    }
+
+    /** Runs every timer due up to time {@code t}; the clock then reads {@code t} (if finite). */
+    public void advanceTo(double t) {
         long steps = 0;
-        while (!timers.isEmpty()) {
-            Timer t = timers.poll();
-            now = t.t();
-            t.action().run();
+        while (!timers.isEmpty() && timers.peek().t() <= t) {
+            Timer x = timers.poll();
+            now = x.t();
+            x.action().run();
             if (++steps > 50_000_000L) {
                 throw new IllegalStateException("runtime did not settle after 50M timer events");
             }
         }
-        stats.faultsSkipped += faults.size();
+        if (!Double.isInfinite(t)) {
+            now = Math.max(now, t);
+        }
+    }
+
+    /** Nothing is scheduled: the runtime waits for the environment. */
+    public boolean idle() {
+        return timers.isEmpty();
+    }
+
+    public double now() {
         return now;
     }
 
@@ -473,7 +521,9 @@ public final class ClusterRuntime {
         for (int r : f.interrupted()) {
             route(r);
         }
-        on(w, now + cost.restartDelayMs(), () -> restart(w));
+        if (!externalRestarts) {
+            on(w, now + cost.restartDelayMs(), () -> restart(w));
+        }
         for (int v = 0; v < ws.length; v++) {
             kick(v);
         }

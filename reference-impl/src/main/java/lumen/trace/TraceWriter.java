@@ -61,9 +61,14 @@ public final class TraceWriter implements Closeable {
 
     /** One event as its JSON line, without the newline (for reports). */
     public static String toJson(Event e) {
+        return toJson(e, Double.NaN);
+    }
+
+    /** One event as its JSON line with its time {@code t} in ms (NaN: none), without the newline. */
+    public static String toJson(Event e, double t) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
-            writeEvent(g, e, Double.NaN);
+            writeEvent(g, e, t);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }

@@ -1,0 +1,200 @@
+package lumen.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import lumen.conform.ConformReport;
+import lumen.conform.Conformance;
+import lumen.conform.sut.Mutants;
+import lumen.core.Policies;
+import lumen.spec.io.AtomicFiles;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code lumen conform}: conformance testing of a LUMEN implementation through the adapter protocol. */
+@Command(name = "conform",
+        mixinStandardHelpOptions = true,
+        description = {"Drives a system under test with generated failure schedules through the adapter protocol"
+                + " (JSON Lines on its standard input and output; docs/conformance.md), validates its trace against the"
+                + " spec, checks that every request completes and every failed worker rejoins, and shrinks the first"
+                + " failure to a minimal schedule.",
+            "--sut reference runs the kit's own adapter around the reference implementation; --mutants runs it and"
+                + " every shipped mutant implementation and prints the kill table.",
+            "Exit status: 0 pass, 1 a property failed or the system misbehaved (timeout, crash, garbage, flood),"
+                + " 2 bad input."})
+final class ConformCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    static final class Target {
+        @Option(names = "--sut", paramLabel = "COMMAND", description = "the system's command line, run with /bin/sh -c;"
+                + " 'reference' for the reference adapter, 'mutant:NAME' for a shipped mutant")
+        String sut;
+
+        @Option(names = "--mutants", description = "check the reference adapter and every shipped mutant; print the kill table")
+        boolean mutants;
+    }
+
+    @ArgGroup(multiplicity = "1")
+    Target target;
+
+    @Option(names = "--schedules", paramLabel = "N", description = "schedules to run (default: ${DEFAULT-VALUE})")
+    int schedules = 50;
+
+    @Option(names = "--seed", paramLabel = "S", description = "first seed (default: ${DEFAULT-VALUE})")
+    long seed = 1;
+
+    @Option(names = "--policy", paramLabel = "P", split = ",", description = "the policies the system implements, as in the"
+            + " trace header (default: lumen)")
+    List<String> policies = new ArrayList<>(List.of("lumen"));
+
+    @Option(names = "--step-timeout-ms", paramLabel = "MS", description = "time for the system to answer one command (default: ${DEFAULT-VALUE})")
+    long stepTimeoutMs = 10_000;
+
+    @Option(names = "--run-timeout-s", paramLabel = "S", description = "time for one whole schedule (default: ${DEFAULT-VALUE})")
+    long runTimeoutS = 60;
+
+    @Option(names = "--shrink-runs", paramLabel = "N", description = "runs of the system spent shrinking a failure (default: ${DEFAULT-VALUE})")
+    int shrinkRuns = 150;
+
+    @Option(names = "--json", description = "print a machine-readable report instead of text")
+    boolean json;
+
+    @Option(names = "--report", paramLabel = "FILE", description = "also write the JSON report to FILE (atomically)")
+    Path report;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "on failure, write the minimal failing trace there (atomically)")
+    Path out;
+
+    @Option(names = {"-q", "--quiet"}, description = "no progress bar")
+    boolean quiet;
+
+    /** The command that runs a program of the kit in a fresh JVM, with this JVM's class path. */
+    static String kitProgram(String mainClass) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return quote(java) + " -XX:TieredStopAtLevel=1 -cp " + quote(System.getProperty("java.class.path")) + " " + mainClass;
+    }
+
+    private static String quote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    static String resolve(String sut) {
+        if (sut.equals("reference")) {
+            return kitProgram("lumen.conform.sut.Adapter");
+        }
+        if (sut.startsWith("mutant:")) {
+            String name = sut.substring("mutant:".length());
+            for (Mutants m : Mutants.values()) {
+                if (m.programName().equals(name)) {
+                    return kitProgram(m.mainClass());
+                }
+            }
+            throw new UserError("no shipped mutant '" + name + "'; they are: "
+                    + String.join(", ", java.util.Arrays.stream(Mutants.values()).map(Mutants::programName).toList()));
+        }
+        return sut;
+    }
+
+    private Conformance.Options options(String sut) {
+        if (schedules < 1 || stepTimeoutMs < 1 || runTimeoutS < 1 || shrinkRuns < 0) {
+            throw new UserError("--schedules, --step-timeout-ms and --run-timeout-s must be positive, --shrink-runs not negative");
+        }
+        for (String p : policies) {
+            if (Policies.find(p) == null) {
+                throw new UserError("unknown policy '" + p + "'; known: " + String.join(", ", Policies.keys()));
+            }
+        }
+        return Conformance.Options.defaults(sut).withPolicies(policies).withSchedules(seed, schedules)
+                .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter pw = spec.commandLine().getOut();
+        if (target.mutants) {
+            return killTable(pw);
+        }
+        Conformance.Report r = runWithBar(options(resolve(target.sut)), "conform");
+        Map<String, Object> doc = ConformReport.json(r);
+        if (json) {
+            pw.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
+        } else {
+            pw.print(ConformReport.text(r));
+        }
+        if (report != null) {
+            AtomicFiles.writeString(report, new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc) + "\n");
+        }
+        if (!r.passed() && out != null) {
+            Files.createDirectories(out);
+            Path t = out.resolve("minimal-trace.jsonl");
+            AtomicFiles.writeString(t, new String(r.failure.minimalRun().trace(), java.nio.charset.StandardCharsets.UTF_8));
+            pw.println("the minimal failing trace: " + t);
+        }
+        pw.flush();
+        return r.passed() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+    }
+
+    private Conformance.Report runWithBar(Conformance.Options o, String task) {
+        try (ProgressBar bar = quiet || System.console() == null ? null
+                : new ProgressBarBuilder().setTaskName(task).setInitialMax(o.schedules()).setUnit(" schedules", 1)
+                        .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
+            return new Conformance(o).run(x -> {
+                if (bar != null) {
+                    bar.step();
+                }
+            });
+        }
+    }
+
+    /** The reference adapter must pass; every mutant must be caught with its own property. */
+    private int killTable(PrintWriter pw) throws Exception {
+        List<Object> rows = new ArrayList<>();
+        boolean ok = true;
+        Conformance.Report ref = runWithBar(options(resolve("reference")), "reference");
+        ok &= ref.passed();
+        pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "implementation", "expected", "verdict", "shrunk schedule");
+        pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "reference", "pass", ref.passed() ? "pass (" + ref.schedules + " schedules)"
+                : "FAIL: " + ref.failure.minimalRun().verdictText(), "");
+        rows.add(Map.of("implementation", "reference", "expected", "PASS", "verdict", ConformReport.json(ref)));
+        for (Mutants m : Mutants.values()) {
+            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())), m.programName());
+            boolean caught = !r.passed() && String.valueOf(r.failure.minimalRun().property()).equals(m.expected());
+            ok &= caught;
+            String shrunk = r.passed() ? "" : String.format(Locale.ROOT, "%s, %s (seed %d, %d shrink runs)",
+                    ConformReport.count(r.failure.minimal().arrivals().size(), "request"),
+                    ConformReport.count(r.failure.minimal().faults().size(), "failure"), r.failure.seed(), r.failure.shrinkRuns());
+            pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", m.programName(), m.expected(),
+                    r.passed() ? "SURVIVED " + r.schedules + " schedules" : r.failure.minimalRun().verdictText() + (caught ? "" : "  (WRONG PROPERTY)"), shrunk);
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("implementation", m.programName());
+            row.put("expected", m.expected());
+            row.put("caught", caught);
+            row.put("report", ConformReport.json(r));
+            rows.add(row);
+            pw.flush();
+        }
+        pw.println(ok ? "every mutant caught with its property; the reference passes" : "CHECK FAILED: see the table");
+        if (report != null) {
+            AtomicFiles.writeString(report, new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("rows", rows)) + "\n");
+        }
+        pw.flush();
+        return ok ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+    }
+}

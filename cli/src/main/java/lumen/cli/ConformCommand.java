@@ -129,7 +129,7 @@ final class ConformCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter pw = spec.commandLine().getOut();
         if (target.mutants) {
-            return killTable(pw);
+            return killTable(pw, quiet);
         }
         Conformance.Report r = runWithBar(options(resolve(target.sut)), "conform");
         Map<String, Object> doc = ConformReport.json(r);
@@ -152,6 +152,10 @@ final class ConformCommand implements Callable<Integer> {
     }
 
     private Conformance.Report runWithBar(Conformance.Options o, String task) {
+        return runWithBar(o, task, quiet);
+    }
+
+    private static Conformance.Report runWithBar(Conformance.Options o, String task, boolean quiet) {
         try (ProgressBar bar = quiet || System.console() == null ? null
                 : new ProgressBarBuilder().setTaskName(task).setInitialMax(o.schedules()).setUnit(" schedules", 1)
                         .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
@@ -164,17 +168,17 @@ final class ConformCommand implements Callable<Integer> {
     }
 
     /** The reference adapter must pass; every mutant must be caught with its own property. */
-    private int killTable(PrintWriter pw) throws Exception {
+    int killTable(PrintWriter pw, boolean quietBar) throws Exception {
         List<Object> rows = new ArrayList<>();
         boolean ok = true;
-        Conformance.Report ref = runWithBar(options(resolve("reference")), "reference");
+        Conformance.Report ref = runWithBar(options(resolve("reference")), "reference", quietBar);
         ok &= ref.passed();
         pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "implementation", "expected", "verdict", "shrunk schedule");
         pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "reference", "pass", ref.passed() ? "pass (" + ref.schedules + " schedules)"
                 : "FAIL: " + ref.failure.minimalRun().verdictText(), "");
         rows.add(Map.of("implementation", "reference", "expected", "PASS", "verdict", ConformReport.json(ref)));
         for (Mutants m : Mutants.values()) {
-            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())), m.programName());
+            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())), m.programName(), quietBar);
             boolean caught = !r.passed() && String.valueOf(r.failure.minimalRun().property()).equals(m.expected());
             ok &= caught;
             String shrunk = r.passed() ? "" : String.format(Locale.ROOT, "%s, %s (seed %d, %d shrink runs)",

@@ -4,6 +4,10 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import lumen.conform.sut.Mutants;
+import lumen.core.Policies;
+import lumen.props.Harness;
+import lumen.props.ScheduleGenerator;
 import lumen.runtime.Scenarios;
 import lumen.spec.check.ModelOutcome;
 import picocli.CommandLine.Command;
@@ -23,8 +27,14 @@ import picocli.CommandLine.Spec;
                 + " be reached.",
             "Stage 2, scenarios: every named reference scenario runs through the cluster runtime, its trace is"
                 + " validated, and each comes out as expected (outputs equal to the failure-free reference,"
-                + " bit-exact restores; the corrupted ones rejected by their property)."})
+                + " bit-exact restores; the corrupted ones rejected by their property).",
+            "Stage 3, properties: random failure schedules through the runtime under every reference policy, every"
+                + " property checked after every step (a short lumen fuzz).",
+            "Stage 4, conformance: the reference adapter must pass lumen conform, and each shipped mutant"
+                + " implementation must be caught with its property."})
 final class VerifyCommand implements Callable<Integer> {
+    /** Stage 3's schedules: a few seconds on one core. */
+    static final long PROPERTY_SCHEDULES = 2_000;
 
     @Spec
     CommandSpec spec;
@@ -38,7 +48,7 @@ final class VerifyCommand implements Callable<Integer> {
         long start = System.nanoTime();
         int workers = kit.workers();
         ModelRuns runs = new ModelRuns(kit.specDir());
-        out.println("== stage 1/2: model-check (spec/manifest.json, CI tier) ==");
+        out.println("== stage 1/4: model-check (spec/manifest.json, CI tier) ==");
         out.flush();
         List<ModelOutcome> outcomes = runs.run(runs.select(List.of(), false, true), workers,
                 Duration.ofMinutes(30), false, Progress.forConsole(kit.quiet));
@@ -49,7 +59,7 @@ final class VerifyCommand implements Callable<Integer> {
         long witnesses = outcomes.stream().filter(o -> o.entry().isWitness()).count();
         double checkSeconds = (System.nanoTime() - start) / 1e9;
         out.println();
-        out.println("== stage 2/2: scenarios (runtime traces through the validator) ==");
+        out.println("== stage 2/4: scenarios (runtime traces through the validator) ==");
         long t2 = System.nanoTime();
         boolean scenariosOk;
         try {
@@ -59,11 +69,38 @@ final class VerifyCommand implements Callable<Integer> {
         }
         double scenarioSeconds = (System.nanoTime() - t2) / 1e9;
         out.println();
+        out.println("== stage 3/4: properties (random failure schedules through the runtime) ==");
+        out.flush();
+        long t3 = System.nanoTime();
+        ScheduleGenerator gen = new ScheduleGenerator(Policies.keys().stream().filter(k -> !k.startsWith("mutant-")).toList());
+        Harness.Result props = Harness.run(gen, 1, PROPERTY_SCHEDULES);
+        out.print(props.coverageTable());
+        if (props.failure != null) {
+            out.print(props.failure.report());
+        }
+        boolean propsOk = props.failure == null;
+        double propSeconds = (System.nanoTime() - t3) / 1e9;
+        out.println();
+        out.println("== stage 4/4: conformance (lumen conform --mutants) ==");
+        out.flush();
+        long t4 = System.nanoTime();
+        boolean conformOk;
+        try {
+            conformOk = new ConformCommand().killTable(out, kit.quiet) == ExitCodes.OK;
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+        double conformSeconds = (System.nanoTime() - t4) / 1e9;
+        out.println();
         out.printf("verify: model-check %s (%d models, %d mutants, %d witnesses) in %.0f s%n",
                 ok ? "PASSED" : "FAILED", passing, mutants, witnesses, checkSeconds);
         out.printf("verify: scenarios %s (%d scenarios) in %.1f s%n", scenariosOk ? "PASSED" : "FAILED",
                 Scenarios.all().size(), scenarioSeconds);
+        out.printf("verify: properties %s (%d schedules, %d events) in %.1f s%n", propsOk ? "PASSED" : "FAILED",
+                props.schedules, props.events, propSeconds);
+        out.printf("verify: conformance %s (the reference adapter and %d mutants) in %.1f s%n", conformOk ? "PASSED" : "FAILED",
+                Mutants.values().length, conformSeconds);
         out.flush();
-        return ok && scenariosOk ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+        return ok && scenariosOk && propsOk && conformOk ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
     }
 }

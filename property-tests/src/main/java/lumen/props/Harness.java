@@ -3,6 +3,7 @@ package lumen.props;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import lumen.core.PropertyId;
 
 /**
@@ -59,6 +60,11 @@ public final class Harness {
         return run(gen, first, 1, count, Long.MAX_VALUE, () -> false);
     }
 
+    /** As {@link #run(ScheduleGenerator, long, long)}, checking each schedule with {@code check}. */
+    public static Result run(ScheduleGenerator gen, long first, long count, Function<Schedule, PropertyCheck.Outcome> check) {
+        return run(gen, first, 1, count, Long.MAX_VALUE, () -> false, check);
+    }
+
     /**
      * Runs schedules from seed {@code first} on, every {@code stride}-th seed (so that parallel
      * runs shard the seeds), until {@code count} schedules, the {@code deadlineNanos} of
@@ -66,10 +72,19 @@ public final class Harness {
      */
     public static Result run(ScheduleGenerator gen, long first, long stride, long count, long deadlineNanos,
                              java.util.function.BooleanSupplier stop) {
+        return run(gen, first, stride, count, deadlineNanos, stop, PropertyCheck::run);
+    }
+
+    /**
+     * The general form: {@code check} runs one schedule and checks it, on the runtime
+     * ({@link PropertyCheck#run}) or on the decision core alone ({@link CoreRunner#run}).
+     */
+    public static Result run(ScheduleGenerator gen, long first, long stride, long count, long deadlineNanos,
+                             java.util.function.BooleanSupplier stop, Function<Schedule, PropertyCheck.Outcome> check) {
         Result res = new Result();
         for (long i = 0, seed = first; i < count && System.nanoTime() < deadlineNanos && !stop.getAsBoolean(); i++, seed += stride) {
             Schedule sc = gen.generate(seed);
-            PropertyCheck.Outcome o = PropertyCheck.run(sc);
+            PropertyCheck.Outcome o = check.apply(sc);
             res.schedules++;
             res.events += o.events();
             for (PropertyCheck.Feature f : o.features()) {
@@ -79,11 +94,11 @@ public final class Harness {
                 PropertyId id = o.violation().property();
                 String msg = o.violation().message();
                 Schedule min = Shrinker.shrink(sc, c -> {
-                    PropertyCheck.Outcome x = PropertyCheck.run(c);
+                    PropertyCheck.Outcome x = check.apply(c);
                     return !x.passed() && x.violation().property() == id
                             && (id != null || x.violation().message().equals(msg));
                 });
-                res.failure = new Failure(seed, o, min, PropertyCheck.run(min));
+                res.failure = new Failure(seed, o, min, check.apply(min));
                 return res;
             }
         }

@@ -6,7 +6,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import lumen.conform.sut.Bug;
 import lumen.core.ClusterState;
+import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.Finding;
 import lumen.core.Invariants;
@@ -41,18 +43,32 @@ public final class PropertyCheck {
     private PropertyCheck() {}
 
     public static Outcome run(Schedule sc) {
+        return run(sc, null);
+    }
+
+    /**
+     * As {@link #run(Schedule)}, on an implementation with a seeded {@link Bug} (null: none): the
+     * runtime takes the bug's policy, and each event passes through the bug before it is checked.
+     */
+    public static Outcome run(Schedule sc, Bug bug) {
         final ClusterState[] mirror = {ClusterState.initial(sc.config())};
         final Finding[] bad = {null};
         final String[] where = {null};
         final long[] n = {0};
         Set<Feature> features = EnumSet.noneOf(Feature.class);
         Set<Integer> assisting = new HashSet<>();
-        ClusterRuntime rt = new ClusterRuntime(sc.config(), SimpleCostModel.fastReload(), sc.options(), (e, t) -> {
+        String buggyPolicy = bug == null ? null : bug.policy(sc.config());
+        Config run = buggyPolicy == null ? sc.config() : sc.config().withPolicy(buggyPolicy);
+        ClusterRuntime rt = new ClusterRuntime(run, SimpleCostModel.fastReload(), sc.options(), (orig, t) -> {
             n[0]++;
             if (bad[0] != null) {
                 return;
             }
             ClusterState s = mirror[0];
+            Event e = bug == null ? orig : bug.rewrite(s, orig, sc.config());
+            if (e == null) {
+                return;
+            }
             observe(s, e, features, assisting);
             Validator.Replayed r = Validator.replay(s, e, n[0], null);
             if (r.divergence() != null) {

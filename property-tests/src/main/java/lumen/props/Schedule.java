@@ -13,7 +13,7 @@ import lumen.runtime.Fault;
  * draft's agreement with the target. Plain data, so any property-testing framework can generate,
  * shrink and print it.
  */
-public record Schedule(Config config, double draftAgreement, List<Arrival> arrivals, List<Fault> faults) {
+public record Schedule(Config config, double draftAgreement, List<Arrival> arrivals, List<Fault> faults, String workload) {
 
     public Schedule {
         arrivals = List.copyOf(arrivals);
@@ -25,11 +25,11 @@ public record Schedule(Config config, double draftAgreement, List<Arrival> arriv
     }
 
     public Schedule withArrivals(List<Arrival> a) {
-        return new Schedule(config, draftAgreement, a, faults);
+        return new Schedule(config, draftAgreement, a, faults, workload);
     }
 
     public Schedule withFaults(List<Fault> f) {
-        return new Schedule(config, draftAgreement, arrivals, f);
+        return new Schedule(config, draftAgreement, arrivals, f, workload);
     }
 
     /** A size for shrinking: fewer requests, faults and tokens is smaller. */
@@ -47,9 +47,9 @@ public record Schedule(Config config, double draftAgreement, List<Arrival> arriv
     /** The schedule as a readable timeline. */
     public String describe() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "policy %s, %d workers, alpha %s beta %s theta %s tau %d budget %d, page %d, k %d, draft agreement %.2f%n",
+        b.append(String.format(Locale.ROOT, "policy %s, %d workers, alpha %s beta %s theta %s tau %d budget %d, page %d, k %d, draft agreement %.2f, lengths %s%n",
                 config.policy(), config.workers(), config.alpha(), config.beta(), config.theta(), config.tau(), config.budget(),
-                config.pageTokens(), config.k(), draftAgreement));
+                config.pageTokens(), config.k(), draftAgreement, workload));
         List<String> lines = new ArrayList<>();
         for (Arrival a : arrivals) {
             lines.add(String.format(Locale.ROOT, "%10.1f ms  request %d arrives: prompt %d, output %d tokens", a.atMs(), a.id(), a.promptLen(), a.outLen()));

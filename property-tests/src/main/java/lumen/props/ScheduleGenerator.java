@@ -6,15 +6,27 @@ import java.util.SplittableRandom;
 import lumen.core.Config;
 import lumen.runtime.Arrival;
 import lumen.runtime.Fault;
+import lumen.workload.Lengths;
 
 /**
- * Seeded generator of failure schedules: 2 to 8 workers; arrivals with heavy-tailed prompt and
- * output lengths; failures of every kind the spec allows (single, concurrent up to |W|-1, of a
+ * Seeded generator of failure schedules: 2 to 8 workers; arrivals whose (prompt, output) lengths
+ * are drawn from the real traces shipped with the kit (ShareGPT, arXiv summarisation, Azure conv
+ * and code; {@link Lengths}), scaled down by {@link #LENGTH_SCALE} so a schedule stays small, or
+ * from a short synthetic distribution for tiny requests; failures of every kind the spec allows (single, concurrent up to |W|-1, of a
  * checkpoint holder, during recovery, during the handover, the same worker again, at any point
  * of its work); budgets from starved to ample; draft agreement from 0 to 1. The same seed gives
  * the same schedule.
  */
 public final class ScheduleGenerator {
+    /**
+     * Real lengths are divided by this: a request of 1,730 prompt tokens and 415 output tokens
+     * (ShareGPT's medians) becomes 108 and 26 positions. The distribution's shape (tails, the
+     * prompt/output correlation, each trace's ratio) is kept; only the unit changes.
+     */
+    public static final int LENGTH_SCALE = 16;
+
+    private static final Lengths.Source[] SOURCES = Lengths.Source.values();
+
     private final List<String> policies;
 
     public ScheduleGenerator(List<String> policies) {
@@ -35,12 +47,22 @@ public final class ScheduleGenerator {
         int w = 2 + r.nextInt(7);
         String policy = policies.get(r.nextInt(policies.size()));
         int n = 1 + r.nextInt(12);
+        int src = r.nextInt(SOURCES.length + 1);
+        Lengths real = src < SOURCES.length ? Lengths.of(SOURCES[src]) : null;
         List<Arrival> arrivals = new ArrayList<>();
         double t = 0;
         long total = 0;
         for (int i = 0; i < n; i++) {
-            int prompt = length(r, 40, 400);
-            int out = length(r, 40, 240);
+            int prompt;
+            int out;
+            if (real == null) {
+                prompt = length(r, 40, 400);
+                out = length(r, 40, 240);
+            } else {
+                int[] pair = real.sample(r);
+                prompt = Math.max(1, Math.min(512, Math.round(pair[0] / (float) LENGTH_SCALE)));
+                out = Math.max(1, Math.min(256, Math.round(pair[1] / (float) LENGTH_SCALE)));
+            }
             total += prompt + out;
             arrivals.add(new Arrival(i, t, prompt, out, r.nextLong()));
             t += r.nextDouble() * 40;
@@ -76,6 +98,7 @@ public final class ScheduleGenerator {
             case 1 -> 1;
             default -> r.nextDouble();
         };
-        return new Schedule(cfg, agreement, arrivals, faults);
+        return new Schedule(cfg, agreement, arrivals, faults,
+                real == null ? "synthetic (log-normal, median 40)" : real.source().name().toLowerCase(java.util.Locale.ROOT) + " / " + LENGTH_SCALE);
     }
 }

@@ -35,6 +35,18 @@ public final class Shrinker {
     static List<Schedule> candidates(Schedule s) {
         List<Schedule> out = new ArrayList<>();
         List<Fault> fs = s.faults();
+        List<Arrival> all = s.arrivals();
+        if (all.size() >= 4) {
+            // delta debugging: drop a half, then a quarter, of the requests at once
+            for (int parts = 2; parts <= 4; parts *= 2) {
+                int chunk = (all.size() + parts - 1) / parts;
+                for (int from = 0; from < all.size(); from += chunk) {
+                    List<Arrival> a = new ArrayList<>(all.subList(0, from));
+                    a.addAll(all.subList(Math.min(all.size(), from + chunk), all.size()));
+                    out.add(s.withArrivals(a));
+                }
+            }
+        }
         for (int i = 0; i < fs.size(); i++) {
             List<Fault> f = new ArrayList<>(fs);
             f.remove(i);

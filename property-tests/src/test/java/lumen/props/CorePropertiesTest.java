@@ -1,0 +1,51 @@
+package lumen.props;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import lumen.conform.sut.Mutants;
+import lumen.core.Policies;
+import lumen.core.PropertyId;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every property after every step of the decision core alone, over random failure schedules and
+ * random interleavings, under every reference policy. {@code -Dlumen.coreSeconds=N} sets the
+ * time budget (default 30 s, at least 2,000 schedules); {@code -Dlumen.seed=S} replays from S.
+ */
+class CorePropertiesTest {
+
+    @Test
+    void everyPropertyHoldsOnTheCoreAlone() {
+        long budget = (long) (Double.parseDouble(System.getProperty("lumen.coreSeconds", "30")) * 1e9);
+        ScheduleGenerator gen = new ScheduleGenerator(Policies.keys().stream().filter(k -> !k.startsWith("mutant-")).toList());
+        long t0 = System.nanoTime();
+        Harness.Result r = Harness.run(gen, Harness.firstSeed(1), 1, Long.MAX_VALUE, t0 + budget, () -> false, CoreRunner::run);
+        if (r.failure == null && r.schedules < 2_000) {
+            Harness.Result more = Harness.run(gen, Harness.firstSeed(1) + r.schedules, 2_000 - r.schedules, CoreRunner::run);
+            r.schedules += more.schedules;
+            r.events += more.events;
+            more.coverage.forEach((k, v) -> r.coverage.merge(k, v, Long::sum));
+            r.failure = more.failure;
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        Harness.Result res = r;
+        System.out.printf("core alone: %s%.1f s, %.0f schedules/s%n", r.coverageTable(), secs, r.schedules / secs);
+        assertNull(r.failure, () -> res.failure.report());
+        for (PropertyCheck.Feature f : PropertyCheck.Feature.values()) {
+            assertTrue(r.share(f) >= 0.02, () -> "coverage of " + f + " fell to " + res.share(f) + "\n" + res.coverageTable());
+        }
+    }
+
+    @Test
+    void aSeededPolicyBugIsFoundOnTheCoreToo() {
+        Mutants.HOLDER_IS_SERVER.policy(null);   // registers the seeded policies
+        Harness.Result r = Harness.run(new ScheduleGenerator(List.of("mutant-inverted-tau")), 1, 2_000, CoreRunner::run);
+        assertNotNull(r.failure, "the core runner found nothing in " + r.schedules + " schedules");
+        System.out.println(r.failure.report());
+        assertEquals(PropertyId.A2, r.failure.property());
+    }
+}

@@ -56,6 +56,7 @@ public final class SutProcess implements AutoCloseable {
     private final StringBuilder stderr = new StringBuilder();
     private final Limits limits;
     private long step;
+    private final Thread errPump;
 
     private SutProcess(String command, Process p, Limits limits) {
         this.command = command;
@@ -65,9 +66,9 @@ public final class SutProcess implements AutoCloseable {
         Thread out = new Thread(() -> pumpLines(p.getInputStream()), "sut-stdout");
         out.setDaemon(true);
         out.start();
-        Thread err = new Thread(() -> pumpStderr(p.getErrorStream()), "sut-stderr");
-        err.setDaemon(true);
-        err.start();
+        errPump = new Thread(() -> pumpStderr(p.getErrorStream()), "sut-stderr");
+        errPump.setDaemon(true);
+        errPump.start();
     }
 
     /** Starts {@code command} with {@code /bin/sh -c}. */
@@ -140,7 +141,9 @@ public final class SutProcess implements AutoCloseable {
 
     private Misbehaviour crashed(String what) {
         try {
-            process.waitFor(2, TimeUnit.SECONDS);
+            if (process.waitFor(2, TimeUnit.SECONDS)) {
+                errPump.join(1000);   // what it wrote last, before it died
+            }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }

@@ -29,13 +29,15 @@ import picocli.CommandLine.Spec;
             "decisions: placement and routing decisions per second at 4, 64 and 1024 workers, the O(log W) load"
                 + " index against an O(W) scan in the same run (JMH).",
             "validator: validator events per second on one thread (JMH).",
-            "heap: peak heap while validating a generated trace of --size-mb megabytes from disk."})
+            "heap: peak heap while validating a generated trace of --size-mb megabytes from disk.",
+            "tlc: trace validation time against trace length, TLC (lumen validate --tlc) and the Java mirror on the"
+                + " same synthetic traces (not part of all: TLC takes minutes on the longest)."})
 final class BenchCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap or all (default: all)")
+    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, tlc or all (default: all)")
     String what = "all";
 
     @Option(names = "--quick", description = "fewer and shorter JMH iterations (a smoke run, noisier figures)")
@@ -50,8 +52,12 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (!java.util.List.of("decisions", "validator", "heap", "all").contains(what)) {
-            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap or all");
+        if (!java.util.List.of("decisions", "validator", "heap", "tlc", "all").contains(what)) {
+            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, tlc or all");
+        }
+        if (what.equals("tlc")) {
+            tlc(out);
+            return ExitCodes.OK;
         }
         if (what.equals("decisions") || what.equals("all")) {
             decisions(out);
@@ -108,6 +114,25 @@ final class BenchCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  %3s workers: %,.0f events/s%n", w, score(rs, "validate", w));
         }
         out.flush();
+    }
+
+    /** TLC's trace-validation time against trace length, next to the Java mirror's on the same traces. */
+    private void tlc(PrintWriter out) throws Exception {
+        long[] lengths = quick ? new long[] {250, 1_000} : new long[] {250, 1_000, 4_000, 16_000};
+        Path work = java.nio.file.Files.createTempDirectory("lumen-bench-tlc");
+        lumen.tracecheck.TlcTraceCheck tlc = new lumen.tracecheck.TlcTraceCheck(KitPaths.specDir(null), work, java.time.Duration.ofMinutes(30));
+        out.printf(java.util.Locale.ROOT, "%8s %9s %10s %12s %s%n", "events", "requests", "TLC s", "mirror ms", "verdicts (mirror / TLC)");
+        for (long n : lengths) {
+            lumen.core.Config c = new lumen.core.Config("lumen", 4, 1, 1, 20, 16, 4_000, 4, 3);
+            byte[] trace = lumen.trace.SyntheticTrace.toBytes(new lumen.trace.SyntheticTrace.Spec(c, n, 2, 16, 24, 400, 7));
+            long t0 = System.nanoTime();
+            lumen.validate.ValidationResult j = lumen.validate.Validator.validate(new java.io.ByteArrayInputStream(trace), "synthetic");
+            double mirrorMs = (System.nanoTime() - t0) / 1e6;
+            lumen.tracecheck.TlcTraceCheck.Result r = tlc.check(new java.io.ByteArrayInputStream(trace), "synthetic", "bench" + n);
+            out.printf(java.util.Locale.ROOT, "%8d %9d %10.1f %12.1f %s / %s%n", j.events(), j.done() + j.open(),
+                    r.tlcTime().toMillis() / 1000.0, mirrorMs, j.verdict(), r.verdict());
+            out.flush();
+        }
     }
 
     private void heap(PrintWriter out) throws IOException {

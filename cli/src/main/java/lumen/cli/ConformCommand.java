@@ -71,7 +71,7 @@ final class ConformCommand implements Callable<Integer> {
     long runTimeoutS = 60;
 
     @Option(names = "--shrink-runs", paramLabel = "N", description = "runs of the system spent shrinking a failure (default: ${DEFAULT-VALUE})")
-    int shrinkRuns = 150;
+    int shrinkRuns = 300;
 
     @Option(names = "--json", description = "print a machine-readable report instead of text")
     boolean json;

@@ -53,7 +53,7 @@ public final class Conformance {
     public record Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
                           SutProcess.Limits limits, int shrinkRuns, double restartDelayMs) {
         public static Options defaults(String sut) {
-            return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 150, 100);
+            return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 300, 100);
         }
 
         public Options withSchedules(long first, int n) {
@@ -281,7 +281,11 @@ public final class Conformance {
 
     /** Appends the reply's events to the trace; a Fail schedules the kit's restart of that worker. */
     private void absorb(SutProcess.Reply r, String cmd, ByteArrayOutputStream buf, List<String> stepOfLine, double now,
-                        PriorityQueue<double[]> restarts) {
+                        PriorityQueue<double[]> restarts) throws SutProcess.Misbehaviour {
+        if (buf.size() > 4 * opt.limits().maxBytes()) {
+            throw new SutProcess.Misbehaviour(SutProcess.Problem.FLOOD, "the run's trace passed " + (4 * opt.limits().maxBytes() >> 20)
+                    + " MiB by the reply to " + cmd);
+        }
         for (String line : r.events()) {
             buf.writeBytes(line.getBytes(StandardCharsets.UTF_8));
             buf.write('\n');

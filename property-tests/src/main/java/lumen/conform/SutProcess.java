@@ -30,7 +30,7 @@ public final class SutProcess implements AutoCloseable {
     public static final class Misbehaviour extends Exception {
         public final Problem problem;
 
-        Misbehaviour(Problem problem, String detail) {
+        public Misbehaviour(Problem problem, String detail) {
             super(detail);
             this.problem = problem;
         }

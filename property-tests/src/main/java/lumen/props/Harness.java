@@ -76,6 +76,23 @@ public final class Harness {
     }
 
     /**
+     * Runs schedules for {@code seconds}, and at least {@code atLeast} of them (so that coverage
+     * shares stay meaningful on a slow machine), stopping at the first failure.
+     */
+    public static Result runFor(ScheduleGenerator gen, long first, double seconds, long atLeast,
+                                Function<Schedule, PropertyCheck.Outcome> check) {
+        Result r = run(gen, first, 1, Long.MAX_VALUE, System.nanoTime() + (long) (seconds * 1e9), () -> false, check);
+        if (r.failure == null && r.schedules < atLeast) {
+            Result more = run(gen, first + r.schedules, 1, atLeast - r.schedules, Long.MAX_VALUE, () -> false, check);
+            r.schedules += more.schedules;
+            r.events += more.events;
+            more.coverage.forEach((k, v) -> r.coverage.merge(k, v, Long::sum));
+            r.failure = more.failure;
+        }
+        return r;
+    }
+
+    /**
      * The general form: {@code check} runs one schedule and checks it, on the runtime
      * ({@link PropertyCheck#run}) or on the decision core alone ({@link CoreRunner#run}).
      */

@@ -25,15 +25,7 @@ class RuntimePropertiesTest {
         if (trials != null && !trials.isBlank()) {
             r = Harness.run(gen, first, Long.parseLong(trials.trim()));
         } else {
-            long budget = (long) (Double.parseDouble(System.getProperty("lumen.runtimeSeconds", "100")) * 1e9);
-            r = Harness.run(gen, first, 1, Long.MAX_VALUE, t0 + budget, () -> false);
-            if (r.failure == null && r.schedules < 10_000) {
-                Harness.Result more = Harness.run(gen, first + r.schedules, 10_000 - r.schedules);
-                r.schedules += more.schedules;
-                r.events += more.events;
-                more.coverage.forEach((k, v) -> r.coverage.merge(k, v, Long::sum));
-                r.failure = more.failure;
-            }
+            r = Harness.runFor(gen, first, Double.parseDouble(System.getProperty("lumen.runtimeSeconds", "100")), 10_000, PropertyCheck::run);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         Harness.Result res = r;

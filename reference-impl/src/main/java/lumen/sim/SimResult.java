@@ -1,0 +1,50 @@
+package lumen.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** What one simulated run measured: per-request times, the failures, the drafts verified. */
+public final class SimResult {
+
+    /** Workers failing together at one time. */
+    public record Failure(double atMs, int[] workers) {}
+
+    /** One verified draft: when, how many tokens proposed, how many the target kept. */
+    public record Draft(double atMs, int proposed, int accepted) {}
+
+    /** One request: its arrival, first token and completion times (ms), and what befell it. */
+    public static final class Req {
+        public final int id;
+        public final double arriveMs;
+        public final int promptLen;
+        public final int outLen;
+        public double firstMs = Double.NaN;
+        public double doneMs = Double.NaN;
+        public boolean interrupted;
+        public boolean restored;
+
+        Req(int id, double arriveMs, int promptLen, int outLen) {
+            this.id = id;
+            this.arriveMs = arriveMs;
+            this.promptLen = promptLen;
+            this.outLen = outLen;
+        }
+
+        public double ttftMs() {
+            return firstMs - arriveMs;
+        }
+
+        /** Time per output token after the first, ms; NaN for a one-token output. */
+        public double tpotMs() {
+            return outLen > 1 ? (doneMs - firstMs) / (outLen - 1) : Double.NaN;
+        }
+    }
+
+    public final List<Req> requests = new ArrayList<>();
+    public final List<Failure> failures = new ArrayList<>();
+    public final List<Draft> drafts = new ArrayList<>();
+    public long events;
+    public long failuresSkipped;
+    public double endMs;
+    public double wallSeconds;
+}

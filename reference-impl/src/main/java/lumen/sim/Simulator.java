@@ -1,0 +1,399 @@
+package lumen.sim;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.SplittableRandom;
+import lumen.core.ClusterState;
+import lumen.core.Config;
+import lumen.core.Core;
+import lumen.core.Event;
+import lumen.core.RequestPhase;
+import lumen.core.RequestRec;
+import lumen.core.RouteMode;
+import lumen.core.Step;
+import lumen.core.WorkerState;
+import lumen.runtime.Arrival;
+
+/**
+ * A discrete-event simulator of a serving cluster at scale, on the same decision core and
+ * policies as the runtime: every placement, route, assist and handover is a {@link Core} step, so
+ * a simulated run emits the trace contract and {@code lumen validate} accepts it.
+ *
+ * <p>What it models, per worker: continuous batching (each iteration decodes every running request
+ * up to {@code maxBatch} and prefills up to {@code chunkTokens} prompt tokens, Sarathi-style chunked
+ * prefill; its duration is the cost model's prefill plus decode time); a FCFS queue; checkpoint
+ * streaming after each iteration at the cost model's bandwidth, shared by the worker's requests, with
+ * its slowdown of decode while pages are in flight; restores at restore bandwidth before a restored
+ * request's catch-up prefill. Failures, restarts, the draft's assist (each draft token agrees with
+ * probability {@code draftAcceptance}) and the handover follow the policy. What it does not model:
+ * token values (the reference tokens stand in), GPU memory limits on the batch, network contention
+ * between workers.
+ */
+public final class Simulator {
+
+    /**
+     * @param chunkTokens      prefill tokens per iteration (chunked prefill)
+     * @param maxBatch         running requests decoded per iteration
+     * @param draftAcceptance  probability that one draft token agrees with the target
+     */
+    public record Options(Config config, ProfiledCostModel cost, int chunkTokens, int maxBatch, double draftAcceptance, long seed) {}
+
+    /** Receives every spec event with its time in ms (for traces); may be null. */
+    public interface Sink {
+        void accept(Event e, double t);
+    }
+
+    private record Timer(double t, long seq, Runnable action) {}
+
+    private final class W {
+        final int id;
+        int epoch;
+        boolean busy;
+        boolean fullLoaded;
+        double fullAt;
+
+        W(int id) {
+            this.id = id;
+        }
+    }
+
+    private final Options opt;
+    private final Config cfg;
+    private final ProfiledCostModel cost;
+    private final Sink sink;
+    private final SplittableRandom rnd;
+    private final W[] ws;
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
+    private final Map<Integer, Integer> progress = new HashMap<>();
+    private final Set<Integer> restoring = new HashSet<>();
+    private final Map<Integer, SimResult.Req> metrics = new HashMap<>();
+    private final SimResult result = new SimResult();
+    private ClusterState state;
+    private double now;
+    private long seq;
+
+    public Simulator(Options opt, Sink sink) {
+        this.opt = opt;
+        this.cfg = opt.config();
+        this.cost = opt.cost();
+        this.sink = sink;
+        this.rnd = new SplittableRandom(opt.seed());
+        this.state = ClusterState.initial(cfg);
+        this.ws = new W[cfg.workers()];
+        for (int i = 0; i < ws.length; i++) {
+            ws[i] = new W(i);
+        }
+    }
+
+    /** Runs the arrivals with worker failures at the given times until every request is done. */
+    public SimResult run(List<Arrival> arrivals, List<SimResult.Failure> failures) {
+        long t0 = System.nanoTime();
+        for (Arrival a : arrivals) {
+            at(a.atMs(), () -> arrive(a));
+        }
+        for (SimResult.Failure f : failures) {
+            at(f.atMs(), () -> {
+                for (int w : f.workers()) {
+                    fail(w);
+                }
+            });
+            result.failures.add(f);
+        }
+        while (!timers.isEmpty()) {
+            Timer x = timers.poll();
+            now = x.t();
+            x.action().run();
+        }
+        result.endMs = now;
+        result.requests.addAll(metrics.values());
+        result.requests.sort((a, b) -> Integer.compare(a.id, b.id));
+        result.wallSeconds = (System.nanoTime() - t0) / 1e9;
+        return result;
+    }
+
+    private void at(double t, Runnable r) {
+        timers.add(new Timer(t, seq++, r));
+    }
+
+    private void on(W w, double t, Runnable r) {
+        int epoch = w.epoch;
+        at(t, () -> {
+            if (w.epoch == epoch) {
+                r.run();
+            }
+        });
+    }
+
+    private void emit(Step st) {
+        state = st.state();
+        result.events++;
+        if (sink != null) {
+            sink.accept(st.event(), now);
+        }
+    }
+
+    private RequestRec rec(int r) {
+        return state.request(r);
+    }
+
+    // ---- requests ----------------------------------------------------------------------------
+
+    private void arrive(Arrival a) {
+        if (state.arriveTarget() < 0) {
+            at(now + cost.restartDelayMs(), () -> arrive(a));
+            return;
+        }
+        int[] ref = new int[a.outLen()];
+        for (int i = 0; i < ref.length; i++) {
+            ref[i] = (int) ((a.seed() + 31L * i) & 0x7fff);
+        }
+        SimResult.Req m = new SimResult.Req(a.id(), a.atMs(), a.promptLen(), a.outLen());
+        metrics.put(a.id(), m);
+        emit(Core.arrive(state, a.id(), a.promptLen(), ref));
+        kick(rec(a.id()).server());
+    }
+
+    private void kick(int wid) {
+        if (!state.isUp(wid) || ws[wid].busy) {
+            placeAll(wid);
+            return;
+        }
+        placeAll(wid);
+        W w = ws[wid];
+        int budget = opt.chunkTokens();
+        int prefillTokens = 0;
+        double restoreMs = 0;
+        List<Integer> finishing = new ArrayList<>();
+        List<Integer> batch = new ArrayList<>();
+        double ctx = 0;
+        double verify = 0;
+        for (int r : state.worker(wid).runq().keys()) {
+            RequestRec rr = rec(r);
+            if (rr.phase() == RequestPhase.QUEUED && rr.placed() && budget > 0) {
+                if (restoring.remove(r)) {
+                    restoreMs += cost.restoreMs(rr.kv().length());
+                }
+                int need = (rr.outLen() == 0 ? rr.promptLen() + 1 : rr.ctx()) - rr.kv().length();
+                int done = progress.getOrDefault(r, 0);
+                int take = Math.min(budget, need - done);
+                budget -= take;
+                prefillTokens += take;
+                if (done + take >= need) {
+                    finishing.add(r);
+                    progress.remove(r);
+                } else {
+                    progress.put(r, done + take);
+                }
+            } else if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.ctx()
+                    && batch.size() < opt.maxBatch()) {
+                batch.add(r);
+                ctx += rr.ctx();
+                if (rr.proposal() != null) {
+                    verify += cost.verifyMs(rr.proposal().toks().length);
+                }
+            }
+        }
+        if (finishing.isEmpty() && batch.isEmpty() && prefillTokens == 0) {
+            return;
+        }
+        double decode = batch.isEmpty() ? 0 : streamingFrom(wid) ? cost.decodeWhileStreamingMs(batch.size(), ctx / batch.size())
+                : cost.decodeMs(batch.size(), ctx / batch.size());
+        double dur = restoreMs + cost.prefillMs(prefillTokens) + decode + verify;
+        w.busy = true;
+        on(w, now + dur, () -> iterationDone(w, finishing, batch, dur));
+    }
+
+    /** Places every unplaced live request on this worker (new, routed, or orphaned by its holder's failure). */
+    private void placeAll(int wid) {
+        if (!state.isUp(wid)) {
+            return;
+        }
+        for (int r : state.worker(wid).runq().keys()) {
+            RequestRec rr = rec(r);
+            if (!rr.placed() && (rr.phase() == RequestPhase.QUEUED || rr.phase() == RequestPhase.DECODE)) {
+                emit(Core.place(state, r));
+            }
+        }
+    }
+
+    private boolean streamingFrom(int wid) {
+        for (int r : state.worker(wid).runq().keys()) {
+            RequestRec rr = rec(r);
+            if (rr.holder() >= 0 && rr.ckpt().length() < rr.kv().length() || rr.backup() >= 0 && rr.bckpt().length() < rr.kv().length()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void iterationDone(W w, List<Integer> finishing, List<Integer> batch, double dur) {
+        w.busy = false;
+        for (int r : finishing) {
+            RequestRec rr = rec(r);
+            if (rr.phase() == RequestPhase.QUEUED && rr.server() == w.id) {
+                boolean first = rr.outLen() == 0;
+                emit(Core.prefill(state, r));
+                if (first) {
+                    metrics.get(r).firstMs = now;
+                }
+                completeIfDone(r);
+            }
+        }
+        for (int r : batch) {
+            RequestRec rr = rec(r);
+            if (rr.phase() != RequestPhase.DECODE || rr.server() != w.id) {
+                continue;
+            }
+            int before = rr.outLen();
+            RequestRec.Proposal prop = rr.proposal();
+            emit(Core.decode(state, r));
+            if (prop != null) {
+                int got = rec(r).outLen() - before;
+                result.drafts.add(new SimResult.Draft(now, prop.toks().length, Math.min(prop.toks().length, got - 1 + (rec(r).outLen() == rr.refLen() ? 1 : 0))));
+            }
+            completeIfDone(r);
+        }
+        stream(w.id, dur);
+        kick(w.id);
+    }
+
+    private void completeIfDone(int r) {
+        RequestRec rr = rec(r);
+        if (rr.phase() == RequestPhase.DECODE && rr.outLen() == rr.refLen()) {
+            emit(Core.complete(state, r));
+            metrics.get(r).doneMs = now;
+        }
+    }
+
+    /** Streams checkpoint positions of this worker's requests for {@code ms} of link time. */
+    private void stream(int wid, double ms) {
+        double budget = cost.streamablePositions(ms);
+        for (int r : state.worker(wid).runq().keys()) {
+            if (budget < 1) {
+                return;
+            }
+            RequestRec rr = rec(r);
+            if (rr.phase() != RequestPhase.QUEUED && rr.phase() != RequestPhase.DECODE) {
+                continue;
+            }
+            if (rr.holder() >= 0 && rr.ckpt().length() < rr.kv().length()) {
+                int adv = (int) Math.min(rr.kv().length() - rr.ckpt().length(), budget);
+                if (adv > 0) {
+                    emit(Core.streamPage(state, r, rr.ckpt().length() + adv));
+                    budget -= adv;
+                }
+            }
+            rr = rec(r);
+            if (rr.backup() >= 0 && rr.bckpt().length() < rr.kv().length() && budget >= 1) {
+                int adv = (int) Math.min(rr.kv().length() - rr.bckpt().length(), budget);
+                if (adv > 0) {
+                    emit(Core.streamBackupPage(state, r, rr.bckpt().length() + adv));
+                    budget -= adv;
+                }
+            }
+        }
+    }
+
+    // ---- failures and recovery ---------------------------------------------------------------
+
+    private void fail(int wid) {
+        boolean otherUp = false;
+        for (int v = 0; v < ws.length; v++) {
+            otherUp |= v != wid && state.isUp(v);
+        }
+        if (state.worker(wid).state() == WorkerState.FAILED || !otherUp) {
+            result.failuresSkipped++;
+            return;
+        }
+        W w = ws[wid];
+        Step st = Core.fail(state, wid);
+        emit(st);
+        w.epoch++;
+        w.busy = false;
+        w.fullLoaded = false;
+        Event.Fail f = (Event.Fail) st.event();
+        for (int r : f.interrupted()) {
+            progress.remove(r);
+            restoring.remove(r);
+            metrics.get(r).interrupted = true;
+            Step rt = Core.route(state, r);
+            emit(rt);
+            if (((Event.Route) rt.event()).mode() == RouteMode.RESTORE) {
+                restoring.add(r);
+                metrics.get(r).restored = true;
+            }
+        }
+        on(w, now + cost.restartDelayMs(), () -> restart(w));
+        for (int v = 0; v < ws.length; v++) {
+            kick(v);
+        }
+    }
+
+    private void restart(W w) {
+        emit(Core.restart(state, w.id));
+        w.fullAt = now + cost.fullLoadMs();
+        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
+            on(w, now + cost.draftLoadMs(), () -> draftReady(w));
+        }
+        on(w, w.fullAt, () -> fullReady(w));
+    }
+
+    private void draftReady(W w) {
+        emit(Core.draftReady(state, w.id));
+        if (w.fullLoaded) {
+            fullReady(w);
+            return;
+        }
+        propose(w);
+    }
+
+    private void fullReady(W w) {
+        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
+            w.fullLoaded = true;
+            return;
+        }
+        emit(Core.fullReady(state, w.id));
+        for (int v = 0; v < ws.length; v++) {
+            kick(v);
+        }
+    }
+
+    private void propose(W w) {
+        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
+            return;
+        }
+        int r = Core.assistCandidate(state);
+        int k = cfg.k();
+        if (r < 0) {
+            on(w, now + cost.draftProposeMs(k), () -> propose(w));
+            return;
+        }
+        on(w, now + cost.draftProposeMs(k), () -> deliver(w, r));
+    }
+
+    private void deliver(W w, int r) {
+        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
+            return;
+        }
+        RequestRec rr = rec(r);
+        int target = state.assistTarget();
+        if (rr != null && rr.phase() == RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen()
+                && state.isUp(rr.server()) && target >= 0 && state.load(rr.server()) == state.load(target)) {
+            int[] d = new int[cfg.k()];
+            boolean agree = true;
+            for (int i = 0; i < d.length; i++) {
+                int pos = rr.outLen() + i;
+                int right = pos < rr.refLen() ? rr.ref()[pos] : 7;
+                agree &= rnd.nextDouble() < opt.draftAcceptance();
+                d[i] = agree ? right : right + 1;
+            }
+            emit(Core.assist(state, w.id, r, d));
+        }
+        propose(w);
+    }
+}

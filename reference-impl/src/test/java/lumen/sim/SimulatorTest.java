@@ -1,0 +1,58 @@
+package lumen.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.SplittableRandom;
+import lumen.core.Config;
+import lumen.runtime.Arrival;
+import lumen.trace.TraceWriter;
+import lumen.validate.ValidationResult;
+import lumen.validate.Validator;
+import lumen.validate.Verdict;
+import lumen.workload.Lengths;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SimulatorTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lumen", "lumen-dual", "stop-and-restart", "fixed-checkpointing", "lumen-no-routing"})
+    void aSimulatedFailureIsAValidTraceAndEveryRequestCompletes(String policy) {
+        Preset p = Preset.QWEN3_32B_4W;
+        Config c = new Config(policy, p.defaultWorkers, 1, 1, 2_000, 256, p.budgetPositions(), 16, 4);
+        List<Arrival> arrivals = new SyntheticWorkload(3, 1, Lengths.Source.SHAREGPT).arrivals(30_000, new SplittableRandom(1));
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        SimResult r;
+        try (TraceWriter w = new TraceWriter(buf, c)) {
+            r = new Simulator(new Simulator.Options(c, p.costModel(), 512, 64, 0.7, 1), (e, t) -> {
+                try {
+                    w.write(e, t);
+                } catch (IOException ex) {
+                    throw new UncheckedIOException(ex);
+                }
+            }).run(arrivals, List.of(new SimResult.Failure(10_000, new int[] {0})));
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        ValidationResult v;
+        try {
+            v = Validator.validate(new ByteArrayInputStream(buf.toByteArray()), policy);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        assertEquals(Verdict.ACCEPTED, v.verdict(), () -> String.valueOf(v.divergence()));
+        assertEquals(arrivals.size(), r.requests.size());
+        assertTrue(r.requests.stream().allMatch(q -> !Double.isNaN(q.doneMs)), "every request completes");
+        long interrupted = r.requests.stream().filter(q -> q.interrupted).count();
+        assertTrue(interrupted > 0, "the failure interrupted someone");
+        double ttft = r.requests.stream().mapToDouble(SimResult.Req::ttftMs).average().orElseThrow();
+        System.out.printf("%s: %d requests, %d interrupted, %d restored, mean TTFT %.0f ms, %d events, %d drafts, %.2f s wall%n", policy,
+                r.requests.size(), interrupted, r.requests.stream().filter(q -> q.restored).count(), ttft, r.events, r.drafts.size(), r.wallSeconds);
+    }
+}

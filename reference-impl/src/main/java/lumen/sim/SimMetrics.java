@@ -1,0 +1,151 @@
+package lumen.sim;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
+import org.HdrHistogram.DoubleHistogram;
+
+/**
+ * The paper's metrics, from a run with failures and the same run without them.
+ *
+ * <ul>
+ *   <li><b>Recovery time</b>: from the first failure until the metrics are back within 10% of the
+ *       failure-free baseline and stay there: requests are binned by arrival time ({@link #BIN_MS});
+ *       from the end of recovery on, every bin's mean TTFT and mean TPOT are at most 1.1 times the
+ *       baseline's in the same bin (plus {@link #SLACK_MS}, so that empty or tiny bins do not count
+ *       as degraded).</li>
+ *   <li><b>Failure-impact window</b>: from the first failure to the end of recovery.</li>
+ *   <li><b>TTFT and TPOT</b> (mean, p50, p99, by HdrHistogram) over the requests that arrive in the
+ *       impact window: all of them, the interrupted ones, and the survivors' (never interrupted).</li>
+ * </ul>
+ */
+public final class SimMetrics {
+    public static final double BIN_MS = 5_000;
+    public static final double SLACK_MS = 5;
+
+    /** Mean, median and 99th percentile of a set of times (ms); n = 0 gives NaNs. */
+    public record Stats(long n, double mean, double p50, double p99) {
+        public String text() {
+            return n == 0 ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", mean, p50, p99);
+        }
+    }
+
+    /** One policy's figures. */
+    public record Summary(String policy, double failAtMs, double recoveryMs, Stats ttftAll, Stats ttftInterrupted,
+                          Stats ttftSurvivors, Stats tpotAll, Stats tpotInterrupted, Stats tpotSurvivors,
+                          long requests, long interrupted, long restored, double draftAcceptance) {}
+
+    private SimMetrics() {}
+
+    public static Stats stats(List<SimResult.Req> rs, ToDoubleFunction<SimResult.Req> f) {
+        DoubleHistogram h = new DoubleHistogram(3);
+        double sum = 0;
+        long n = 0;
+        for (SimResult.Req r : rs) {
+            double v = f.applyAsDouble(r);
+            if (!Double.isNaN(v)) {
+                h.recordValue(Math.max(v, 0.001));
+                sum += v;
+                n++;
+            }
+        }
+        return n == 0 ? new Stats(0, Double.NaN, Double.NaN, Double.NaN)
+                : new Stats(n, sum / n, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
+    }
+
+    /** Bin means of a metric by arrival time. */
+    static double[] bins(List<SimResult.Req> rs, ToDoubleFunction<SimResult.Req> f, int count) {
+        double[] sum = new double[count];
+        int[] n = new int[count];
+        for (SimResult.Req r : rs) {
+            int b = (int) (r.arriveMs / BIN_MS);
+            double v = f.applyAsDouble(r);
+            if (b < count && !Double.isNaN(v)) {
+                sum[b] += v;
+                n[b]++;
+            }
+        }
+        double[] m = new double[count];
+        for (int i = 0; i < count; i++) {
+            m[i] = n[i] == 0 ? Double.NaN : sum[i] / n[i];
+        }
+        return m;
+    }
+
+    /** Recovery time after {@code failAtMs} of {@code run} against {@code baseline}; NaN when it never recovers. */
+    public static double recoveryMs(SimResult run, SimResult baseline, double failAtMs) {
+        double end = Math.max(run.requests.stream().mapToDouble(r -> r.arriveMs).max().orElse(0), failAtMs);
+        int count = (int) (end / BIN_MS) + 1;
+        List<ToDoubleFunction<SimResult.Req>> metrics = List.of(SimResult.Req::ttftMs, SimResult.Req::tpotMs);
+        int firstBad = -1;
+        int failBin = (int) (failAtMs / BIN_MS);
+        for (ToDoubleFunction<SimResult.Req> m : metrics) {
+            double[] a = bins(run.requests, m, count);
+            double[] b = bins(baseline.requests, m, count);
+            for (int i = failBin; i < count; i++) {
+                if (!Double.isNaN(a[i]) && !Double.isNaN(b[i]) && a[i] > 1.1 * b[i] + SLACK_MS) {
+                    firstBad = Math.max(firstBad, i);
+                }
+            }
+        }
+        if (firstBad < 0) {
+            return 0;
+        }
+        if (firstBad >= count - 1) {
+            return Double.NaN;
+        }
+        return (firstBad + 1) * BIN_MS - failAtMs;
+    }
+
+    public static Summary summarize(String policy, SimResult run, SimResult baseline) {
+        double failAt = run.failures.isEmpty() ? Double.NaN : run.failures.get(0).atMs();
+        double rec = Double.isNaN(failAt) ? Double.NaN : recoveryMs(run, baseline, failAt);
+        double windowEnd = Double.isNaN(rec) ? Double.POSITIVE_INFINITY : failAt + Math.max(rec, BIN_MS);
+        Predicate<SimResult.Req> inWindow = Double.isNaN(failAt) ? r -> true
+                : r -> r.interrupted || r.arriveMs >= failAt && r.arriveMs < windowEnd || r.arriveMs < failAt && r.doneMs > failAt;
+        List<SimResult.Req> all = new ArrayList<>();
+        List<SimResult.Req> hit = new ArrayList<>();
+        List<SimResult.Req> surv = new ArrayList<>();
+        for (SimResult.Req r : run.requests) {
+            if (inWindow.test(r)) {
+                all.add(r);
+                (r.interrupted ? hit : surv).add(r);
+            }
+        }
+        long proposed = run.drafts.stream().mapToLong(SimResult.Draft::proposed).sum();
+        long accepted = run.drafts.stream().mapToLong(SimResult.Draft::accepted).sum();
+        return new Summary(policy, failAt, rec, stats(all, SimResult.Req::ttftMs), stats(hit, SimResult.Req::ttftMs),
+                stats(surv, SimResult.Req::ttftMs), stats(all, SimResult.Req::tpotMs), stats(hit, SimResult.Req::tpotMs),
+                stats(surv, SimResult.Req::tpotMs), run.requests.size(), run.requests.stream().filter(r -> r.interrupted).count(),
+                run.requests.stream().filter(r -> r.restored).count(), proposed == 0 ? Double.NaN : accepted / (double) proposed);
+    }
+
+    /** The summaries as a text table. */
+    public static String table(List<Summary> ss) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%-24s %9s %20s %20s %20s %20s %20s %8s %8s%n", "policy", "recovery", "TTFT all (ms)",
+                "TTFT interrupted", "TTFT survivors", "TPOT all (ms)", "TPOT interrupted", "interr.", "accept"));
+        b.append(String.format(Locale.ROOT, "%-24s %9s %20s %20s %20s %20s %20s %8s %8s%n", "", "(s)", "mean / p50 / p99", "", "", "mean / p50 / p99", "", "", ""));
+        for (Summary s : ss) {
+            b.append(String.format(Locale.ROOT, "%-24s %9s %20s %20s %20s %20s %20s %8d %8s%n", s.policy(),
+                    Double.isNaN(s.failAtMs()) ? "-" : Double.isNaN(s.recoveryMs()) ? "never" : String.format(Locale.ROOT, "%.0f", s.recoveryMs() / 1000),
+                    s.ttftAll().text(), s.ttftInterrupted().text(), s.ttftSurvivors().text(), s.tpotAll().text(), s.tpotInterrupted().text(),
+                    s.interrupted(), Double.isNaN(s.draftAcceptance()) ? "-" : String.format(Locale.ROOT, "%.2f", s.draftAcceptance())));
+        }
+        return b.toString();
+    }
+
+    /** Per-request CSV: one row per request. */
+    public static void writeCsv(SimResult r, String policy, Writer w) throws IOException {
+        w.write("policy,request,arrive_ms,prompt_tokens,output_tokens,first_token_ms,done_ms,ttft_ms,tpot_ms,interrupted,restored\n");
+        for (SimResult.Req q : r.requests) {
+            w.write(String.format(Locale.ROOT, "%s,%d,%.3f,%d,%d,%.3f,%.3f,%.3f,%s,%b,%b%n", policy, q.id, q.arriveMs, q.promptLen, q.outLen,
+                    q.firstMs, q.doneMs, q.ttftMs(), Double.isNaN(q.tpotMs()) ? "" : String.format(Locale.ROOT, "%.3f", q.tpotMs()),
+                    q.interrupted, q.restored));
+        }
+    }
+}

@@ -107,6 +107,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        System.setProperty("java.awt.headless", "true");
         PrintWriter pw = spec.commandLine().getOut();
         Preset p;
         try {
@@ -161,6 +162,20 @@ final class SimulateCommand implements Callable<Integer> {
                 }
             }
             pw.print(SimMetrics.table(rows));
+            if (out != null) {
+                java.util.Map<String, SimResult> timeline = lumen.plots.SimPlots.ordered();
+                java.util.Map<String, List<SimResult.Req>> cdf = lumen.plots.SimPlots.ordered();
+                timeline.put("no failure", baseline);
+                for (int i = 0; i < policies.size(); i++) {
+                    SimResult r = runs.get(i + 1).get();
+                    timeline.put(policies.get(i), r);
+                    cdf.put(policies.get(i), lumen.plots.SimPlots.inWindow(r, rows.get(i + 1)));
+                }
+                double from = Math.max(0, failure.atMs() - 30_000);
+                double to = Math.min(durationS * 1000, failure.atMs() + 120_000);
+                lumen.plots.SimPlots.timeline(timeline, failure.atMs(), from, to, out, "timeline");
+                lumen.plots.SimPlots.ttftCdf(cdf, out, "ttft-cdf");
+            }
             pw.printf(Locale.ROOT, "%d simulated runs, %,d spec events, %.1f s of simulation (%.0f events/s)%n", rows.size(), events, wall, events / wall);
             if (out != null) {
                 AtomicFiles.writeString(out.resolve("summary.txt"), SimMetrics.table(rows));

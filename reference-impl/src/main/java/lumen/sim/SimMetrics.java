@@ -20,7 +20,9 @@ import org.HdrHistogram.DoubleHistogram;
  *       as degraded).</li>
  *   <li><b>Failure-impact window</b>: from the first failure to the end of recovery.</li>
  *   <li><b>TTFT and TPOT</b> (mean, p50, p99, by HdrHistogram) over the requests that arrive in the
- *       impact window: all of them, the interrupted ones, and the survivors' (never interrupted).</li>
+ *       impact window or are interrupted: all of them, the interrupted ones, and the survivors' (never
+ *       interrupted). An interrupted request's TTFT is the paper's <em>replay TTFT</em>: from the
+ *       failure to its next token.</li>
  * </ul>
  */
 public final class SimMetrics {
@@ -118,7 +120,8 @@ public final class SimMetrics {
         }
         long proposed = run.drafts.stream().mapToLong(SimResult.Draft::proposed).sum();
         long accepted = run.drafts.stream().mapToLong(SimResult.Draft::accepted).sum();
-        return new Summary(policy, failAt, rec, stats(all, SimResult.Req::ttftMs), stats(hit, SimResult.Req::ttftMs),
+        ToDoubleFunction<SimResult.Req> ttft = r -> r.interrupted ? r.replayTtftMs() : r.ttftMs();
+        return new Summary(policy, failAt, rec, stats(all, ttft), stats(hit, SimResult.Req::replayTtftMs),
                 stats(surv, SimResult.Req::ttftMs), stats(all, SimResult.Req::tpotMs), stats(hit, SimResult.Req::tpotMs),
                 stats(surv, SimResult.Req::tpotMs), run.requests.size(), run.requests.stream().filter(r -> r.interrupted).count(),
                 run.requests.stream().filter(r -> r.restored).count(), proposed == 0 ? Double.NaN : accepted / (double) proposed);
@@ -141,11 +144,13 @@ public final class SimMetrics {
 
     /** Per-request CSV: one row per request. */
     public static void writeCsv(SimResult r, String policy, Writer w) throws IOException {
-        w.write("policy,request,arrive_ms,prompt_tokens,output_tokens,first_token_ms,done_ms,ttft_ms,tpot_ms,interrupted,restored\n");
+        w.write("policy,request,arrive_ms,prompt_tokens,output_tokens,first_token_ms,done_ms,ttft_ms,tpot_ms,interrupted,restored,"
+                + "interrupted_ms,replay_ttft_ms\n");
         for (SimResult.Req q : r.requests) {
-            w.write(String.format(Locale.ROOT, "%s,%d,%.3f,%d,%d,%.3f,%.3f,%.3f,%s,%b,%b%n", policy, q.id, q.arriveMs, q.promptLen, q.outLen,
+            w.write(String.format(Locale.ROOT, "%s,%d,%.3f,%d,%d,%.3f,%.3f,%.3f,%s,%b,%b,%s,%s%n", policy, q.id, q.arriveMs, q.promptLen, q.outLen,
                     q.firstMs, q.doneMs, q.ttftMs(), Double.isNaN(q.tpotMs()) ? "" : String.format(Locale.ROOT, "%.3f", q.tpotMs()),
-                    q.interrupted, q.restored));
+                    q.interrupted, q.restored, q.interrupted ? String.format(Locale.ROOT, "%.3f", q.interruptedMs) : "",
+                    q.interrupted ? String.format(Locale.ROOT, "%.3f", q.replayTtftMs()) : ""));
         }
     }
 }

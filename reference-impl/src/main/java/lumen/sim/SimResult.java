@@ -22,6 +22,9 @@ public final class SimResult {
         public double doneMs = Double.NaN;
         public boolean interrupted;
         public boolean restored;
+        /** When a failure first interrupted it, and when it next delivered a token (ms). */
+        public double interruptedMs = Double.NaN;
+        public double replayFirstMs = Double.NaN;
 
         Req(int id, double arriveMs, int promptLen, int outLen) {
             this.id = id;
@@ -34,13 +37,22 @@ public final class SimResult {
             return firstMs - arriveMs;
         }
 
+        /** The paper's replay TTFT of an interrupted request: from the failure to its next token (ms). */
+        public double replayTtftMs() {
+            return replayFirstMs - interruptedMs;
+        }
+
         /** Time per output token after the first, ms; NaN for a one-token output. */
         public double tpotMs() {
             return outLen > 1 ? (doneMs - firstMs) / (outLen - 1) : Double.NaN;
         }
     }
 
+    /** The cluster once a second: requests waiting for prefill, requests decoding, output tokens so far. */
+    public record Sample(double atMs, int queued, int decoding, long tokens) {}
+
     public final List<Req> requests = new ArrayList<>();
+    public final List<Sample> samples = new ArrayList<>();
     public final List<Failure> failures = new ArrayList<>();
     public final List<Draft> drafts = new ArrayList<>();
     public long events;

@@ -76,6 +76,7 @@ public final class Simulator {
     private ClusterState state;
     private double now;
     private long seq;
+    private long tokens;
 
     public Simulator(Options opt, Sink sink) {
         this.opt = opt;
@@ -104,8 +105,13 @@ public final class Simulator {
             });
             result.failures.add(f);
         }
+        double nextSample = 0;
         while (!timers.isEmpty()) {
             Timer x = timers.poll();
+            while (nextSample <= x.t()) {
+                sample(nextSample);
+                nextSample += SAMPLE_MS;
+            }
             now = x.t();
             x.action().run();
         }
@@ -114,6 +120,24 @@ public final class Simulator {
         result.requests.sort((a, b) -> Integer.compare(a.id, b.id));
         result.wallSeconds = (System.nanoTime() - t0) / 1e9;
         return result;
+    }
+
+    /** The sampling period of {@link SimResult#samples}, ms. */
+    public static final double SAMPLE_MS = 1_000;
+
+    private void sample(double t) {
+        int queued = 0;
+        int decoding = 0;
+        for (int w = 0; w < ws.length; w++) {
+            for (int id : state.worker(w).runq().keys()) {
+                if (state.request(id).phase() == RequestPhase.QUEUED) {
+                    queued++;
+                } else {
+                    decoding++;
+                }
+            }
+        }
+        result.samples.add(new SimResult.Sample(t, queued, decoding, tokens));
     }
 
     private void at(double t, Runnable r) {
@@ -240,6 +264,8 @@ public final class Simulator {
                 emit(Core.prefill(state, r));
                 if (first) {
                     metrics.get(r).firstMs = now;
+                    tokens++;
+                    replayed(r);
                 }
                 completeIfDone(r);
             }
@@ -252,6 +278,8 @@ public final class Simulator {
             int before = rr.outLen();
             RequestRec.Proposal prop = rr.proposal();
             emit(Core.decode(state, r));
+            tokens += rec(r).outLen() - before;
+            replayed(r);
             if (prop != null) {
                 int got = rec(r).outLen() - before;
                 result.drafts.add(new SimResult.Draft(now, prop.toks().length, Math.min(prop.toks().length, got - 1 + (rec(r).outLen() == rr.refLen() ? 1 : 0))));
@@ -260,6 +288,13 @@ public final class Simulator {
         }
         stream(w.id, dur);
         kick(w.id);
+    }
+
+    private void replayed(int r) {
+        SimResult.Req m = metrics.get(r);
+        if (m.interrupted && Double.isNaN(m.replayFirstMs)) {
+            m.replayFirstMs = now;
+        }
     }
 
     private void completeIfDone(int r) {
@@ -320,7 +355,11 @@ public final class Simulator {
         for (int r : f.interrupted()) {
             progress.remove(r);
             restoring.remove(r);
-            metrics.get(r).interrupted = true;
+            SimResult.Req m = metrics.get(r);
+            if (!m.interrupted) {
+                m.interrupted = true;
+                m.interruptedMs = now;
+            }
             Step rt = Core.route(state, r);
             emit(rt);
             if (((Event.Route) rt.event()).mode() == RouteMode.RESTORE) {

@@ -1,0 +1,173 @@
+package lumen.plots;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Rectangle;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import lumen.sim.SimMetrics;
+import lumen.sim.SimResult;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.plot.CombinedDomainXYPlot;
+import org.jfree.chart.plot.ValueMarker;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+import org.jfree.svg.SVGGraphics2D;
+
+/**
+ * The simulator's figures, as PNG and SVG: a timeline around the failure (TTFT by arrival time,
+ * queue depth, throughput; one line per policy, like the paper's Figure 6) and TTFT CDFs.
+ */
+public final class SimPlots {
+    private static final Color[] COLORS = {new Color(0x33, 0x33, 0x33), new Color(0xD5, 0x5E, 0x00), new Color(0x00, 0x72, 0xB2),
+        new Color(0x00, 0x9E, 0x73), new Color(0xCC, 0x79, 0xA7), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9)};
+
+    private SimPlots() {}
+
+    /**
+     * The timeline from {@code fromMs} to {@code toMs}: one line per run, a marker at the failure.
+     *
+     * @return the files written (PNG and SVG)
+     */
+    public static List<Path> timeline(Map<String, SimResult> runs, double failAtMs, double fromMs, double toMs, Path dir, String name)
+            throws IOException {
+        XYSeriesCollection ttft = new XYSeriesCollection();
+        XYSeriesCollection queue = new XYSeriesCollection();
+        XYSeriesCollection tput = new XYSeriesCollection();
+        for (Map.Entry<String, SimResult> e : runs.entrySet()) {
+            XYSeries t = new XYSeries(e.getKey());
+            double bin = 2_000;
+            Map<Long, double[]> sums = new java.util.TreeMap<>();
+            for (SimResult.Req r : e.getValue().requests) {
+                if (r.arriveMs >= fromMs && r.arriveMs <= toMs && !Double.isNaN(r.ttftMs())) {
+                    double[] a = sums.computeIfAbsent((long) (r.arriveMs / bin), k -> new double[2]);
+                    a[0] += r.ttftMs();
+                    a[1]++;
+                }
+            }
+            sums.forEach((k, a) -> t.add((k + 0.5) * bin / 1000, a[0] / a[1] / 1000));
+            ttft.addSeries(t);
+            XYSeries q = new XYSeries(e.getKey());
+            XYSeries th = new XYSeries(e.getKey());
+            List<SimResult.Sample> ss = e.getValue().samples;
+            for (int i = 0; i < ss.size(); i++) {
+                SimResult.Sample s = ss.get(i);
+                if (s.atMs() < fromMs || s.atMs() > toMs) {
+                    continue;
+                }
+                q.add(s.atMs() / 1000, s.queued());
+                if (i >= 5) {
+                    SimResult.Sample b = ss.get(i - 5);
+                    th.add(s.atMs() / 1000, (s.tokens() - b.tokens()) / ((s.atMs() - b.atMs()) / 1000));
+                }
+            }
+            queue.addSeries(q);
+            tput.addSeries(th);
+        }
+        CombinedDomainXYPlot plot = new CombinedDomainXYPlot(new NumberAxis("time (s)"));
+        XYPlot top = panel(ttft, "mean TTFT (s), by arrival", failAtMs, runs.size());
+        plot.add(top, 2);
+        plot.add(panel(queue, "queued requests", failAtMs, runs.size()), 1);
+        plot.add(panel(tput, "output tokens/s", failAtMs, runs.size()), 1);
+        plot.setFixedLegendItems(top.getLegendItems());
+        JFreeChart chart = new JFreeChart(name, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        return save(chart, dir, name, 900, 700);
+    }
+
+    /** CDFs of TTFT, one line per run, over the requests {@code include} keeps. */
+    public static List<Path> ttftCdf(Map<String, List<SimResult.Req>> runs, Path dir, String name) throws IOException {
+        XYSeriesCollection c = new XYSeriesCollection();
+        for (Map.Entry<String, List<SimResult.Req>> e : runs.entrySet()) {
+            double[] v = e.getValue().stream().mapToDouble(q -> q.interrupted ? q.replayTtftMs() : q.ttftMs())
+                    .filter(x -> !Double.isNaN(x)).sorted().toArray();
+            XYSeries s = new XYSeries(e.getKey());
+            int step = Math.max(1, v.length / 400);
+            for (int i = 0; i < v.length; i += step) {
+                s.add(v[i] / 1000, (i + 1) / (double) v.length);
+            }
+            if (v.length > 0) {
+                s.add(v[v.length - 1] / 1000, 1.0);
+            }
+            c.addSeries(s);
+        }
+        XYPlot plot = panel(c, "fraction of requests", Double.NaN, runs.size());
+        NumberAxis x = new NumberAxis("TTFT (s)");
+        plot.setDomainAxis(x);
+        JFreeChart chart = new JFreeChart(name, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        return save(chart, dir, name, 700, 450);
+    }
+
+    /** One colour per policy, the same in every figure (Okabe-Ito). */
+    static Color colorFor(String name) {
+        return switch (name) {
+            case "no failure" -> COLORS[0];
+            case "stop-and-restart" -> COLORS[1];
+            case "fixed-checkpointing" -> COLORS[2];
+            case "lumen" -> COLORS[3];
+            case "lumen-dual" -> COLORS[4];
+            default -> COLORS[5 + Math.floorMod(name.hashCode(), 2)];
+        };
+    }
+
+    private static XYPlot panel(XYSeriesCollection data, String label, double failAtMs, int lines) {
+        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
+        for (int i = 0; i < lines; i++) {
+            r.setSeriesPaint(i, colorFor(String.valueOf(data.getSeriesKey(i))));
+            r.setSeriesStroke(i, new BasicStroke(1.6f));
+        }
+        NumberAxis y = new NumberAxis(label);
+        y.setAutoRangeIncludesZero(true);
+        XYPlot p = new XYPlot(data, null, y, r);
+        p.setBackgroundPaint(Color.WHITE);
+        p.setDomainGridlinePaint(new Color(0xDD, 0xDD, 0xDD));
+        p.setRangeGridlinePaint(new Color(0xDD, 0xDD, 0xDD));
+        if (!Double.isNaN(failAtMs)) {
+            ValueMarker m = new ValueMarker(failAtMs / 1000, Color.RED, new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f,
+                    new float[] {4f, 4f}, 0f));
+            p.addDomainMarker(m);
+        }
+        return p;
+    }
+
+    private static List<Path> save(JFreeChart chart, Path dir, String name, int w, int h) throws IOException {
+        Files.createDirectories(dir);
+        Path png = dir.resolve(name + ".png");
+        Path svg = dir.resolve(name + ".svg");
+        Path tmp = dir.resolve(name + ".png.tmp");
+        ChartUtils.saveChartAsPNG(tmp.toFile(), chart, w, h);
+        Files.move(tmp, png, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        SVGGraphics2D g = new SVGGraphics2D(w, h);
+        chart.draw(g, new Rectangle(0, 0, w, h));
+        lumen.spec.io.AtomicFiles.writeString(svg, g.getSVGDocument());
+        return List.of(png, svg);
+    }
+
+    /** A map keeping insertion order, for legend order. */
+    public static <V> Map<String, V> ordered() {
+        return new LinkedHashMap<>();
+    }
+
+    /** The requests of a run that fall in its failure-impact window. */
+    public static List<SimResult.Req> inWindow(SimResult r, SimMetrics.Summary s) {
+        List<SimResult.Req> out = new ArrayList<>();
+        double end = Double.isNaN(s.recoveryMs()) ? Double.POSITIVE_INFINITY : s.failAtMs() + Math.max(s.recoveryMs(), SimMetrics.BIN_MS);
+        for (SimResult.Req q : r.requests) {
+            if (Double.isNaN(s.failAtMs()) || q.interrupted || q.arriveMs >= s.failAtMs() && q.arriveMs < end) {
+                out.add(q);
+            }
+        }
+        return out;
+    }
+}

@@ -30,6 +30,8 @@ import picocli.CommandLine.Spec;
                 + " index against an O(W) scan in the same run (JMH).",
             "validator: validator events per second on one thread (JMH).",
             "heap: peak heap while validating a generated trace of --size-mb megabytes from disk.",
+            "sim: simulated events per second (JMH), and the wall time and peak heap of the 64-worker Llama-3-70B-like preset"
+                + " replaying the whole one-hour Azure conv trace with a quarter of the workers failing, under LUMEN.",
             "tlc: trace validation time against trace length, TLC (lumen validate --tlc) and the Java mirror on the"
                 + " same synthetic traces (not part of all: TLC takes minutes on the longest)."})
 final class BenchCommand implements Callable<Integer> {
@@ -37,7 +39,7 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, tlc or all (default: all)")
+    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc or all (default: all)")
     String what = "all";
 
     @Option(names = "--quick", description = "fewer and shorter JMH iterations (a smoke run, noisier figures)")
@@ -52,8 +54,8 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (!java.util.List.of("decisions", "validator", "heap", "tlc", "all").contains(what)) {
-            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, tlc or all");
+        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "all").contains(what)) {
+            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc or all");
         }
         if (what.equals("tlc")) {
             tlc(out);
@@ -67,6 +69,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (what.equals("heap") || what.equals("all")) {
             heap(out);
+        }
+        if (what.equals("sim") || what.equals("all")) {
+            sim(out);
         }
         return ExitCodes.OK;
     }
@@ -113,6 +118,46 @@ final class BenchCommand implements Callable<Integer> {
         for (String w : new String[] {"8", "64"}) {
             out.printf(Locale.ROOT, "  %3s workers: %,.0f events/s%n", w, score(rs, "validate", w));
         }
+        out.flush();
+    }
+
+    private void sim(PrintWriter out) throws Exception {
+        Collection<RunResult> rs = new Runner(jmh(lumen.bench.SimulatorBench.class).build()).run();
+        out.println();
+        out.println("Simulator throughput (JMH, one thread; 120 s of Poisson arrivals at 0.5 req/s per worker, a quarter failing at 40 s, LUMEN)");
+        for (String w : new String[] {"8", "64"}) {
+            lumen.bench.SimulatorBench b = new lumen.bench.SimulatorBench();
+            b.workers = Integer.parseInt(w);
+            b.setup();
+            long events = b.eventsPerRun();
+            double runs = score(rs, "run", w);
+            out.printf(Locale.ROOT, "  %3s workers: %.2f runs/s x %,d events = %,.0f events/s%n", w, runs, events, runs * events);
+        }
+        lumen.sim.Preset p = lumen.sim.Preset.LLAMA3_70B;
+        java.util.List<lumen.runtime.Arrival> arrivals = new lumen.sim.AzureReplay("conv", 1).arrivals(3_600_000, new java.util.SplittableRandom(1));
+        int[] victims = new int[16];
+        for (int i = 0; i < 16; i++) {
+            victims[i] = i * 4;
+        }
+        lumen.core.Config c = new lumen.core.Config("lumen", 64, 1, 1000, 50_000, 256, p.budgetPositions(), 16, 4);
+        lumen.sim.ProfiledCostModel cost = p.costModel();
+        System.gc();
+        for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+            pool.resetPeakUsage();
+        }
+        long t0 = System.nanoTime();
+        lumen.sim.SimResult r = new lumen.sim.Simulator(new lumen.sim.Simulator.Options(c, cost, 1024, 64, 0.7, 1), null)
+                .run(arrivals, java.util.List.of(new lumen.sim.SimResult.Failure(1_200_000, victims)));
+        double secs = (System.nanoTime() - t0) / 1e9;
+        long peak = 0;
+        for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        out.printf(Locale.ROOT, "64-worker Llama-3-70B-like preset, whole Azure conv trace (%,d requests, one hour), 16 workers failing at 20 min, LUMEN:%n"
+                + "  %.1f s wall on one thread (target: under 10 s), %,d events (%,.0f events/s), peak heap %.0f MB (of %.0f MB max)%n",
+                arrivals.size(), secs, r.events, r.events / secs, peak / 1e6, Runtime.getRuntime().maxMemory() / 1e6);
         out.flush();
     }
 

@@ -177,6 +177,15 @@ final class SimulateCommand implements Callable<Integer> {
                 lumen.plots.SimPlots.ttftCdf(cdf, out, "ttft-cdf");
             }
             pw.printf(Locale.ROOT, "%d simulated runs, %,d spec events, %.1f s of simulation (%.0f events/s)%n", rows.size(), events, wall, events / wall);
+            long unfinished = 0;
+            for (Future<SimResult> f : runs) {
+                unfinished += f.get().requests.stream().filter(q -> Double.isNaN(q.doneMs)).count() + arrivals.size() - f.get().requests.size();
+            }
+            if (unfinished > 0) {
+                pw.println("FAILED: " + unfinished + " requests did not complete");
+                pw.flush();
+                return ExitCodes.DISAGREEMENT;
+            }
             if (out != null) {
                 AtomicFiles.writeString(out.resolve("summary.txt"), SimMetrics.table(rows));
                 pw.println("written to " + out);

@@ -31,7 +31,10 @@ import picocli.CommandLine.Spec;
             "Stage 3, properties: random failure schedules through the runtime under every reference policy, every"
                 + " property checked after every step (a short lumen fuzz).",
             "Stage 4, conformance: the reference adapter must pass lumen conform, and each shipped mutant"
-                + " implementation must be caught with its property."})
+                + " implementation must be caught with its property.",
+            "Stage 5, simulation: one failure of a quarter of the workers on the default preset and workload, every"
+                + " policy against the no-failure baseline; prints the table and draws the timeline and TTFT CDFs into"
+                + " target/verify-sim/ (every request must complete)."})
 final class VerifyCommand implements Callable<Integer> {
     /** Stage 3's schedules: a few seconds on one core. */
     static final long PROPERTY_SCHEDULES = 2_000;
@@ -48,7 +51,7 @@ final class VerifyCommand implements Callable<Integer> {
         long start = System.nanoTime();
         int workers = kit.workers();
         ModelRuns runs = new ModelRuns(kit.specDir());
-        out.println("== stage 1/4: model-check (spec/manifest.json, CI tier) ==");
+        out.println("== stage 1/5: model-check (spec/manifest.json, CI tier) ==");
         out.flush();
         List<ModelOutcome> outcomes = runs.run(runs.select(List.of(), false, true), workers,
                 Duration.ofMinutes(30), false, Progress.forConsole(kit.quiet));
@@ -59,7 +62,7 @@ final class VerifyCommand implements Callable<Integer> {
         long witnesses = outcomes.stream().filter(o -> o.entry().isWitness()).count();
         double checkSeconds = (System.nanoTime() - start) / 1e9;
         out.println();
-        out.println("== stage 2/4: scenarios (runtime traces through the validator) ==");
+        out.println("== stage 2/5: scenarios (runtime traces through the validator) ==");
         long t2 = System.nanoTime();
         boolean scenariosOk;
         try {
@@ -69,7 +72,7 @@ final class VerifyCommand implements Callable<Integer> {
         }
         double scenarioSeconds = (System.nanoTime() - t2) / 1e9;
         out.println();
-        out.println("== stage 3/4: properties (random failure schedules through the runtime) ==");
+        out.println("== stage 3/5: properties (random failure schedules through the runtime) ==");
         out.flush();
         long t3 = System.nanoTime();
         ScheduleGenerator gen = new ScheduleGenerator(Policies.keys().stream().filter(k -> !k.startsWith("mutant-")).toList());
@@ -81,7 +84,7 @@ final class VerifyCommand implements Callable<Integer> {
         boolean propsOk = props.failure == null;
         double propSeconds = (System.nanoTime() - t3) / 1e9;
         out.println();
-        out.println("== stage 4/4: conformance (lumen conform --mutants) ==");
+        out.println("== stage 4/5: conformance (lumen conform --mutants) ==");
         out.flush();
         long t4 = System.nanoTime();
         boolean conformOk;
@@ -92,6 +95,23 @@ final class VerifyCommand implements Callable<Integer> {
         }
         double conformSeconds = (System.nanoTime() - t4) / 1e9;
         out.println();
+        out.println("== stage 5/5: simulation (lumen simulate on its defaults, 240 s of the Azure conv trace at 6x) ==");
+        out.flush();
+        long t5 = System.nanoTime();
+        SimulateCommand sim = new SimulateCommand();
+        sim.spec = spec;
+        sim.durationS = 240;
+        sim.failAtS = 90;
+        sim.rateScale = 6;
+        sim.out = KitPaths.home().resolve("target").resolve("verify-sim");
+        boolean simOk;
+        try {
+            simOk = sim.call() == ExitCodes.OK;
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+        double simSeconds = (System.nanoTime() - t5) / 1e9;
+        out.println();
         out.printf("verify: model-check %s (%d models, %d mutants, %d witnesses) in %.0f s%n",
                 ok ? "PASSED" : "FAILED", passing, mutants, witnesses, checkSeconds);
         out.printf("verify: scenarios %s (%d scenarios) in %.1f s%n", scenariosOk ? "PASSED" : "FAILED",
@@ -100,7 +120,8 @@ final class VerifyCommand implements Callable<Integer> {
                 props.schedules, props.events, propSeconds);
         out.printf("verify: conformance %s (the reference adapter and %d mutants) in %.1f s%n", conformOk ? "PASSED" : "FAILED",
                 Mutants.values().length, conformSeconds);
+        out.printf("verify: simulation %s in %.1f s (figures in %s)%n", simOk ? "PASSED" : "FAILED", simSeconds, sim.out);
         out.flush();
-        return ok && scenariosOk && propsOk && conformOk ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+        return ok && scenariosOk && propsOk && conformOk && simOk ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
     }
 }

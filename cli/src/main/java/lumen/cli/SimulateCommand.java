@@ -1,218 +1,250 @@
 package lumen.cli;
 
 import java.io.PrintWriter;
+import java.io.Reader;
 import java.io.StringWriter;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import lumen.core.Config;
-import lumen.core.Policies;
+import lumen.plots.SimPlots;
 import lumen.runtime.Arrival;
-import lumen.sim.AzureReplay;
-import lumen.sim.Preset;
+import lumen.sim.SimConfig;
 import lumen.sim.SimMetrics;
 import lumen.sim.SimResult;
 import lumen.sim.Simulator;
-import lumen.sim.SyntheticWorkload;
-import lumen.sim.Workload;
 import lumen.spec.io.AtomicFiles;
-import lumen.workload.Lengths;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code lumen simulate}: recovery policies compared on a simulated cluster. */
+/** {@code lumen simulate}: recovery policies compared on a simulated cluster, with sweeps. */
 @Command(name = "simulate",
         mixinStandardHelpOptions = true,
         description = {"Simulates a serving cluster on the decision core: a workload, a failure of a fraction of the workers,"
-                + " each policy in turn (and once without the failure, the baseline), in parallel.",
-            "Prints TTFT and TPOT (mean / p50 / p99) in the failure-impact window, for all requests, the interrupted ones and"
-                + " the survivors', and the recovery time (until TTFT and TPOT are back within 10% of the baseline)."})
+                + " each policy in turn and once without the failure (the baseline). Runs go in parallel on every core.",
+            "Every knob is a key of a commented config (--print-config shows them, with units and defaults); --config FILE"
+                + " and --set key=value change them. A key with a list of values (theta=0,1000,50000) sweeps it.",
+            "Prints TTFT and TPOT (mean / p50 / p99) in the failure-impact window for all requests, the interrupted ones"
+                + " (replay TTFT) and the survivors', and the recovery time (until TTFT and TPOT are back within 10% of the"
+                + " baseline). --out DIR writes per-request CSV, the summary, the timeline around the failure and TTFT CDFs"
+                + " (PNG and SVG), and for sweeps sweep.csv and heat-maps."})
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--preset", paramLabel = "P", description = "qwen3-32b-4w, qwen3-14b-8w or llama3-70b (default: ${DEFAULT-VALUE})")
-    String preset = "qwen3-32b-4w";
+    @Option(names = "--config", paramLabel = "FILE", description = "a config file (keys as in --print-config)")
+    Path config;
 
-    @Option(names = "--workers", paramLabel = "N", description = "cluster size (default: the preset's)")
-    Integer workers;
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override one key; a comma list sweeps it")
+    List<String> sets = new ArrayList<>();
 
-    @Option(names = "--policy", paramLabel = "P", split = ",", description = "policies to compare (default: stop-and-restart,fixed-checkpointing,lumen)")
-    List<String> policies = new ArrayList<>(List.of("stop-and-restart", "fixed-checkpointing", "lumen"));
+    @Option(names = "--print-config", description = "print the default config, every key with its unit, and exit")
+    boolean printConfig;
 
-    @Option(names = "--workload", paramLabel = "W", description = "azure-conv, azure-code, poisson or gamma (default: ${DEFAULT-VALUE})")
-    String workload = "azure-conv";
+    @Option(names = "--preset", paramLabel = "P", description = "shorthand for --set preset=P")
+    String preset;
 
-    @Option(names = "--rate", paramLabel = "RPS", description = "poisson/gamma: requests per second (default: ${DEFAULT-VALUE})")
-    double rate = 4;
+    @Option(names = "--workers", paramLabel = "N", description = "shorthand for --set workers=N")
+    String workers;
 
-    @Option(names = "--cv", paramLabel = "CV", description = "gamma: coefficient of variation of inter-arrivals (default: ${DEFAULT-VALUE})")
-    double cv = 2;
+    @Option(names = "--policy", paramLabel = "P,P", description = "shorthand for --set policies=P,P")
+    String policy;
 
-    @Option(names = "--lengths", paramLabel = "L", description = "poisson/gamma lengths: sharegpt, arxiv, azure_conv, azure_code (default: ${DEFAULT-VALUE})")
-    String lengths = "sharegpt";
+    @Option(names = "--workload", paramLabel = "W", description = "shorthand for --set workload=W")
+    String workload;
 
-    @Option(names = "--rate-scale", paramLabel = "X", description = "azure: time compression, >1 is more requests per second (default: ${DEFAULT-VALUE})")
-    double rateScale = 1;
+    @Option(names = "--duration-s", paramLabel = "S", description = "shorthand for --set duration_s=S")
+    String durationS;
 
-    @Option(names = "--duration-s", paramLabel = "S", description = "arrivals for this long (default: ${DEFAULT-VALUE})")
-    double durationS = 300;
+    @Option(names = "--fail-at-s", paramLabel = "S", description = "shorthand for --set fail_at_s=S")
+    String failAtS;
 
-    @Option(names = "--fail-at-s", paramLabel = "S", description = "when the workers fail (default: ${DEFAULT-VALUE})")
-    double failAtS = 100;
+    @Option(names = "--rate-scale", paramLabel = "X", description = "shorthand for --set rate_scale=X")
+    String rateScale;
 
-    @Option(names = "--fail-fraction", paramLabel = "F", description = "fraction of the workers that fail together, at least one (default: ${DEFAULT-VALUE})")
-    double failFraction = 0.25;
+    @Option(names = "--seed", paramLabel = "S", description = "shorthand for --set seed=S")
+    String seed;
 
-    @Option(names = "--alpha", description = "Eq. 4 weight of checkpointed positions (default: ${DEFAULT-VALUE})")
-    double alpha = 1;
-
-    @Option(names = "--beta", description = "Eq. 4 weight of queue depth (default: ${DEFAULT-VALUE})")
-    double beta = 1000;
-
-    @Option(names = "--theta", description = "Eq. 6 load threshold (default: ${DEFAULT-VALUE})")
-    double theta = 50_000;
-
-    @Option(names = "--tau", description = "Eq. 6 prefix threshold, positions (default: ${DEFAULT-VALUE})")
-    int tau = 256;
-
-    @Option(names = "--k", description = "draft length (default: ${DEFAULT-VALUE})")
-    int k = 4;
-
-    @Option(names = "--draft-acceptance", paramLabel = "A", description = "probability a draft token agrees (default: ${DEFAULT-VALUE})")
-    double draftAcceptance = 0.7;
-
-    @Option(names = "--chunk", paramLabel = "T", description = "chunked-prefill tokens per iteration (default: ${DEFAULT-VALUE})")
-    int chunk = 1024;
-
-    @Option(names = "--max-batch", paramLabel = "B", description = "requests decoded per iteration (default: ${DEFAULT-VALUE})")
-    int maxBatch = 64;
-
-    @Option(names = "--seed", description = "seed (default: ${DEFAULT-VALUE})")
-    long seed = 1;
-
-    @Option(names = "--out", paramLabel = "DIR", description = "write the summary and per-request CSV there (atomically)")
+    @Option(names = "--out", paramLabel = "DIR", description = "write CSV, the summary and the figures there (atomically)")
     Path out;
+
+    @Option(names = {"-q", "--quiet"}, description = "no progress bar")
+    boolean quiet;
+
+    private List<String> overrides() {
+        List<String> o = new ArrayList<>();
+        String[][] flags = {{"preset", preset}, {"workers", workers}, {"policies", policy}, {"workload", workload},
+            {"duration_s", durationS}, {"fail_at_s", failAtS}, {"rate_scale", rateScale}, {"seed", seed}};
+        for (String[] f : flags) {
+            if (f[1] != null) {
+                o.add(f[0] + "=" + f[1]);
+            }
+        }
+        o.addAll(sets);
+        return o;
+    }
+
+    /** One simulated run: an experiment, a policy (null: the baseline), and its future result. */
+    private record Job(int experiment, String policy, Future<SimResult> result) {}
 
     @Override
     public Integer call() throws Exception {
         System.setProperty("java.awt.headless", "true");
         PrintWriter pw = spec.commandLine().getOut();
-        Preset p;
+        if (printConfig) {
+            pw.print(SimConfig.defaultsText());
+            pw.flush();
+            return ExitCodes.OK;
+        }
+        List<SimConfig.Experiment> exps;
+        List<List<Arrival>> arrivals = new ArrayList<>();
+        List<SimResult.Failure> failures = new ArrayList<>();
         try {
-            p = Preset.of(preset);
-        } catch (IllegalArgumentException ex) {
+            SimConfig cfg;
+            if (config != null) {
+                try (Reader r = Files.newBufferedReader(config)) {
+                    cfg = SimConfig.load(r, config.toString(), overrides());
+                } catch (NoSuchFileException ex) {
+                    throw new UserError(config + ": no such file");
+                }
+            } else {
+                cfg = SimConfig.load(null, null, overrides());
+            }
+            exps = cfg.expand();
+            for (SimConfig.Experiment e : exps) {
+                e.policies();
+                e.options(e.policies().get(0));
+                arrivals.add(e.arrivals());
+                failures.add(e.failure());
+            }
+        } catch (SimConfig.BadValue ex) {
             throw new UserError(ex.getMessage());
         }
-        for (String pol : policies) {
-            if (Policies.find(pol) == null) {
-                throw new UserError("unknown policy '" + pol + "'; known: " + String.join(", ", Policies.keys()));
-            }
-        }
-        int w = workers == null ? p.defaultWorkers : workers;
-        if (w < 2 || durationS <= 0 || failFraction <= 0 || failFraction >= 1) {
-            throw new UserError("--workers at least 2, --duration-s positive, --fail-fraction strictly between 0 and 1");
-        }
-        Workload wl = workload();
-        List<Arrival> arrivals = wl.arrivals(durationS * 1000, new SplittableRandom(seed));
-        int nFail = Math.max(1, (int) Math.round(failFraction * w));
-        List<Integer> ids = new ArrayList<>();
-        for (int i = 0; i < w; i++) {
-            ids.add(i);
-        }
-        java.util.Collections.shuffle(ids, new java.util.Random(seed));
-        int[] victims = ids.subList(0, nFail).stream().mapToInt(Integer::intValue).sorted().toArray();
-        SimResult.Failure failure = new SimResult.Failure(failAtS * 1000, victims);
-        pw.printf(Locale.ROOT, "%s, %d workers, %s: %d requests in %.0f s; workers %s fail at %.0f s%n", p.key, w, wl.name(), arrivals.size(),
-                durationS, Arrays.toString(victims), failAtS);
-        pw.flush();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
-        try {
-            List<Future<SimResult>> runs = new ArrayList<>();
-            runs.add(pool.submit(() -> simulate(p, w, policies.get(0), arrivals, List.of())));
-            for (String pol : policies) {
-                runs.add(pool.submit(() -> simulate(p, w, pol, arrivals, List.of(failure))));
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < exps.size(); i++) {
+            SimConfig.Experiment e = exps.get(i);
+            List<Arrival> a = arrivals.get(i);
+            SimResult.Failure f = failures.get(i);
+            String first = e.policies().get(0);
+            jobs.add(new Job(i, null, pool.submit(() -> new Simulator(e.options(first), null).run(a, List.of()))));
+            for (String p : e.policies()) {
+                jobs.add(new Job(i, p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of(f)))));
             }
-            SimResult baseline = runs.get(0).get();
-            List<SimMetrics.Summary> rows = new ArrayList<>();
-            rows.add(SimMetrics.summarize("baseline (no failure)", baseline, baseline));
-            double wall = baseline.wallSeconds;
-            long events = baseline.events;
-            for (int i = 0; i < policies.size(); i++) {
-                SimResult r = runs.get(i + 1).get();
+        }
+        pool.shutdown();
+        Map<Integer, List<SimMetrics.Summary>> tables = new LinkedHashMap<>();
+        Map<Integer, Map<String, SimResult>> results = new LinkedHashMap<>();
+        double wall = 0;
+        long events = 0;
+        long unfinished = 0;
+        try (ProgressBar bar = quiet || System.console() == null ? null
+                : new ProgressBarBuilder().setTaskName("simulate").setInitialMax(jobs.size()).setUnit(" runs", 1)
+                        .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
+            for (Job j : jobs) {
+                SimResult r = j.result().get();
+                if (bar != null) {
+                    bar.step();
+                }
                 wall += r.wallSeconds;
                 events += r.events;
-                rows.add(SimMetrics.summarize(policies.get(i), r, baseline));
-                if (out != null) {
-                    StringWriter csv = new StringWriter();
-                    SimMetrics.writeCsv(r, policies.get(i), csv);
-                    Files.createDirectories(out);
-                    AtomicFiles.writeString(out.resolve("requests-" + policies.get(i) + ".csv"), csv.toString());
+                unfinished += r.requests.stream().filter(q -> Double.isNaN(q.doneMs)).count() + arrivals.get(j.experiment()).size() - r.requests.size();
+                results.computeIfAbsent(j.experiment(), k -> new LinkedHashMap<>()).put(j.policy() == null ? "no failure" : j.policy(), r);
+            }
+        }
+        for (Map.Entry<Integer, Map<String, SimResult>> e : results.entrySet()) {
+            SimResult base = e.getValue().get("no failure");
+            List<SimMetrics.Summary> rows = new ArrayList<>();
+            rows.add(SimMetrics.summarize("baseline (no failure)", base, base));
+            for (Map.Entry<String, SimResult> r : e.getValue().entrySet()) {
+                if (!r.getKey().equals("no failure")) {
+                    rows.add(SimMetrics.summarize(r.getKey(), r.getValue(), base));
                 }
             }
-            pw.print(SimMetrics.table(rows));
-            if (out != null) {
-                java.util.Map<String, SimResult> timeline = lumen.plots.SimPlots.ordered();
-                java.util.Map<String, List<SimResult.Req>> cdf = lumen.plots.SimPlots.ordered();
-                timeline.put("no failure", baseline);
-                for (int i = 0; i < policies.size(); i++) {
-                    SimResult r = runs.get(i + 1).get();
-                    timeline.put(policies.get(i), r);
-                    cdf.put(policies.get(i), lumen.plots.SimPlots.inWindow(r, rows.get(i + 1)));
-                }
-                double from = Math.max(0, failure.atMs() - 30_000);
-                double to = Math.min(durationS * 1000, failure.atMs() + 120_000);
-                lumen.plots.SimPlots.timeline(timeline, failure.atMs(), from, to, out, "timeline");
-                lumen.plots.SimPlots.ttftCdf(cdf, out, "ttft-cdf");
-            }
-            pw.printf(Locale.ROOT, "%d simulated runs, %,d spec events, %.1f s of simulation (%.0f events/s)%n", rows.size(), events, wall, events / wall);
-            long unfinished = 0;
-            for (Future<SimResult> f : runs) {
-                unfinished += f.get().requests.stream().filter(q -> Double.isNaN(q.doneMs)).count() + arrivals.size() - f.get().requests.size();
-            }
-            if (unfinished > 0) {
-                pw.println("FAILED: " + unfinished + " requests did not complete");
-                pw.flush();
-                return ExitCodes.DISAGREEMENT;
-            }
-            if (out != null) {
-                AtomicFiles.writeString(out.resolve("summary.txt"), SimMetrics.table(rows));
-                pw.println("written to " + out);
-            }
-        } finally {
-            pool.shutdown();
+            tables.put(e.getKey(), rows);
+        }
+        StringBuilder text = new StringBuilder();
+        for (Map.Entry<Integer, List<SimMetrics.Summary>> t : tables.entrySet()) {
+            SimConfig.Experiment e = exps.get(t.getKey());
+            text.append(String.format(Locale.ROOT, "%s%s, %d workers, %s: %d requests in %s s; workers %s fail at %s s%n",
+                    exps.size() > 1 ? "[" + e.label() + "] " : "", e.preset().key, e.workers(), e.workload().name(), arrivals.get(t.getKey()).size(),
+                    e.values().get("duration_s"), Arrays.toString(failures.get(t.getKey()).workers()), e.values().get("fail_at_s")));
+            text.append(SimMetrics.table(t.getValue())).append('\n');
+        }
+        pw.print(text);
+        pw.printf(Locale.ROOT, "%d experiments, %d simulated runs, %,d spec events, %.1f s of simulation (%.0f events/s)%n",
+                exps.size(), jobs.size(), events, wall, events / Math.max(1e-9, wall));
+        if (out != null) {
+            write(exps, results, tables, failures, text.toString());
+            pw.println("written to " + out);
+        }
+        if (unfinished > 0) {
+            pw.println("FAILED: " + unfinished + " requests did not complete");
+            pw.flush();
+            return ExitCodes.DISAGREEMENT;
         }
         pw.flush();
         return ExitCodes.OK;
     }
 
-    private SimResult simulate(Preset p, int w, String policy, List<Arrival> arrivals, List<SimResult.Failure> failures) {
-        Config c = new Config(policy, w, alpha, beta, theta, tau, p.budgetPositions(), 16, k);
-        return new Simulator(new Simulator.Options(c, p.costModel(), chunk, maxBatch, draftAcceptance, seed), null).run(arrivals, failures);
-    }
-
-    private Workload workload() {
-        try {
-            return switch (workload) {
-                case "azure-conv" -> new AzureReplay("conv", rateScale);
-                case "azure-code" -> new AzureReplay("code", rateScale);
-                case "poisson" -> new SyntheticWorkload(rate, 1, Lengths.Source.valueOf(lengths.toUpperCase(Locale.ROOT)));
-                case "gamma" -> new SyntheticWorkload(rate, cv, Lengths.Source.valueOf(lengths.toUpperCase(Locale.ROOT)));
-                default -> throw new UserError("unknown workload '" + workload + "'; choose azure-conv, azure-code, poisson or gamma");
-            };
-        } catch (IllegalArgumentException ex) {
-            throw new UserError(ex.getMessage());
+    private void write(List<SimConfig.Experiment> exps, Map<Integer, Map<String, SimResult>> results,
+                       Map<Integer, List<SimMetrics.Summary>> tables, List<SimResult.Failure> failures, String text) throws Exception {
+        Files.createDirectories(out);
+        AtomicFiles.writeString(out.resolve("summary.txt"), text);
+        StringBuilder sweep = new StringBuilder("experiment," + String.join(",", exps.get(0).axes())
+                + (exps.get(0).axes().isEmpty() ? "" : ",") + "policy,recovery_s,ttft_mean_ms,ttft_p99_ms,replay_ttft_mean_ms,"
+                + "survivor_ttft_mean_ms,tpot_mean_ms,interrupted,draft_acceptance\n");
+        for (Map.Entry<Integer, List<SimMetrics.Summary>> t : tables.entrySet()) {
+            SimConfig.Experiment e = exps.get(t.getKey());
+            for (SimMetrics.Summary s : t.getValue()) {
+                StringBuilder row = new StringBuilder().append(t.getKey());
+                for (String a : e.axes()) {
+                    row.append(',').append(e.values().get(a));
+                }
+                row.append(String.format(Locale.ROOT, ",%s,%s,%.1f,%.1f,%s,%.1f,%.1f,%d,%s%n", s.policy().replace(',', ';'),
+                        Double.isNaN(s.recoveryMs()) ? "" : String.format(Locale.ROOT, "%.1f", s.recoveryMs() / 1000), s.ttftAll().mean(),
+                        s.ttftAll().p99(), s.ttftInterrupted().n() == 0 ? "" : String.format(Locale.ROOT, "%.1f", s.ttftInterrupted().mean()),
+                        s.ttftSurvivors().mean(), s.tpotAll().mean(), s.interrupted(),
+                        Double.isNaN(s.draftAcceptance()) ? "" : String.format(Locale.ROOT, "%.3f", s.draftAcceptance())));
+                sweep.append(row);
+            }
+        }
+        AtomicFiles.writeString(out.resolve(exps.size() > 1 ? "sweep.csv" : "policies.csv"), sweep.toString());
+        if (exps.size() == 1) {
+            Map<String, SimResult> runs = results.get(0);
+            for (Map.Entry<String, SimResult> r : runs.entrySet()) {
+                if (!r.getKey().equals("no failure")) {
+                    StringWriter csv = new StringWriter();
+                    SimMetrics.writeCsv(r.getValue(), r.getKey(), csv);
+                    AtomicFiles.writeString(out.resolve("requests-" + r.getKey() + ".csv"), csv.toString());
+                }
+            }
+            Map<String, List<SimResult.Req>> cdf = SimPlots.ordered();
+            List<SimMetrics.Summary> rows = tables.get(0);
+            for (int i = 1; i < rows.size(); i++) {
+                cdf.put(rows.get(i).policy(), SimPlots.inWindow(runs.get(rows.get(i).policy()), rows.get(i)));
+            }
+            double failAt = failures.get(0).atMs();
+            double end = Double.parseDouble(exps.get(0).values().get("duration_s")) * 1000;
+            SimPlots.timeline(runs, failAt, Math.max(0, failAt - 30_000), Math.min(end, failAt + 120_000), out, "timeline");
+            SimPlots.ttftCdf(cdf, out, "ttft-cdf");
+        } else if (exps.get(0).axes().size() == 2) {
+            SimPlots.heatmaps(exps, tables, out);
         }
     }
 }

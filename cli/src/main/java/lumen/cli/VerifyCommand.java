@@ -100,9 +100,10 @@ final class VerifyCommand implements Callable<Integer> {
         long t5 = System.nanoTime();
         SimulateCommand sim = new SimulateCommand();
         sim.spec = spec;
-        sim.durationS = 240;
-        sim.failAtS = 90;
-        sim.rateScale = 6;
+        sim.durationS = "240";
+        sim.failAtS = "90";
+        sim.rateScale = "6";
+        sim.quiet = true;
         sim.out = KitPaths.home().resolve("target").resolve("verify-sim");
         boolean simOk;
         try {

@@ -154,6 +154,63 @@ public final class SimPlots {
         return List.of(png, svg);
     }
 
+    /**
+     * For a sweep of two keys: one heat-map per policy of the mean TTFT in the failure-impact
+     * window (seconds), the first key across, the second up; each cell is labelled with its value.
+     */
+    public static List<Path> heatmaps(List<lumen.sim.SimConfig.Experiment> exps, Map<Integer, List<SimMetrics.Summary>> tables, Path dir)
+            throws IOException {
+        String ax = exps.get(0).axes().get(0);
+        String ay = exps.get(0).axes().get(1);
+        List<String> xs = new ArrayList<>();
+        List<String> ys = new ArrayList<>();
+        for (lumen.sim.SimConfig.Experiment e : exps) {
+            if (!xs.contains(e.values().get(ax))) {
+                xs.add(e.values().get(ax));
+            }
+            if (!ys.contains(e.values().get(ay))) {
+                ys.add(e.values().get(ay));
+            }
+        }
+        List<Path> files = new ArrayList<>();
+        List<SimMetrics.Summary> first = tables.values().iterator().next();
+        for (int k = 1; k < first.size(); k++) {
+            String policy = first.get(k).policy();
+            org.jfree.data.xy.DefaultXYZDataset data = new org.jfree.data.xy.DefaultXYZDataset();
+            int n = exps.size();
+            double[][] xyz = new double[3][n];
+            double lo = Double.POSITIVE_INFINITY;
+            double hi = Double.NEGATIVE_INFINITY;
+            for (Map.Entry<Integer, List<SimMetrics.Summary>> t : tables.entrySet()) {
+                lumen.sim.SimConfig.Experiment e = exps.get(t.getKey());
+                double v = t.getValue().get(k).ttftAll().mean() / 1000;
+                xyz[0][t.getKey()] = xs.indexOf(e.values().get(ax));
+                xyz[1][t.getKey()] = ys.indexOf(e.values().get(ay));
+                xyz[2][t.getKey()] = v;
+                lo = Math.min(lo, v);
+                hi = Math.max(hi, v);
+            }
+            data.addSeries(policy, xyz);
+            org.jfree.chart.renderer.xy.XYBlockRenderer r = new org.jfree.chart.renderer.xy.XYBlockRenderer();
+            org.jfree.chart.renderer.LookupPaintScale scale = new org.jfree.chart.renderer.LookupPaintScale(lo, hi + 1e-9, Color.WHITE);
+            for (int i = 0; i <= 10; i++) {
+                float f = i / 10f;
+                scale.add(lo + (hi - lo) * f, new Color(1f, 1f - 0.75f * f, 1f - 0.95f * f));
+            }
+            r.setPaintScale(scale);
+            r.setDefaultItemLabelGenerator((dataset, series, item) -> String.format(java.util.Locale.ROOT, "%.2f",
+                    ((org.jfree.data.xy.XYZDataset) dataset).getZValue(series, item)));
+            r.setDefaultItemLabelsVisible(true);
+            XYPlot plot = new XYPlot(data, new org.jfree.chart.axis.SymbolAxis(ax, xs.toArray(new String[0])),
+                    new org.jfree.chart.axis.SymbolAxis(ay, ys.toArray(new String[0])), r);
+            plot.setBackgroundPaint(Color.WHITE);
+            JFreeChart chart = new JFreeChart(policy + ": mean TTFT in the failure-impact window (s)", JFreeChart.DEFAULT_TITLE_FONT, plot, false);
+            chart.setBackgroundPaint(Color.WHITE);
+            files.addAll(save(chart, dir, "heatmap-" + policy, 700, 500));
+        }
+        return files;
+    }
+
     /** A map keeping insertion order, for legend order. */
     public static <V> Map<String, V> ordered() {
         return new LinkedHashMap<>();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,14 +16,44 @@ class SimulateCliTest {
 
     @Test
     void aShortRunPrintsTheTableAndWritesTheCsv() throws Exception {
-        CliRun r = CliRun.of("simulate", "--workload", "poisson", "--rate", "3", "--duration-s", "60", "--fail-at-s", "20",
-                "--out", tmp.toString());
+        CliRun r = CliRun.of("simulate", "--workload", "poisson", "--set", "rate=3", "--duration-s", "60", "--fail-at-s", "20",
+                "--out", tmp.toString(), "-q");
         assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("baseline (no failure)") && r.out().contains("stop-and-restart") && r.out().contains("lumen"), r.out());
         String csv = Files.readString(tmp.resolve("requests-lumen.csv"));
         assertTrue(csv.startsWith("policy,request,arrive_ms"), csv);
         assertTrue(csv.lines().count() > 100, "one row per request");
         assertTrue(Files.readString(tmp.resolve("summary.txt")).contains("recovery"));
+        for (String f : new String[] {"timeline.png", "timeline.svg", "ttft-cdf.png", "ttft-cdf.svg"}) {
+            assertTrue(Files.size(tmp.resolve(f)) > 1000, f);
+        }
+    }
+
+    @Test
+    void aTwoKeySweepWritesItsTableAndHeatMaps() throws Exception {
+        Path cfg = tmp.resolve("sweep.properties");
+        Files.writeString(cfg, "# a small sweep\nworkload = poisson\nrate = 3\nduration_s = 40\nfail_at_s = 15\npolicies = lumen\n"
+                + "theta = 0, 1000000\ntau = 16, 4096\n");
+        CliRun r = CliRun.of("simulate", "--config", cfg.toString(), "--out", tmp.resolve("out").toString(), "-q");
+        assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("4 experiments, 8 simulated runs"), r.out());
+        assertTrue(r.out().contains("[tau=4096 theta=0]"), r.out());
+        List<String> rows = Files.readAllLines(tmp.resolve("out/sweep.csv"));
+        assertEquals("experiment,tau,theta,policy,recovery_s,ttft_mean_ms,ttft_p99_ms,replay_ttft_mean_ms,survivor_ttft_mean_ms,tpot_mean_ms,"
+                + "interrupted,draft_acceptance", rows.get(0));
+        assertEquals(9, rows.size());
+        assertTrue(Files.size(tmp.resolve("out/heatmap-lumen.png")) > 1000);
+    }
+
+    @Test
+    void theDefaultConfigNamesEveryKeyWithItsUnit() {
+        CliRun r = CliRun.of("simulate", "--print-config");
+        assertEquals(ExitCodes.OK, r.exit());
+        for (String k : new String[] {"preset =", "workers =", "policies =", "workload =", "rate_scale =", "duration_s =", "fail_at_s =",
+            "fail_fraction =", "alpha =", "beta =", "theta =", "tau =", "budget_gb =", "k =", "draft_acceptance =", "chunk_tokens =",
+            "max_batch =", "seed ="}) {
+            assertTrue(r.out().contains(k), k);
+        }
     }
 
     @Test
@@ -33,7 +64,14 @@ class SimulateCliTest {
         CliRun w = CliRun.of("simulate", "--workload", "tweets");
         assertEquals(ExitCodes.BAD_INPUT, w.exit());
         assertTrue(w.err().contains("unknown workload 'tweets'"), w.err());
-        CliRun f = CliRun.of("simulate", "--fail-fraction", "1.5");
+        CliRun f = CliRun.of("simulate", "--set", "fail_fraction=1.5");
         assertEquals(ExitCodes.BAD_INPUT, f.exit());
+        assertTrue(f.err().contains("fail_fraction"), f.err());
+        CliRun k = CliRun.of("simulate", "--set", "thetta=3");
+        assertEquals(ExitCodes.BAD_INPUT, k.exit());
+        assertTrue(k.err().contains("unknown key 'thetta'"), k.err());
+        CliRun n = CliRun.of("simulate", "--set", "tau=lots");
+        assertEquals(ExitCodes.BAD_INPUT, n.exit());
+        assertTrue(n.err().contains("'tau' must be a whole number, found 'lots'"), n.err());
     }
 }

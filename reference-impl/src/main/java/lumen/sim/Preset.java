@@ -55,7 +55,17 @@ public enum Preset {
         return 256L * 1_000_000_000L / kvBytesPerToken();
     }
 
-    public ProfiledCostModel costModel() {
+    private ProfiledCostModel calibrated;
+
+    /** The preset's cost model, calibrated once. */
+    public synchronized ProfiledCostModel costModel() {
+        if (calibrated == null) {
+            calibrated = calibrate();
+        }
+        return calibrated;
+    }
+
+    private ProfiledCostModel calibrate() {
         return ProfiledCostModel.calibrate(new ProfiledCostModel.Params(hardware, tensorParallel, computeScale, kvBytesPerToken(),
                 10, 20, 0.02, 0.5, 4, draftLoadMs, fullLoadMs, 3_000));
     }

@@ -23,6 +23,12 @@ public final class Policies {
                 MechanismPolicy.Placement.LOAD_AWARE, MechanismPolicy.Routing.HOLDER_ALWAYS, MechanismPolicy.Recovery.DRAFT_ASSIST));
         register(new MechanismPolicy("lumen-no-assist", "LUMEN without speculative assist (full model only on restart)",
                 MechanismPolicy.Placement.LOAD_AWARE, MechanismPolicy.Routing.EQ6, MechanismPolicy.Recovery.FULL_ONLY));
+        register(new MechanismPolicy("lumen-placement-only", "Fixed-Checkpointing plus LUMEN's load-aware placement alone",
+                MechanismPolicy.Placement.LOAD_AWARE, MechanismPolicy.Routing.HOLDER_ALWAYS, MechanismPolicy.Recovery.FULL_ONLY));
+        register(new MechanismPolicy("lumen-routing-only", "Fixed-Checkpointing plus LUMEN's locality-aware routing (Eq. 6) alone",
+                MechanismPolicy.Placement.RING, MechanismPolicy.Routing.EQ6, MechanismPolicy.Recovery.FULL_ONLY));
+        register(new MechanismPolicy("lumen-assist-only", "Fixed-Checkpointing plus LUMEN's speculative assist alone",
+                MechanismPolicy.Placement.RING, MechanismPolicy.Routing.HOLDER_ALWAYS, MechanismPolicy.Recovery.DRAFT_ASSIST));
     }
 
     private Policies() {}

@@ -235,7 +235,8 @@ public final class SimConfig {
             Preset p = preset();
             long budget = (long) (number("budget_gb") * 1e9 / p.kvBytesPerToken());
             Config c = new Config(policy, workers(), number("alpha"), number("beta"), number("theta"), whole("tau"), budget, 16, whole("k"));
-            return new Simulator.Options(c, p.costModel(), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"), whole("seed"));
+            return new Simulator.Options(c, p.costModel(), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
+                    number("draft_acceptance_cold"), number("draft_warmup_proposals"), whole("seed"));
         }
     }
 }

@@ -9,8 +9,8 @@ public final class SimResult {
     /** Workers failing together at one time. */
     public record Failure(double atMs, int[] workers) {}
 
-    /** One verified draft: when, how many tokens proposed, how many the target kept. */
-    public record Draft(double atMs, int proposed, int accepted) {}
+    /** One verified draft: when, how long after its draft model was ready, tokens proposed and kept. */
+    public record Draft(double atMs, double sinceReadyMs, int proposed, int accepted) {}
 
     /** One request: its arrival, first token and completion times (ms), and what befell it. */
     public static final class Req {

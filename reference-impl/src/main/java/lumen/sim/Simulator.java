@@ -39,9 +39,23 @@ public final class Simulator {
     /**
      * @param chunkTokens      prefill tokens per iteration (chunked prefill)
      * @param maxBatch         running requests decoded per iteration
-     * @param draftAcceptance  probability that one draft token agrees with the target
+     * @param draftAcceptance  probability that one draft token agrees with the target, once warm
+     * @param coldAcceptance   the same for the first proposals of a freshly loaded draft (its context is cold)
+     * @param warmupProposals  proposals over which the draft warms: after n of them the probability is
+     *                         {@code warm - (warm - cold) * exp(-n / warmupProposals)}
      */
-    public record Options(Config config, ProfiledCostModel cost, int chunkTokens, int maxBatch, double draftAcceptance, long seed) {}
+    public record Options(Config config, ProfiledCostModel cost, int chunkTokens, int maxBatch, double draftAcceptance,
+                          double coldAcceptance, double warmupProposals, long seed) {
+        /** A draft that is warm from its first proposal. */
+        public Options(Config config, ProfiledCostModel cost, int chunkTokens, int maxBatch, double draftAcceptance, long seed) {
+            this(config, cost, chunkTokens, maxBatch, draftAcceptance, draftAcceptance, 1, seed);
+        }
+
+        /** The agreement probability of a draft token after {@code n} proposals of this draft. */
+        public double acceptanceAfter(int n) {
+            return draftAcceptance - (draftAcceptance - coldAcceptance) * Math.exp(-n / Math.max(1e-9, warmupProposals));
+        }
+    }
 
     /** Receives every spec event with its time in ms (for traces); may be null. */
     public interface Sink {
@@ -56,6 +70,8 @@ public final class Simulator {
         boolean busy;
         boolean fullLoaded;
         double fullAt;
+        double draftReadyAt;
+        int proposals;
 
         W(int id) {
             this.id = id;
@@ -282,7 +298,8 @@ public final class Simulator {
             replayed(r);
             if (prop != null) {
                 int got = rec(r).outLen() - before;
-                result.drafts.add(new SimResult.Draft(now, prop.toks().length, Math.min(prop.toks().length, got - 1 + (rec(r).outLen() == rr.refLen() ? 1 : 0))));
+                result.drafts.add(new SimResult.Draft(now, now - ws[prop.src()].draftReadyAt, prop.toks().length,
+                        Math.min(prop.toks().length, got - 1 + (rec(r).outLen() == rr.refLen() ? 1 : 0))));
             }
             completeIfDone(r);
         }
@@ -384,6 +401,8 @@ public final class Simulator {
 
     private void draftReady(W w) {
         emit(Core.draftReady(state, w.id));
+        w.draftReadyAt = now;
+        w.proposals = 0;
         if (w.fullLoaded) {
             fullReady(w);
             return;
@@ -425,10 +444,11 @@ public final class Simulator {
                 && state.isUp(rr.server()) && target >= 0 && state.load(rr.server()) == state.load(target)) {
             int[] d = new int[cfg.k()];
             boolean agree = true;
+            double pAgree = opt.acceptanceAfter(w.proposals++);
             for (int i = 0; i < d.length; i++) {
                 int pos = rr.outLen() + i;
                 int right = pos < rr.refLen() ? rr.ref()[pos] : 7;
-                agree &= rnd.nextDouble() < opt.draftAcceptance();
+                agree &= rnd.nextDouble() < pAgree;
                 d[i] = agree ? right : right + 1;
             }
             emit(Core.assist(state, w.id, r, d));

@@ -79,7 +79,8 @@ class ValuesTest {
         assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, 1, 1, 1, 1, 0, 1));
         assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, 1, 1, 1, 1, 1, 0));
         assertTrue(Policies.keys().containsAll(java.util.List.of("lumen", "stop-and-restart", "fixed-checkpointing",
-                "lumen-no-placement", "lumen-no-routing", "lumen-no-assist")));
+                "lumen-no-placement", "lumen-no-routing", "lumen-no-assist",
+                "lumen-placement-only", "lumen-routing-only", "lumen-assist-only")));
         assertNull(Policies.find("nope"));
     }
 }

@@ -266,7 +266,7 @@ class CoreActionsTest {
         for (String p : Policies.keys()) {
             ClusterState s = Core.restart(Core.fail(ClusterState.initial(cfg(p)), 1).state(), 1).state();
             WorkerState want = p.equals("lumen") || p.equals("lumen-dual") || p.equals("lumen-no-placement") || p.equals("lumen-no-routing")
-                    ? WorkerState.LOADING_DRAFT : WorkerState.LOADING_FULL;
+                    || p.equals("lumen-assist-only") ? WorkerState.LOADING_DRAFT : WorkerState.LOADING_FULL;
             assertEquals(want, s.worker(1).state(), p);
             assertEquals(want == WorkerState.LOADING_DRAFT, s.policy().restartState() == WorkerState.LOADING_DRAFT);
         }

@@ -20,6 +20,10 @@ class SimMetricsTest {
             q.firstMs = at + (slow ? 400 : 100);
             q.doneMs = q.firstMs + 10 * (slow ? 40 : 20);
             q.interrupted = slow && i % 10 == 0;
+            if (q.interrupted) {
+                q.interruptedMs = at;
+                q.replayFirstMs = at + 400;
+            }
             r.requests.add(q);
         }
         return r;

@@ -14,10 +14,10 @@ import org.HdrHistogram.DoubleHistogram;
  *
  * <ul>
  *   <li><b>Recovery time</b>: from the first failure until the metrics are back within 10% of the
- *       failure-free baseline and stay there: requests are binned by arrival time ({@link #BIN_MS});
- *       from the end of recovery on, every bin's mean TTFT and mean TPOT are at most 1.1 times the
- *       baseline's in the same bin (plus {@link #SLACK_MS}, so that empty or tiny bins do not count
- *       as degraded).</li>
+ *       failure-free baseline and stay there: requests are binned by arrival time ({@link #BIN_MS}),
+ *       and each bin's mean is smoothed over it and its two neighbours (so that one noisy bin of a
+ *       few requests does not count as degraded); from the end of recovery on, every smoothed bin's
+ *       TTFT and TPOT are at most 1.1 times the baseline's (plus {@link #SLACK_MS}).</li>
  *   <li><b>Failure-impact window</b>: from the first failure to the end of recovery.</li>
  *   <li><b>TTFT and TPOT</b> (mean, p50, p99, by HdrHistogram) over the requests that arrive in the
  *       impact window or are interrupted: all of them, the interrupted ones, and the survivors' (never
@@ -59,7 +59,7 @@ public final class SimMetrics {
                 : new Stats(n, sum / n, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
     }
 
-    /** Bin means of a metric by arrival time. */
+    /** Bin means of a metric by arrival time, each over the bin and its two neighbours. */
     static double[] bins(List<SimResult.Req> rs, ToDoubleFunction<SimResult.Req> f, int count) {
         double[] sum = new double[count];
         int[] n = new int[count];
@@ -73,7 +73,13 @@ public final class SimMetrics {
         }
         double[] m = new double[count];
         for (int i = 0; i < count; i++) {
-            m[i] = n[i] == 0 ? Double.NaN : sum[i] / n[i];
+            double s = 0;
+            int k = 0;
+            for (int j = Math.max(0, i - 1); j <= Math.min(count - 1, i + 1); j++) {
+                s += sum[j];
+                k += n[j];
+            }
+            m[i] = k == 0 ? Double.NaN : s / k;
         }
         return m;
     }

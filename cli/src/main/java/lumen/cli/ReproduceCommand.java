@@ -54,18 +54,24 @@ final class ReproduceCommand implements Callable<Integer> {
     /** The Azure conv trace: 19,366 requests in 3,501.7 s, mean prompt 1,155 and output 211.1 tokens, inter-arrival CV 1.09. */
     static final double CONV_RPS = 19_366 / 3_501.7;
     static final double CONV_SECONDS = 3_501.7;
-    /** The load every experiment runs at: this share of the cluster's service capacity. */
-    static final double LOAD = 0.7;
+    /** The default load: this share of the cluster's service capacity. */
+    static final double DEFAULT_LOAD = 0.85;
+
+    @Option(names = "--load", paramLabel = "F", description = "share of the cluster's capacity the workload asks for (default: ${DEFAULT-VALUE});"
+            + " with a quarter of the workers down, the survivors are asked for F / 0.75")
+    double load = DEFAULT_LOAD;
+
+    static double loadInUse = DEFAULT_LOAD;
 
     /**
-     * Requests per second that put {@code w} workers of {@code p} at {@link #LOAD} of their capacity:
+     * Requests per second that put {@code w} workers of {@code p} at the load in use of their capacity:
      * one request costs its prefill (mean prompt) plus its share of full-batch decode iterations
      * (mean output), both from the cost model.
      */
     static double rate(Preset p, int w, int maxBatch) {
         ProfiledCostModel c = p.costModel();
         double demandMs = c.prefillMs(1_155) + 211.1 * c.decodeMs(maxBatch, 1_260) / maxBatch;
-        return LOAD * w * 1000 / demandMs;
+        return loadInUse * w * 1000 / demandMs;
     }
 
     /**
@@ -100,16 +106,27 @@ final class ReproduceCommand implements Callable<Integer> {
         m.put("no failure", pool.submit(() -> new Simulator(e.options(first), null).run(a, List.of())));
         for (String p : e.policies()) {
             m.put(p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of(f))));
+            if (!p.equals(first)) {
+                m.put(BASE + p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of())));
+            }
         }
         all.addAll(m.values());
         return m;
     }
 
+    /** The key of a policy's own failure-free run (the first policy's is "no failure"). */
+    static final String BASE = "no failure: ";
+
+    /** Each policy's run against its own failure-free run: recovery means back to what that policy does without failures. */
     private static Map<String, SimMetrics.Summary> summaries(Map<String, Future<SimResult>> runs) throws Exception {
-        SimResult base = runs.get("no failure").get();
+        SimResult first = runs.get("no failure").get();
         Map<String, SimMetrics.Summary> m = new LinkedHashMap<>();
         for (Map.Entry<String, Future<SimResult>> r : runs.entrySet()) {
-            m.put(r.getKey(), SimMetrics.summarize(r.getKey(), r.getValue().get(), base));
+            if (r.getKey().startsWith(BASE)) {
+                continue;
+            }
+            Future<SimResult> own = runs.get(BASE + r.getKey());
+            m.put(r.getKey(), SimMetrics.summarize(r.getKey(), r.getValue().get(), own == null ? first : own.get()));
         }
         return m;
     }
@@ -131,6 +148,10 @@ final class ReproduceCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         System.setProperty("java.awt.headless", "true");
         PrintWriter pw = spec.commandLine().getOut();
+        if (!(load > 0 && load < 2)) {
+            throw new UserError("--load must be between 0 and 2, not " + load);
+        }
+        loadInUse = load;
         Path doc = out != null ? out : KitPaths.home().resolve("docs").resolve("reproduction.md");
         Path figs = doc.toAbsolutePath().getParent().resolve("reproduction");
         int nSeeds = quick ? 1 : Math.max(1, seeds);

@@ -35,13 +35,14 @@ final class ReproductionDoc {
         b.append("**Setup, the same for every experiment unless a section says otherwise.**\n\n");
         b.append(String.format(Locale.ROOT, "- Load: the paper does not state its request rate. Each cluster runs at %.0f%% of its capacity as "
                 + "the cost model computes it: a request costs the prefill of the trace's mean prompt (1,155 tokens) and its share of full-batch "
-                + "(64) decode iterations for the trace's mean output (211 tokens). This is a rule, not a fit.%n", 100 * ReproduceCommand.LOAD));
+                + "(64) decode iterations for the trace's mean output (211 tokens). With a quarter of the workers down, the survivors are asked "
+                + "for %.0f%% of theirs until the failed ones rejoin. This is a rule (`--load`), not a fit.%n", 100 * ReproduceCommand.loadInUse, 100 * ReproduceCommand.loadInUse / 0.75));
         b.append("- Workload: the Azure 2023 conversation trace (Splitwise-Conv in the paper), time-compressed to that rate, when it lasts the run; "
                 + "when it would not (the larger clusters), Gamma arrivals at that rate with the trace's inter-arrival CV (1.09) and the "
                 + "trace's own request lengths. Each section's setup line says which.\n");
         b.append("- Runs: ").append(dur).append(" s of arrivals, the failure at ").append(failAt)
                 .append(" s. Metrics are over the failure-impact window, which runs from the failure until TTFT and TPOT (5-s bins by arrival) "
-                + "are back within 10% of the same run without the failure. An interrupted request's TTFT is its replay TTFT: from the failure to its next token.\n");
+                + "are back within 10% of the same policy's run without the failure. An interrupted request's TTFT is its replay TTFT: from the failure to its next token.\n");
         b.append("- Model loads are stated, not measured: restart 3 s, draft 1.5 s, full model 16 s (32B), 7 s (14B), 35 s (70B).\n\n");
 
         String[] metric = {"Mean TTFT", "Mean TPOT", "Recovery time"};

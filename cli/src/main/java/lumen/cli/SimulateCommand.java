@@ -39,8 +39,8 @@ import picocli.CommandLine.Spec;
             "Every knob is a key of a commented config (--print-config shows them, with units and defaults); --config FILE"
                 + " and --set key=value change them. A key with a list of values (theta=0,1000,50000) sweeps it.",
             "Prints TTFT and TPOT (mean / p50 / p99) in the failure-impact window for all requests, the interrupted ones"
-                + " (replay TTFT) and the survivors', and the recovery time (until TTFT and TPOT are back within 10% of the"
-                + " baseline). --out DIR writes per-request CSV, the summary, the timeline around the failure and TTFT CDFs"
+                + " (replay TTFT) and the survivors', and the recovery time (until TTFT and TPOT are back within 10% of the same"
+                + " policy's run without the failure). --out DIR writes per-request CSV, the summary, the timeline around the failure and TTFT CDFs"
                 + " (PNG and SVG), and for sweeps sweep.csv and heat-maps."})
 final class SimulateCommand implements Callable<Integer> {
 
@@ -99,6 +99,9 @@ final class SimulateCommand implements Callable<Integer> {
         return o;
     }
 
+    /** The key of a policy's own failure-free run; the first policy's is "no failure". */
+    static final String BASE = "no failure: ";
+
     /** One simulated run: an experiment, a policy (null: the baseline), and its future result. */
     private record Job(int experiment, String policy, Future<SimResult> result) {}
 
@@ -145,6 +148,9 @@ final class SimulateCommand implements Callable<Integer> {
             jobs.add(new Job(i, null, pool.submit(() -> new Simulator(e.options(first), null).run(a, List.of()))));
             for (String p : e.policies()) {
                 jobs.add(new Job(i, p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of(f)))));
+                if (!p.equals(first)) {
+                    jobs.add(new Job(i, BASE + p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of()))));
+                }
             }
         }
         pool.shutdown();
@@ -172,8 +178,9 @@ final class SimulateCommand implements Callable<Integer> {
             List<SimMetrics.Summary> rows = new ArrayList<>();
             rows.add(SimMetrics.summarize("baseline (no failure)", base, base));
             for (Map.Entry<String, SimResult> r : e.getValue().entrySet()) {
-                if (!r.getKey().equals("no failure")) {
-                    rows.add(SimMetrics.summarize(r.getKey(), r.getValue(), base));
+                if (!r.getKey().equals("no failure") && !r.getKey().startsWith(BASE)) {
+                    SimResult own = e.getValue().get(BASE + r.getKey());
+                    rows.add(SimMetrics.summarize(r.getKey(), r.getValue(), own == null ? base : own));
                 }
             }
             tables.put(e.getKey(), rows);
@@ -226,7 +233,8 @@ final class SimulateCommand implements Callable<Integer> {
         }
         AtomicFiles.writeString(out.resolve(exps.size() > 1 ? "sweep.csv" : "policies.csv"), sweep.toString());
         if (exps.size() == 1) {
-            Map<String, SimResult> runs = results.get(0);
+            Map<String, SimResult> runs = new LinkedHashMap<>(results.get(0));
+            runs.keySet().removeIf(k -> k.startsWith(BASE));
             for (Map.Entry<String, SimResult> r : runs.entrySet()) {
                 if (!r.getKey().equals("no failure")) {
                     StringWriter csv = new StringWriter();

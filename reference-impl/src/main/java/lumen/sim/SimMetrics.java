@@ -16,8 +16,8 @@ import org.HdrHistogram.DoubleHistogram;
  *   <li><b>Recovery time</b>: from the first failure until the metrics are back within 10% of the
  *       failure-free baseline and stay there: requests are binned by arrival time ({@link #BIN_MS}),
  *       and each bin's mean is smoothed over it and its two neighbours (so that one noisy bin of a
- *       few requests does not count as degraded); from the end of recovery on, every smoothed bin's
- *       TTFT and TPOT are at most 1.1 times the baseline's (plus {@link #SLACK_MS}).</li>
+ *       few requests does not count as degraded); recovery ends where {@link #SUSTAIN_BINS} bins in a
+ *       row have TTFT and TPOT at most 1.1 times the baseline's (plus {@link #SLACK_MS}).</li>
  *   <li><b>Failure-impact window</b>: from the first failure to the end of recovery.</li>
  *   <li><b>TTFT and TPOT</b> (mean, p50, p99, by HdrHistogram) over the requests that arrive in the
  *       impact window or are interrupted: all of them, the interrupted ones, and the survivors' (never
@@ -84,29 +84,36 @@ public final class SimMetrics {
         return m;
     }
 
-    /** Recovery time after {@code failAtMs} of {@code run} against {@code baseline}; NaN when it never recovers. */
+    /** Bins that must be good in a row for the metrics to count as back (30 s). */
+    public static final int SUSTAIN_BINS = 6;
+
+    /**
+     * Recovery time after {@code failAtMs} of {@code run} against {@code baseline}: the start of
+     * the first {@link #SUSTAIN_BINS} bins in a row whose smoothed TTFT and TPOT are both within
+     * 10% of the baseline's (bins without requests count as good), minus the failure time; NaN
+     * when that never happens.
+     */
     public static double recoveryMs(SimResult run, SimResult baseline, double failAtMs) {
         double end = Math.max(run.requests.stream().mapToDouble(r -> r.arriveMs).max().orElse(0), failAtMs);
         int count = (int) (end / BIN_MS) + 1;
-        List<ToDoubleFunction<SimResult.Req>> metrics = List.of(SimResult.Req::ttftMs, SimResult.Req::tpotMs);
-        int firstBad = -1;
         int failBin = (int) (failAtMs / BIN_MS);
-        for (ToDoubleFunction<SimResult.Req> m : metrics) {
+        boolean[] bad = new boolean[count];
+        for (ToDoubleFunction<SimResult.Req> m : List.<ToDoubleFunction<SimResult.Req>>of(SimResult.Req::ttftMs, SimResult.Req::tpotMs)) {
             double[] a = bins(run.requests, m, count);
             double[] b = bins(baseline.requests, m, count);
             for (int i = failBin; i < count; i++) {
-                if (!Double.isNaN(a[i]) && !Double.isNaN(b[i]) && a[i] > 1.1 * b[i] + SLACK_MS) {
-                    firstBad = Math.max(firstBad, i);
-                }
+                bad[i] |= !Double.isNaN(a[i]) && !Double.isNaN(b[i]) && a[i] > 1.1 * b[i] + SLACK_MS;
             }
         }
-        if (firstBad < 0) {
-            return 0;
+        int good = 0;
+        for (int i = failBin; i < count; i++) {
+            good = bad[i] ? 0 : good + 1;
+            if (good == SUSTAIN_BINS) {
+                int start = i - SUSTAIN_BINS + 1;
+                return start == failBin ? 0 : start * BIN_MS - failAtMs;
+            }
         }
-        if (firstBad >= count - 1) {
-            return Double.NaN;
-        }
-        return (firstBad + 1) * BIN_MS - failAtMs;
+        return Double.NaN;
     }
 
     public static Summary summarize(String policy, SimResult run, SimResult baseline) {

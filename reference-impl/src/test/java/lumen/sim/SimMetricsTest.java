@@ -38,6 +38,14 @@ class SimMetricsTest {
         assertEquals(35_000, SimMetrics.recoveryMs(hit, base, 20_000), 1e-9);
         assertEquals(0, SimMetrics.recoveryMs(base, base, 20_000), 1e-9);
         assertTrue(Double.isNaN(SimMetrics.recoveryMs(run(20_000, 1e9), base, 20_000)), "never recovers");
+        // one degraded blip later on does not undo a recovery that held for 30 s
+        SimResult blip = run(20_000, 47_000);
+        for (SimResult.Req q : blip.requests) {
+            if (q.arriveMs >= 90_000 && q.arriveMs < 92_000) {
+                q.firstMs = q.arriveMs + 400;
+            }
+        }
+        assertEquals(35_000, SimMetrics.recoveryMs(blip, base, 20_000), 1e-9);
     }
 
     @Test

@@ -110,22 +110,13 @@ public final class CoreRunner {
             Fault f = faults.get(i);
             if (f.afterMs() <= clock && due(s, f)) {
                 faults.remove(i);
-                if (s.worker(f.worker()).state() == lumen.core.WorkerState.FAILED || !anotherUp(s, f.worker())) {
+                if (s.worker(f.worker()).state() == lumen.core.WorkerState.FAILED || !s.anotherUp(f.worker())) {
                     return null;   // the spec's guard: skipped, as the runtime skips it
                 }
                 return () -> Core.fail(s, f.worker());
             }
         }
         return null;
-    }
-
-    private static boolean anotherUp(ClusterState s, int w) {
-        for (int v = 0; v < s.workerCount(); v++) {
-            if (v != w && s.isUp(v)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Whether a failure's point of work has come for its worker. */

@@ -67,6 +67,16 @@ public final class ClusterState {
         return requests;
     }
 
+    /** Whether a worker other than {@code w} is UP (Fail's guard). */
+    public boolean anotherUp(int w) {
+        for (int v = 0; v < workerCount(); v++) {
+            if (v != w && isUp(v)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public boolean isUp(int w) {
         WorkerRec rec = workers.get(w);
         return rec != null && rec.state() == WorkerState.UP;

@@ -141,6 +141,17 @@ public final class Core {
         return best[0];
     }
 
+    /**
+     * Whether a draft prepared for request {@code r} may still be proposed now: the request decodes
+     * without a draft in flight, has tokens left, and its server is UP and among the most loaded.
+     */
+    public static boolean canAssist(ClusterState s, int r) {
+        RequestRec rr = s.request(r);
+        int target = s.assistTarget();
+        return rr != null && rr.phase() == RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen()
+                && s.isUp(rr.server()) && target >= 0 && s.load(rr.server()) == s.load(target);
+    }
+
     /** FullReady: the atomic handover. */
     public static Step fullReady(ClusterState s, int w) {
         return take(s, new Event.FullReady(w, s.requestsWithProposalFrom(w)));

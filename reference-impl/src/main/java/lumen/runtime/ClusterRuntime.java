@@ -494,11 +494,7 @@ public final class ClusterRuntime {
     // ---- failures and recovery ---------------------------------------------------------------
 
     private void fail(int wid) {
-        boolean otherUp = false;
-        for (int v = 0; v < ws.length; v++) {
-            otherUp |= v != wid && state.isUp(v);
-        }
-        if (state.worker(wid).state() == WorkerState.FAILED || !otherUp) {
+        if (state.worker(wid).state() == WorkerState.FAILED || !state.anotherUp(wid)) {
             stats.faultsSkipped++;
             return;
         }
@@ -631,10 +627,7 @@ public final class ClusterRuntime {
         if (state.worker(w.id).state() != WorkerState.ASSISTING) {
             return;
         }
-        RequestRec rr = rec(r);
-        int target = state.assistTarget();
-        if (rr.phase() == RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen()
-                && state.isUp(rr.server()) && target >= 0 && state.load(rr.server()) == state.load(target)) {
+        if (Core.canAssist(state, r)) {
             emit(Core.assist(state, w.id, r, toks));
             stats.draftsDelivered++;
             stats.draftTokensProposed += toks.length;

@@ -354,11 +354,7 @@ public final class Simulator {
     // ---- failures and recovery ---------------------------------------------------------------
 
     private void fail(int wid) {
-        boolean otherUp = false;
-        for (int v = 0; v < ws.length; v++) {
-            otherUp |= v != wid && state.isUp(v);
-        }
-        if (state.worker(wid).state() == WorkerState.FAILED || !otherUp) {
+        if (state.worker(wid).state() == WorkerState.FAILED || !state.anotherUp(wid)) {
             result.failuresSkipped++;
             return;
         }
@@ -439,9 +435,7 @@ public final class Simulator {
             return;
         }
         RequestRec rr = rec(r);
-        int target = state.assistTarget();
-        if (rr != null && rr.phase() == RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen()
-                && state.isUp(rr.server()) && target >= 0 && state.load(rr.server()) == state.load(target)) {
+        if (Core.canAssist(state, r)) {
             int[] d = new int[cfg.k()];
             boolean agree = true;
             double pAgree = opt.acceptanceAfter(w.proposals++);

@@ -74,7 +74,9 @@ public final class SimPlots {
             queue.addSeries(q);
             tput.addSeries(th);
         }
-        CombinedDomainXYPlot plot = new CombinedDomainXYPlot(new NumberAxis("time (s)"));
+        NumberAxis time = new NumberAxis("time (s)");
+        time.setAutoRangeIncludesZero(false);
+        CombinedDomainXYPlot plot = new CombinedDomainXYPlot(time);
         XYPlot top = panel(ttft, "mean TTFT (s), by arrival", failAtMs, runs.size());
         plot.add(top, 2);
         plot.add(panel(queue, "queued requests", failAtMs, runs.size()), 1);

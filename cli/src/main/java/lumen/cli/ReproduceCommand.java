@@ -61,25 +61,23 @@ final class ReproduceCommand implements Callable<Integer> {
             + " with a quarter of the workers down, the survivors are asked for F / 0.75")
     double load = DEFAULT_LOAD;
 
-    static double loadInUse = DEFAULT_LOAD;
-
     /**
      * Requests per second that put {@code w} workers of {@code p} at the load in use of their capacity:
      * one request costs its prefill (mean prompt) plus its share of full-batch decode iterations
      * (mean output), both from the cost model.
      */
-    static double rate(Preset p, int w, int maxBatch) {
+    static double rate(Preset p, int w, int maxBatch, double load) {
         ProfiledCostModel c = p.costModel();
         double demandMs = c.prefillMs(1_155) + 211.1 * c.decodeMs(maxBatch, 1_260) / maxBatch;
-        return loadInUse * w * 1000 / demandMs;
+        return load * w * 1000 / demandMs;
     }
 
     /**
      * The workload at that rate: the Azure conv trace time-compressed when it lasts the run, else
      * Gamma arrivals with the trace's inter-arrival CV (1.09) and its request lengths.
      */
-    static List<String> workload(Preset p, int w, double durationS) {
-        double r = rate(p, w, 64);
+    static List<String> workload(Preset p, int w, double durationS, double load) {
+        double r = rate(p, w, 64, load);
         double scale = r / CONV_RPS;
         if (CONV_SECONDS / scale >= durationS) {
             return List.of("workload=azure-conv", "rate_scale=" + fmt(scale));
@@ -118,7 +116,7 @@ final class ReproduceCommand implements Callable<Integer> {
     static final String BASE = "no failure: ";
 
     /** Each policy's run against its own failure-free run: recovery means back to what that policy does without failures. */
-    private static Map<String, SimMetrics.Summary> summaries(Map<String, Future<SimResult>> runs) throws Exception {
+    static Map<String, SimMetrics.Summary> summaries(Map<String, Future<SimResult>> runs) throws Exception {
         SimResult first = runs.get("no failure").get();
         Map<String, SimMetrics.Summary> m = new LinkedHashMap<>();
         for (Map.Entry<String, Future<SimResult>> r : runs.entrySet()) {
@@ -132,7 +130,7 @@ final class ReproduceCommand implements Callable<Integer> {
     }
 
     /** Mean ± standard deviation over seeds of one figure, in the given unit. */
-    private static String cell(List<Map<String, SimMetrics.Summary>> seedsRuns, String policy, ToDoubleFunction<SimMetrics.Summary> f, double unit,
+    static String cell(List<Map<String, SimMetrics.Summary>> seedsRuns, String policy, ToDoubleFunction<SimMetrics.Summary> f, double unit,
                                String fmt) {
         double[] v = seedsRuns.stream().mapToDouble(m -> f.applyAsDouble(m.get(policy)) / unit).filter(x -> !Double.isNaN(x)).toArray();
         if (v.length == 0) {
@@ -151,7 +149,6 @@ final class ReproduceCommand implements Callable<Integer> {
         if (!(load > 0 && load < 2)) {
             throw new UserError("--load must be between 0 and 2, not " + load);
         }
-        loadInUse = load;
         Path doc = out != null ? out : KitPaths.home().resolve("docs").resolve("reproduction.md");
         Path figs = doc.toAbsolutePath().getParent().resolve("reproduction");
         int nSeeds = quick ? 1 : Math.max(1, seeds);
@@ -166,7 +163,7 @@ final class ReproduceCommand implements Callable<Integer> {
             Preset p = (Preset) pr[0];
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                runs.add(submit(with(workload(p, p.defaultWorkers, Double.parseDouble(dur)), "preset=" + p.key,
+                runs.add(submit(with(workload(p, p.defaultWorkers, Double.parseDouble(dur), load), "preset=" + p.key,
                         "duration_s=" + dur, "fail_at_s=" + failAt, "fail_fraction=" + pr[1], "policies=" + String.join(",", main), "seed=" + s)));
             }
             proto.put(p.key, runs);
@@ -177,7 +174,7 @@ final class ReproduceCommand implements Callable<Integer> {
         for (int w : sizes) {
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                runs.add(submit(with(workload(Preset.LLAMA3_70B, w, 180), "preset=llama3-70b", "workers=" + w,
+                runs.add(submit(with(workload(Preset.LLAMA3_70B, w, 180, load), "preset=llama3-70b", "workers=" + w,
                         "duration_s=180", "fail_at_s=60", "fail_fraction=0.25", "policies=stop-and-restart", "seed=" + s)));
             }
             table1.put(w, runs);
@@ -188,7 +185,7 @@ final class ReproduceCommand implements Callable<Integer> {
         Preset p4 = Preset.QWEN3_32B_4W;
         List<Map<String, Future<SimResult>>> abl = new ArrayList<>();
         for (int s = 1; s <= nSeeds; s++) {
-            abl.add(submit(with(workload(p4, 4, Double.parseDouble(dur)), "preset=" + p4.key, "duration_s=" + dur,
+            abl.add(submit(with(workload(p4, 4, Double.parseDouble(dur), load), "preset=" + p4.key, "duration_s=" + dur,
                     "fail_at_s=" + failAt, "policies=" + String.join(",", ablation), "seed=" + s)));
         }
         // 5: theta x tau, LUMEN on the 4-worker prototype
@@ -197,7 +194,7 @@ final class ReproduceCommand implements Callable<Integer> {
         Map<String, Map<String, Future<SimResult>>> sens = new LinkedHashMap<>();
         for (String th : thetas) {
             for (String ta : taus) {
-                sens.put(th + "/" + ta, submit(with(workload(p4, 4, Double.parseDouble(dur)), "preset=" + p4.key,
+                sens.put(th + "/" + ta, submit(with(workload(p4, 4, Double.parseDouble(dur), load), "preset=" + p4.key,
                         "duration_s=" + dur, "fail_at_s=" + failAt, "policies=lumen", "theta=" + th, "tau=" + ta, "seed=1")));
             }
         }
@@ -228,8 +225,8 @@ final class ReproduceCommand implements Callable<Integer> {
         return quick;
     }
 
-    static String cellOf(List<Map<String, SimMetrics.Summary>> runs, String policy, ToDoubleFunction<SimMetrics.Summary> f, double unit, String fmt) {
-        return cell(runs, policy, f, unit, fmt);
+    double load() {
+        return load;
     }
 
     static List<Map<String, SimMetrics.Summary>> summarizeAll(List<Map<String, Future<SimResult>>> runs) throws Exception {
@@ -238,9 +235,5 @@ final class ReproduceCommand implements Callable<Integer> {
             out.add(summaries(r));
         }
         return out;
-    }
-
-    static Map<String, SimMetrics.Summary> summarizeOne(Map<String, Future<SimResult>> runs) throws Exception {
-        return summaries(runs);
     }
 }

@@ -36,7 +36,7 @@ final class ReproductionDoc {
         b.append(String.format(Locale.ROOT, "- Load: the paper does not state its request rate. Each cluster runs at %.0f%% of its capacity as "
                 + "the cost model computes it: a request costs the prefill of the trace's mean prompt (1,155 tokens) and its share of full-batch "
                 + "(64) decode iterations for the trace's mean output (211 tokens). With a quarter of the workers down, the survivors are asked "
-                + "for %.0f%% of theirs until the failed ones rejoin. This is a rule (`--load`), not a fit.%n", 100 * ReproduceCommand.loadInUse, 100 * ReproduceCommand.loadInUse / 0.75));
+                + "for %.0f%% of theirs until the failed ones rejoin. This is a rule (`--load`), not a fit.%n", 100 * c.load(), 100 * c.load() / 0.75));
         b.append("- Workload: the Azure 2023 conversation trace (Splitwise-Conv in the paper), time-compressed to that rate, when it lasts the run; "
                 + "when it would not (the larger clusters), Gamma arrivals at that rate with the trace's inter-arrival CV (1.09) and the "
                 + "trace's own request lengths. Each section's setup line says which.\n");
@@ -53,24 +53,24 @@ final class ReproductionDoc {
             String[] paper = four ? PAPER_4W : PAPER_8W;
             b.append(four ? "## 4-worker prototype (Qwen3-32B-like, one worker fails)\n\n" : "## 8-worker prototype (Qwen3-14B-like, one worker fails)\n\n");
             lumen.sim.Preset pp = four ? lumen.sim.Preset.QWEN3_32B_4W : lumen.sim.Preset.QWEN3_14B_8W;
-            b.append("Workload: `").append(String.join(" ", ReproduceCommand.workload(pp, pp.defaultWorkers, Double.parseDouble(dur)))).append("`.\n\n");
+            b.append("Workload: `").append(String.join(" ", ReproduceCommand.workload(pp, pp.defaultWorkers, Double.parseDouble(dur), c.load()))).append("`.\n\n");
             b.append("| metric | S&R paper | S&R ours | FC paper | FC ours | LUMEN paper | LUMEN ours |\n|---|---|---|---|---|---|---|\n");
             String[] pol = {"stop-and-restart", "fixed-checkpointing", "lumen"};
             for (int m = 0; m < 3; m++) {
                 b.append("| ").append(metric[m]);
                 for (int p = 0; p < 3; p++) {
                     String ours = switch (m) {
-                        case 0 -> ReproduceCommand.cellOf(s, pol[p], x -> x.ttftAll().mean(), 1000, "%.2f") + " s";
-                        case 1 -> ReproduceCommand.cellOf(s, pol[p], x -> x.tpotAll().mean(), 1, "%.0f") + " ms";
-                        default -> ReproduceCommand.cellOf(s, pol[p], SimMetrics.Summary::recoveryMs, 1000, "%.0f") + " s";
+                        case 0 -> ReproduceCommand.cell(s, pol[p], x -> x.ttftAll().mean(), 1000, "%.2f") + " s";
+                        case 1 -> ReproduceCommand.cell(s, pol[p], x -> x.tpotAll().mean(), 1, "%.0f") + " ms";
+                        default -> ReproduceCommand.cell(s, pol[p], SimMetrics.Summary::recoveryMs, 1000, "%.0f") + " s";
                     };
                     b.append(" | ").append(paper[m * 3 + p]).append(" | ").append(ours);
                 }
                 b.append(" |\n");
             }
             b.append("| Baseline TTFT / TPOT (no failure) | ").append(four ? "1.16 s / 138.9 ms" : "not given").append(" | ")
-                    .append(ReproduceCommand.cellOf(s, "no failure", x -> x.ttftAll().mean(), 1000, "%.2f")).append(" s / ")
-                    .append(ReproduceCommand.cellOf(s, "no failure", x -> x.tpotAll().mean(), 1, "%.0f")).append(" ms | | | | |\n\n");
+                    .append(ReproduceCommand.cell(s, "no failure", x -> x.ttftAll().mean(), 1000, "%.2f")).append(" s / ")
+                    .append(ReproduceCommand.cell(s, "no failure", x -> x.tpotAll().mean(), 1, "%.0f")).append(" ms | | | | |\n\n");
             SimResult base = e.getValue().get(0).get("no failure").get();
             Map<String, SimResult> tl = SimPlots.ordered();
             tl.put("no failure", base);
@@ -94,10 +94,10 @@ final class ReproductionDoc {
         for (int w : sizes) {
             List<Map<String, SimMetrics.Summary>> s = ReproduceCommand.summarizeAll(table1.get(w));
             b.append("| ").append(w).append(" | ").append(PAPER_T1.get(w)[0]).append(" | ")
-                    .append(ReproduceCommand.cellOf(s, "stop-and-restart", x -> x.ttftSurvivors().mean(), 1000, "%.2f")).append(" | ")
+                    .append(ReproduceCommand.cell(s, "stop-and-restart", x -> x.ttftSurvivors().mean(), 1000, "%.2f")).append(" | ")
                     .append(PAPER_T1.get(w)[1]).append(" | ")
-                    .append(ReproduceCommand.cellOf(s, "stop-and-restart", x -> x.ttftInterrupted().mean(), 1000, "%.1f")).append(" | `")
-                    .append(String.join(" ", ReproduceCommand.workload(lumen.sim.Preset.LLAMA3_70B, w, 180))).append("` |\n");
+                    .append(ReproduceCommand.cell(s, "stop-and-restart", x -> x.ttftInterrupted().mean(), 1000, "%.1f")).append(" | `")
+                    .append(String.join(" ", ReproduceCommand.workload(lumen.sim.Preset.LLAMA3_70B, w, 180, c.load()))).append("` |\n");
         }
         b.append('\n');
 
@@ -105,10 +105,10 @@ final class ReproductionDoc {
         b.append("| policy | mean TTFT (s) | replay TTFT, interrupted (s) | mean TPOT (ms) | recovery (s) |\n|---|---|---|---|---|\n");
         List<Map<String, SimMetrics.Summary>> as = ReproduceCommand.summarizeAll(abl);
         for (String p : ablation) {
-            b.append("| `").append(p).append("` | ").append(ReproduceCommand.cellOf(as, p, x -> x.ttftAll().mean(), 1000, "%.2f")).append(" | ")
-                    .append(ReproduceCommand.cellOf(as, p, x -> x.ttftInterrupted().mean(), 1000, "%.1f")).append(" | ")
-                    .append(ReproduceCommand.cellOf(as, p, x -> x.tpotAll().mean(), 1, "%.0f")).append(" | ")
-                    .append(ReproduceCommand.cellOf(as, p, SimMetrics.Summary::recoveryMs, 1000, "%.0f")).append(" |\n");
+            b.append("| `").append(p).append("` | ").append(ReproduceCommand.cell(as, p, x -> x.ttftAll().mean(), 1000, "%.2f")).append(" | ")
+                    .append(ReproduceCommand.cell(as, p, x -> x.ttftInterrupted().mean(), 1000, "%.1f")).append(" | ")
+                    .append(ReproduceCommand.cell(as, p, x -> x.tpotAll().mean(), 1, "%.0f")).append(" | ")
+                    .append(ReproduceCommand.cell(as, p, SimMetrics.Summary::recoveryMs, 1000, "%.0f")).append(" |\n");
         }
         b.append('\n');
 
@@ -126,7 +126,7 @@ final class ReproductionDoc {
         for (String th : thetas) {
             b.append("| ").append(th).append(" |");
             for (String ta : taus) {
-                SimMetrics.Summary s = ReproduceCommand.summarizeOne(sens.get(th + "/" + ta)).get("lumen");
+                SimMetrics.Summary s = ReproduceCommand.summaries(sens.get(th + "/" + ta)).get("lumen");
                 b.append(String.format(Locale.ROOT, " %.2f s, %s |", s.ttftAll().mean() / 1000,
                         Double.isNaN(s.recoveryMs()) ? "never" : String.format(Locale.ROOT, "%.0f s", s.recoveryMs() / 1000)));
             }

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import lumen.core.Config;
@@ -280,9 +279,5 @@ public final class TraceModule {
             b.append(b.length() == 1 ? "" : ", ").append(x);
         }
         return b.append('}').toString();
-    }
-
-    static String describe(Config c) {
-        return String.format(Locale.ROOT, "%s, %d workers", c.policy(), c.workers());
     }
 }

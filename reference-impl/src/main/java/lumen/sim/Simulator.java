@@ -199,11 +199,10 @@ public final class Simulator {
     }
 
     private void kick(int wid) {
+        placeAll(wid);
         if (!state.isUp(wid) || ws[wid].busy) {
-            placeAll(wid);
             return;
         }
-        placeAll(wid);
         W w = ws[wid];
         int budget = opt.chunkTokens();
         int prefillTokens = 0;

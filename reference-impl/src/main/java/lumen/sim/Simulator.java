@@ -26,7 +26,7 @@ import lumen.runtime.Arrival;
  *
  * <p>What it models, per worker: continuous batching (each iteration decodes every running request
  * up to {@code maxBatch} and prefills up to {@code chunkTokens} prompt tokens, Sarathi-style chunked
- * prefill; its duration is the cost model's prefill plus decode time); a FCFS queue; checkpoint
+ * prefill, admitting a queued request only while fewer than {@code maxBatch} are running; its duration is the cost model's prefill plus decode time); a FCFS queue; checkpoint
  * streaming after each iteration at the cost model's bandwidth, shared by the worker's requests, with
  * its slowdown of decode while pages are in flight; restores at restore bandwidth before a restored
  * request's catch-up prefill. Failures, restarts, the draft's assist (each draft token agrees with
@@ -38,7 +38,7 @@ public final class Simulator {
 
     /**
      * @param chunkTokens      prefill tokens per iteration (chunked prefill)
-     * @param maxBatch         running requests decoded per iteration
+     * @param maxBatch         running requests: decoded per iteration, and admitted at most
      * @param draftAcceptance  probability that one draft token agrees with the target, once warm
      * @param coldAcceptance   the same for the first proposals of a freshly loaded draft (its context is cold)
      * @param warmupProposals  proposals over which the draft warms: after n of them the probability is
@@ -211,9 +211,14 @@ public final class Simulator {
         List<Integer> batch = new ArrayList<>();
         double ctx = 0;
         double verify = 0;
+        int running = running(wid);
         for (int r : state.worker(wid).runq().keys()) {
             RequestRec rr = rec(r);
-            if (rr.phase() == RequestPhase.QUEUED && rr.placed() && budget > 0) {
+            if (rr.phase() == RequestPhase.QUEUED && rr.placed() && budget > 0
+                    && (progress.containsKey(r) || running < opt.maxBatch())) {
+                if (!progress.containsKey(r)) {
+                    running++;
+                }
                 if (restoring.remove(r)) {
                     restoreMs += cost.restoreMs(rr.kv().length());
                 }
@@ -245,6 +250,23 @@ public final class Simulator {
         double dur = restoreMs + cost.prefillMs(prefillTokens) + decode + verify;
         w.busy = true;
         on(w, now + dur, () -> iterationDone(w, finishing, batch, dur));
+    }
+
+    /**
+     * Requests admitted on this worker: decoding, or part-way through their prefill. A queued request
+     * starts its prefill only while fewer than {@code maxBatch} are admitted (SGLang's and vLLM's cap on
+     * running requests), so a full batch shows as queueing before the first token, as it does on a real
+     * server.
+     */
+    private int running(int wid) {
+        int n = 0;
+        for (int r : state.worker(wid).runq().keys()) {
+            RequestPhase ph = rec(r).phase();
+            if (ph == RequestPhase.DECODE || ph == RequestPhase.QUEUED && progress.containsKey(r)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Places every unplaced live request on this worker (new, routed, or orphaned by its holder's failure). */

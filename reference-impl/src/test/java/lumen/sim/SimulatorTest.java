@@ -16,6 +16,8 @@ import lumen.validate.ValidationResult;
 import lumen.validate.Validator;
 import lumen.validate.Verdict;
 import lumen.workload.Lengths;
+import java.util.ArrayList;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -54,5 +56,37 @@ class SimulatorTest {
         double ttft = r.requests.stream().mapToDouble(SimResult.Req::ttftMs).average().orElseThrow();
         System.out.printf("%s: %d requests, %d interrupted, %d restored, mean TTFT %.0f ms, %d events, %d drafts, %.2f s wall%n", policy,
                 r.requests.size(), interrupted, r.requests.stream().filter(q -> q.restored).count(), ttft, r.events, r.drafts.size(), r.wallSeconds);
+    }
+
+    /** Most requests admitted (first token given, not done) at once over the run. */
+    private static int mostAdmitted(SimResult r) {
+        int most = 0;
+        for (SimResult.Req a : r.requests) {
+            int n = 0;
+            for (SimResult.Req b : r.requests) {
+                if (b.firstMs <= a.firstMs && a.firstMs < b.doneMs) {
+                    n++;
+                }
+            }
+            most = Math.max(most, n);
+        }
+        return most;
+    }
+
+    @Test
+    void aFullBatchHoldsNewRequestsInTheQueue() {
+        Preset p = Preset.QWEN3_32B_4W;
+        Config c = new Config("stop-and-restart", 2, 1, 1, 2_000, 256, p.budgetPositions(), 16, 4);
+        List<Arrival> burst = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            burst.add(new Arrival(i, 0, 200, 50, i));
+        }
+        SimResult capped = new Simulator(new Simulator.Options(c, p.costModel(), 4_096, 3, 0.7, 1), null).run(burst, List.of());
+        SimResult wide = new Simulator(new Simulator.Options(c, p.costModel(), 4_096, 64, 0.7, 1), null).run(burst, List.of());
+        assertTrue(mostAdmitted(capped) <= 2 * 3, "at most max_batch running per worker, saw " + mostAdmitted(capped));
+        assertTrue(mostAdmitted(wide) > 2 * 3, "without the cap the burst runs at once, saw " + mostAdmitted(wide));
+        double ttftCapped = capped.requests.stream().mapToDouble(SimResult.Req::ttftMs).max().orElseThrow();
+        double firstDone = capped.requests.stream().mapToDouble(q -> q.doneMs).min().orElseThrow();
+        assertTrue(ttftCapped >= firstDone, "the last request waits for a slot: TTFT " + ttftCapped + " ms, first done at " + firstDone + " ms");
     }
 }

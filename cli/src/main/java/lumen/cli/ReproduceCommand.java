@@ -98,12 +98,12 @@ final class ReproduceCommand implements Callable<Integer> {
     private Map<String, Future<SimResult>> submit(List<String> overrides) throws Exception {
         SimConfig.Experiment e = SimConfig.load(null, null, overrides).expand().get(0);
         List<Arrival> a = e.arrivals();
-        SimResult.Failure f = e.failure();
+        List<SimResult.Failure> f = e.failures();
         Map<String, Future<SimResult>> m = new LinkedHashMap<>();
         String first = e.policies().get(0);
         m.put("no failure", pool.submit(() -> new Simulator(e.options(first), null).run(a, List.of())));
         for (String p : e.policies()) {
-            m.put(p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of(f))));
+            m.put(p, pool.submit(() -> new Simulator(e.options(p), null).run(a, f)));
             if (!p.equals(first)) {
                 m.put(BASE + p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of())));
             }

@@ -81,7 +81,7 @@ final class ReproductionDoc {
                 cdf.put(p, SimPlots.inWindow(r, s.get(0).get(p)));
             }
             double fa = Double.parseDouble(failAt) * 1000;
-            SimPlots.timeline(tl, fa, Math.max(0, fa - 30_000), fa + 120_000, figs, e.getKey() + "-timeline");
+            SimPlots.timeline(tl, new double[] {fa}, Math.max(0, fa - 30_000), fa + 120_000, figs, e.getKey() + "-timeline");
             SimPlots.ttftCdf(cdf, figs, e.getKey() + "-ttft-cdf");
             b.append("![timeline](").append(rel).append('/').append(e.getKey()).append("-timeline.png) ")
                     .append("![TTFT CDF](").append(rel).append('/').append(e.getKey()).append("-ttft-cdf.png)\n\n");

@@ -116,7 +116,7 @@ final class SimulateCommand implements Callable<Integer> {
         }
         List<SimConfig.Experiment> exps;
         List<List<Arrival>> arrivals = new ArrayList<>();
-        List<SimResult.Failure> failures = new ArrayList<>();
+        List<List<SimResult.Failure>> failures = new ArrayList<>();
         try {
             SimConfig cfg;
             if (config != null) {
@@ -133,7 +133,7 @@ final class SimulateCommand implements Callable<Integer> {
                 e.policies();
                 e.options(e.policies().get(0));
                 arrivals.add(e.arrivals());
-                failures.add(e.failure());
+                failures.add(e.failures());
             }
         } catch (SimConfig.BadValue ex) {
             throw new UserError(ex.getMessage());
@@ -143,11 +143,11 @@ final class SimulateCommand implements Callable<Integer> {
         for (int i = 0; i < exps.size(); i++) {
             SimConfig.Experiment e = exps.get(i);
             List<Arrival> a = arrivals.get(i);
-            SimResult.Failure f = failures.get(i);
+            List<SimResult.Failure> f = failures.get(i);
             String first = e.policies().get(0);
             jobs.add(new Job(i, null, pool.submit(() -> new Simulator(e.options(first), null).run(a, List.of()))));
             for (String p : e.policies()) {
-                jobs.add(new Job(i, p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of(f)))));
+                jobs.add(new Job(i, p, pool.submit(() -> new Simulator(e.options(p), null).run(a, f))));
                 if (!p.equals(first)) {
                     jobs.add(new Job(i, BASE + p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of()))));
                 }
@@ -188,9 +188,9 @@ final class SimulateCommand implements Callable<Integer> {
         StringBuilder text = new StringBuilder();
         for (Map.Entry<Integer, List<SimMetrics.Summary>> t : tables.entrySet()) {
             SimConfig.Experiment e = exps.get(t.getKey());
-            text.append(String.format(Locale.ROOT, "%s%s, %d workers, %s: %d requests in %s s; workers %s fail at %s s%n",
+            text.append(String.format(Locale.ROOT, "%s%s, %d workers, %s: %d requests in %s s; %s%n",
                     exps.size() > 1 ? "[" + e.label() + "] " : "", e.preset().key, e.workers(), e.workload().name(), arrivals.get(t.getKey()).size(),
-                    e.values().get("duration_s"), Arrays.toString(failures.get(t.getKey()).workers()), e.values().get("fail_at_s")));
+                    e.values().get("duration_s"), describe(failures.get(t.getKey()))));
             text.append(SimMetrics.table(t.getValue())).append('\n');
         }
         pw.print(text);
@@ -209,8 +209,22 @@ final class SimulateCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
+    /** The failure plan in words: "workers [1] fail at 100 s; [1] at 130 s (with their busiest holder)". */
+    static String describe(List<SimResult.Failure> fs) {
+        if (fs.isEmpty()) {
+            return "no failure";
+        }
+        StringBuilder b = new StringBuilder("workers ");
+        for (int i = 0; i < fs.size(); i++) {
+            SimResult.Failure f = fs.get(i);
+            b.append(i == 0 ? "" : "; ").append(Arrays.toString(f.workers())).append(i == 0 ? " fail at " : " at ")
+                    .append(String.format(Locale.ROOT, "%.1f s", f.atMs() / 1000));
+        }
+        return b + (fs.get(0).holder() ? " (each time with the busiest holder of their checkpoints)" : "");
+    }
+
     private void write(List<SimConfig.Experiment> exps, Map<Integer, Map<String, SimResult>> results,
-                       Map<Integer, List<SimMetrics.Summary>> tables, List<SimResult.Failure> failures, String text) throws Exception {
+                       Map<Integer, List<SimMetrics.Summary>> tables, List<List<SimResult.Failure>> failures, String text) throws Exception {
         Files.createDirectories(out);
         AtomicFiles.writeString(out.resolve("summary.txt"), text);
         StringBuilder sweep = new StringBuilder("experiment," + String.join(",", exps.get(0).axes())
@@ -247,9 +261,11 @@ final class SimulateCommand implements Callable<Integer> {
             for (int i = 1; i < rows.size(); i++) {
                 cdf.put(rows.get(i).policy(), SimPlots.inWindow(runs.get(rows.get(i).policy()), rows.get(i)));
             }
-            double failAt = failures.get(0).atMs();
+            double[] marks = failures.get(0).stream().mapToDouble(SimResult.Failure::atMs).toArray();
             double end = Double.parseDouble(exps.get(0).values().get("duration_s")) * 1000;
-            SimPlots.timeline(runs, failAt, Math.max(0, failAt - 30_000), Math.min(end, failAt + 120_000), out, "timeline");
+            double from = marks.length == 0 ? 0 : Math.max(0, marks[0] - 30_000);
+            double to = marks.length == 0 ? end : Math.min(end, marks[marks.length - 1] + 120_000);
+            SimPlots.timeline(runs, marks, from, to, out, "timeline");
             SimPlots.ttftCdf(cdf, out, "ttft-cdf");
         } else if (exps.get(0).axes().size() == 2) {
             SimPlots.heatmaps(exps, tables, out);

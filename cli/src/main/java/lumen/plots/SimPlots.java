@@ -35,11 +35,11 @@ public final class SimPlots {
     private SimPlots() {}
 
     /**
-     * The timeline from {@code fromMs} to {@code toMs}: one line per run, a marker at the failure.
+     * The timeline from {@code fromMs} to {@code toMs}: one line per run, a marker at each failure.
      *
      * @return the files written (PNG and SVG)
      */
-    public static List<Path> timeline(Map<String, SimResult> runs, double failAtMs, double fromMs, double toMs, Path dir, String name)
+    public static List<Path> timeline(Map<String, SimResult> runs, double[] failAtMs, double fromMs, double toMs, Path dir, String name)
             throws IOException {
         XYSeriesCollection ttft = new XYSeriesCollection();
         XYSeriesCollection queue = new XYSeriesCollection();
@@ -103,7 +103,7 @@ public final class SimPlots {
             }
             c.addSeries(s);
         }
-        XYPlot plot = panel(c, "fraction of requests", Double.NaN, runs.size());
+        XYPlot plot = panel(c, "fraction of requests", new double[0], runs.size());
         NumberAxis x = new NumberAxis("TTFT (s)");
         plot.setDomainAxis(x);
         JFreeChart chart = new JFreeChart(name, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
@@ -123,7 +123,7 @@ public final class SimPlots {
         };
     }
 
-    private static XYPlot panel(XYSeriesCollection data, String label, double failAtMs, int lines) {
+    private static XYPlot panel(XYSeriesCollection data, String label, double[] failAtMs, int lines) {
         XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
         for (int i = 0; i < lines; i++) {
             r.setSeriesPaint(i, colorFor(String.valueOf(data.getSeriesKey(i))));
@@ -135,8 +135,8 @@ public final class SimPlots {
         p.setBackgroundPaint(Color.WHITE);
         p.setDomainGridlinePaint(new Color(0xDD, 0xDD, 0xDD));
         p.setRangeGridlinePaint(new Color(0xDD, 0xDD, 0xDD));
-        if (!Double.isNaN(failAtMs)) {
-            ValueMarker m = new ValueMarker(failAtMs / 1000, Color.RED, new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f,
+        for (double at : failAtMs) {
+            ValueMarker m = new ValueMarker(at / 1000, Color.RED, new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f,
                     new float[] {4f, 4f}, 0f));
             p.addDomainMarker(m);
         }

@@ -33,11 +33,11 @@ public final class SimConfig {
     }
 
     private final Map<String, String> values;
-    private final String source;
+    private final Map<String, String> origins;
 
-    private SimConfig(Map<String, String> values, String source) {
+    private SimConfig(Map<String, String> values, Map<String, String> origins) {
         this.values = values;
-        this.source = source;
+        this.origins = origins;
     }
 
     /** The defaults file, as shipped (for --print-config). */
@@ -55,7 +55,8 @@ public final class SimConfig {
         p.load(new java.io.StringReader(defaultsText()));
         Map<String, String> m = new LinkedHashMap<>();
         p.stringPropertyNames().stream().sorted().forEach(k -> m.put(k, p.getProperty(k).trim()));
-        String src = "the defaults";
+        Map<String, String> origins = new LinkedHashMap<>();
+        m.keySet().forEach(k -> origins.put(k, "the defaults"));
         if (file != null) {
             Properties f = new Properties();
             f.load(file);
@@ -64,8 +65,8 @@ public final class SimConfig {
                     throw new BadValue(fileName + ": unknown key '" + k + "' (lumen simulate --print-config lists them)");
                 }
                 m.put(k, f.getProperty(k).trim());
+                origins.put(k, fileName);
             }
-            src = fileName;
         }
         for (String o : overrides) {
             int eq = o.indexOf('=');
@@ -77,8 +78,9 @@ public final class SimConfig {
                 throw new BadValue("--set " + o + ": unknown key '" + k + "' (lumen simulate --print-config lists them)");
             }
             m.put(k, o.substring(eq + 1).trim());
+            origins.put(k, "--set " + o);
         }
-        return new SimConfig(m, src);
+        return new SimConfig(m, origins);
     }
 
     /** Every combination of the list-valued keys (policies excepted), in a stable order. */
@@ -103,7 +105,7 @@ public final class SimConfig {
         }
         List<Experiment> out = new ArrayList<>();
         for (Map<String, String> c : combos) {
-            out.add(new Experiment(c, axes, source));
+            out.add(new Experiment(c, axes, origins));
         }
         return out;
     }
@@ -118,8 +120,15 @@ public final class SimConfig {
         return out;
     }
 
-    /** One experiment: the values of every key, and which keys the sweep varies. */
-    public record Experiment(Map<String, String> values, List<String> axes, String source) {
+    /**
+     * One experiment: the values of every key, which keys the sweep varies, and where each key's value
+     * came from (the defaults, the config file, or a --set), which every error message names.
+     */
+    public record Experiment(Map<String, String> values, List<String> axes, Map<String, String> origins) {
+
+        private String from(String k) {
+            return origins.getOrDefault(k, "the defaults");
+        }
 
         public String label() {
             if (axes.isEmpty()) {
@@ -140,7 +149,7 @@ public final class SimConfig {
             try {
                 return Double.parseDouble(raw(k));
             } catch (NumberFormatException ex) {
-                throw new BadValue(source + ": key '" + k + "' must be a number, found '" + raw(k) + "'");
+                throw new BadValue(from(k) + ": key '" + k + "' must be a number, found '" + raw(k) + "'");
             }
         }
 
@@ -148,7 +157,7 @@ public final class SimConfig {
             try {
                 return Integer.parseInt(raw(k));
             } catch (NumberFormatException ex) {
-                throw new BadValue(source + ": key '" + k + "' must be a whole number, found '" + raw(k) + "'");
+                throw new BadValue(from(k) + ": key '" + k + "' must be a whole number, found '" + raw(k) + "'");
             }
         }
 
@@ -156,7 +165,7 @@ public final class SimConfig {
             try {
                 return Preset.of(raw("preset"));
             } catch (IllegalArgumentException ex) {
-                throw new BadValue(source + ": key 'preset': " + ex.getMessage());
+                throw new BadValue(from("preset") + ": key 'preset': " + ex.getMessage());
             }
         }
 
@@ -164,7 +173,7 @@ public final class SimConfig {
             int w = whole("workers");
             w = w == 0 ? preset().defaultWorkers : w;
             if (w < 2) {
-                throw new BadValue(source + ": key 'workers' must be at least 2, found " + w);
+                throw new BadValue(from("workers") + ": key 'workers' must be at least 2, found " + w);
             }
             return w;
         }
@@ -173,11 +182,11 @@ public final class SimConfig {
             List<String> ps = split(raw("policies"));
             for (String p : ps) {
                 if (Policies.find(p) == null) {
-                    throw new BadValue(source + ": key 'policies': unknown policy '" + p + "'; known: " + String.join(", ", Policies.keys()));
+                    throw new BadValue(from("policies") + ": key 'policies': unknown policy '" + p + "'; known: " + String.join(", ", Policies.keys()));
                 }
             }
             if (ps.isEmpty()) {
-                throw new BadValue(source + ": key 'policies' names no policy");
+                throw new BadValue(from("policies") + ": key 'policies' names no policy");
             }
             return ps;
         }
@@ -189,13 +198,13 @@ public final class SimConfig {
                     case "azure-code" -> new AzureReplay("code", number("rate_scale"));
                     case "poisson" -> new SyntheticWorkload(number("rate"), 1, lengths());
                     case "gamma" -> new SyntheticWorkload(number("rate"), number("cv"), lengths());
-                    default -> throw new BadValue(source + ": key 'workload': unknown workload '" + raw("workload")
+                    default -> throw new BadValue(from("workload") + ": key 'workload': unknown workload '" + raw("workload")
                             + "'; choose azure-conv, azure-code, poisson or gamma");
                 };
             } catch (BadValue ex) {
                 throw ex;
             } catch (IllegalArgumentException ex) {
-                throw new BadValue(source + ": " + ex.getMessage());
+                throw new BadValue(from("workload") + ": " + ex.getMessage());
             }
         }
 
@@ -203,32 +212,80 @@ public final class SimConfig {
             try {
                 return Lengths.Source.valueOf(raw("lengths").toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException ex) {
-                throw new BadValue(source + ": key 'lengths' must be sharegpt, arxiv, azure_conv or azure_code, found '" + raw("lengths") + "'");
+                throw new BadValue(from("lengths") + ": key 'lengths' must be sharegpt, arxiv, azure_conv or azure_code, found '" + raw("lengths") + "'");
             }
         }
 
         public List<Arrival> arrivals() {
             double d = number("duration_s");
             if (!(d > 0)) {
-                throw new BadValue(source + ": key 'duration_s' must be positive");
+                throw new BadValue(from("duration_s") + ": key 'duration_s' must be positive");
             }
             return workload().arrivals(d * 1000, new SplittableRandom(whole("seed")));
         }
 
-        /** The failing workers: {@code fail_fraction} of them (at least one), chosen by the seed. */
-        public SimResult.Failure failure() {
+        /**
+         * The failure events: {@code fail_events} of them, the first at {@code fail_at_s}, then every
+         * {@code fail_every_s} ({@code fail_times = fixed}) or after exponential gaps of that mean
+         * ({@code random}); each fails {@code fail_fraction} of the workers (at least one), drawn by the
+         * seed ({@code fail_workers = random}) or the first event's again ({@code same}); with
+         * {@code fail_holder = true} the busiest holder of their checkpoints fails with them (or, where
+         * they have none, a worker drawn by the seed, so that every policy loses as many). Every
+         * draw comes from the seed, so every policy of an experiment faces the same plan.
+         */
+        public List<SimResult.Failure> failures() {
             double f = number("fail_fraction");
             if (!(f > 0 && f < 1)) {
-                throw new BadValue(source + ": key 'fail_fraction' must be strictly between 0 and 1, found " + f);
+                throw new BadValue(from("fail_fraction") + ": key 'fail_fraction' must be strictly between 0 and 1, found " + f);
             }
+            int events = whole("fail_events");
+            if (events < 0) {
+                throw new BadValue(from("fail_events") + ": key 'fail_events' must be 0 or more, found " + events);
+            }
+            double every = number("fail_every_s");
+            if (events > 1 && !(every > 0)) {
+                throw new BadValue(from("fail_every_s") + ": key 'fail_every_s' must be positive when fail_events > 1, found " + every);
+            }
+            double at = number("fail_at_s");
+            if (!(at >= 0)) {
+                throw new BadValue(from("fail_at_s") + ": key 'fail_at_s' must be 0 or more, found " + at);
+            }
+            boolean randomTimes = choice("fail_times", "fixed", "random").equals("random");
+            boolean same = choice("fail_workers", "random", "same").equals("same");
+            boolean holder = choice("fail_holder", "false", "true").equals("true");
+            if (holder && Math.max(1, (int) Math.round(f * workers())) + 1 >= workers()) {
+                throw new BadValue(from("fail_holder") + ": key 'fail_holder': with fail_fraction " + f + " and " + workers()
+                        + " workers, the failing workers and a holder would leave none up");
+            }
+            java.util.Random rnd = new java.util.Random(whole("seed"));
             int w = workers();
-            List<Integer> ids = new ArrayList<>();
-            for (int i = 0; i < w; i++) {
-                ids.add(i);
-            }
-            java.util.Collections.shuffle(ids, new java.util.Random(whole("seed")));
             int n = Math.max(1, (int) Math.round(f * w));
-            return new SimResult.Failure(number("fail_at_s") * 1000, ids.subList(0, n).stream().mapToInt(Integer::intValue).sorted().toArray());
+            List<SimResult.Failure> out = new ArrayList<>();
+            int[] first = null;
+            for (int e = 0; e < events; e++) {
+                if (e > 0) {
+                    at += randomTimes ? -every * Math.log(1 - rnd.nextDouble()) : every;
+                }
+                List<Integer> ids = new ArrayList<>();
+                for (int i = 0; i < w; i++) {
+                    ids.add(i);
+                }
+                java.util.Collections.shuffle(ids, rnd);
+                int[] victims = same && first != null ? first : ids.subList(0, n).stream().mapToInt(Integer::intValue).sorted().toArray();
+                first = first == null ? victims : first;
+                int[] v = victims;
+                int fallback = ids.stream().filter(i -> java.util.Arrays.stream(v).noneMatch(x -> x == i)).findFirst().orElse(-1);
+                out.add(new SimResult.Failure(at * 1000, victims, holder, fallback));
+            }
+            return out;
+        }
+
+        private String choice(String k, String... allowed) {
+            String v = raw(k);
+            if (!List.of(allowed).contains(v)) {
+                throw new BadValue(from(k) + ": key '" + k + "' must be " + String.join(" or ", allowed) + ", found '" + v + "'");
+            }
+            return v;
         }
 
         public Simulator.Options options(String policy) {

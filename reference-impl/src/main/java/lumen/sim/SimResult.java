@@ -6,8 +6,18 @@ import java.util.List;
 /** What one simulated run measured: per-request times, the failures, the drafts verified. */
 public final class SimResult {
 
-    /** Workers failing together at one time. */
-    public record Failure(double atMs, int[] workers) {}
+    /**
+     * Workers failing together at one time. With {@code holder}, the worker that holds the most
+     * checkpoints of their requests at that moment fails with them (the paper's "holder fails too"
+     * scenario). The holder is found at run time; when the failing workers' requests have none (a
+     * policy without checkpoints, or nothing checkpointed yet), {@code fallback} fails instead, so that
+     * every policy loses as many workers.
+     */
+    public record Failure(double atMs, int[] workers, boolean holder, int fallback) {
+        public Failure(double atMs, int[] workers) {
+            this(atMs, workers, false, -1);
+        }
+    }
 
     /** One verified draft: when, how long after its draft model was ready, tokens proposed and kept. */
     public record Draft(double atMs, double sinceReadyMs, int proposed, int accepted) {}

@@ -115,8 +115,13 @@ public final class Simulator {
         }
         for (SimResult.Failure f : failures) {
             at(f.atMs(), () -> {
+                int h = f.holder() ? busiestHolderOf(f.workers()) : -1;
+                h = f.holder() && h < 0 ? f.fallback() : h;
                 for (int w : f.workers()) {
                     fail(w);
+                }
+                if (h >= 0) {
+                    fail(h);
                 }
             });
             result.failures.add(f);
@@ -373,6 +378,38 @@ public final class Simulator {
     }
 
     // ---- failures and recovery ---------------------------------------------------------------
+
+    /**
+     * The up worker, outside {@code failing}, that holds the most checkpoints (primary or backup) of
+     * requests served by {@code failing} (lowest id on ties); -1 when none holds any.
+     */
+    private int busiestHolderOf(int[] failing) {
+        Set<Integer> out = new HashSet<>();
+        for (int w : failing) {
+            out.add(w);
+        }
+        int[] held = new int[ws.length];
+        for (int w : failing) {
+            if (!state.isUp(w)) {
+                continue;
+            }
+            for (int r : state.worker(w).runq().keys()) {
+                RequestRec rr = rec(r);
+                for (int h : new int[] {rr.holder(), rr.backup()}) {
+                    if (h >= 0 && !out.contains(h) && state.isUp(h)) {
+                        held[h]++;
+                    }
+                }
+            }
+        }
+        int best = -1;
+        for (int h = 0; h < held.length; h++) {
+            if (held[h] > 0 && (best < 0 || held[h] > held[best])) {
+                best = h;
+            }
+        }
+        return best;
+    }
 
     private void fail(int wid) {
         if (state.worker(wid).state() == WorkerState.FAILED || !state.anotherUp(wid)) {

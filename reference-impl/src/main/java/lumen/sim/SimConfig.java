@@ -288,12 +288,20 @@ public final class SimConfig {
             return v;
         }
 
+        private double detectMs() {
+            double d = number("detect_s");
+            if (!(d >= 0)) {
+                throw new BadValue(from("detect_s") + ": key 'detect_s' must be 0 or more, found " + d);
+            }
+            return d * 1000;
+        }
+
         public Simulator.Options options(String policy) {
             Preset p = preset();
             long budget = (long) (number("budget_gb") * 1e9 / p.kvBytesPerToken());
             Config c = new Config(policy, workers(), number("alpha"), number("beta"), number("theta"), whole("tau"), budget, 16, whole("k"));
             return new Simulator.Options(c, p.costModel(), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
-                    number("draft_acceptance_cold"), number("draft_warmup_proposals"), whole("seed"));
+                    number("draft_acceptance_cold"), number("draft_warmup_proposals"), detectMs(), whole("seed"));
         }
     }
 }

@@ -43,12 +43,14 @@ public final class Simulator {
      * @param coldAcceptance   the same for the first proposals of a freshly loaded draft (its context is cold)
      * @param warmupProposals  proposals over which the draft warms: after n of them the probability is
      *                         {@code warm - (warm - cold) * exp(-n / warmupProposals)}
+     * @param detectMs         from a failure until the gateway knows of it and routes the interrupted
+     *                         requests (heartbeat detection)
      */
     public record Options(Config config, ProfiledCostModel cost, int chunkTokens, int maxBatch, double draftAcceptance,
-                          double coldAcceptance, double warmupProposals, long seed) {
-        /** A draft that is warm from its first proposal. */
+                          double coldAcceptance, double warmupProposals, double detectMs, long seed) {
+        /** A draft that is warm from its first proposal, and a failure seen at once. */
         public Options(Config config, ProfiledCostModel cost, int chunkTokens, int maxBatch, double draftAcceptance, long seed) {
-            this(config, cost, chunkTokens, maxBatch, draftAcceptance, draftAcceptance, 1, seed);
+            this(config, cost, chunkTokens, maxBatch, draftAcceptance, draftAcceptance, 1, 0, seed);
         }
 
         /** The agreement probability of a draft token after {@code n} proposals of this draft. */
@@ -431,6 +433,24 @@ public final class Simulator {
                 m.interrupted = true;
                 m.interruptedMs = now;
             }
+        }
+        if (opt.detectMs() > 0) {
+            at(now + opt.detectMs(), () -> routeInterrupted(f.interrupted()));
+        } else {
+            routeInterrupted(f.interrupted());
+        }
+        on(w, now + cost.restartDelayMs(), () -> restart(w));
+        for (int v = 0; v < ws.length; v++) {
+            kick(v);
+        }
+    }
+
+    /** Routes those of {@code rs} still waiting for it (Eq. 6 on the loads of now), then lets every worker run. */
+    private void routeInterrupted(int[] rs) {
+        for (int r : rs) {
+            if (rec(r).phase() != RequestPhase.INTERRUPTED) {
+                continue;
+            }
             Step rt = Core.route(state, r);
             emit(rt);
             if (((Event.Route) rt.event()).mode() == RouteMode.RESTORE) {
@@ -438,7 +458,6 @@ public final class Simulator {
                 metrics.get(r).restored = true;
             }
         }
-        on(w, now + cost.restartDelayMs(), () -> restart(w));
         for (int v = 0; v < ws.length; v++) {
             kick(v);
         }

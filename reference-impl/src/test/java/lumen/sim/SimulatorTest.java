@@ -19,20 +19,21 @@ import lumen.workload.Lengths;
 import java.util.ArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class SimulatorTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"lumen", "lumen-dual", "stop-and-restart", "fixed-checkpointing", "lumen-no-routing"})
-    void aSimulatedFailureIsAValidTraceAndEveryRequestCompletes(String policy) {
+    @CsvSource({"lumen,0", "lumen,1000", "lumen-dual,0", "lumen-dual,1000", "stop-and-restart,0", "stop-and-restart,1000",
+            "fixed-checkpointing,0", "fixed-checkpointing,1000", "lumen-no-routing,1000"})
+    void aSimulatedFailureIsAValidTraceAndEveryRequestCompletes(String policy, double detectMs) {
         Preset p = Preset.QWEN3_32B_4W;
         Config c = new Config(policy, p.defaultWorkers, 1, 1, 2_000, 256, p.budgetPositions(), 16, 4);
         List<Arrival> arrivals = new SyntheticWorkload(3, 1, Lengths.Source.SHAREGPT).arrivals(30_000, new SplittableRandom(1));
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         SimResult r;
         try (TraceWriter w = new TraceWriter(buf, c)) {
-            r = new Simulator(new Simulator.Options(c, p.costModel(), 512, 64, 0.7, 1), (e, t) -> {
+            r = new Simulator(new Simulator.Options(c, p.costModel(), 512, 64, 0.7, 0.35, 50, detectMs, 1), (e, t) -> {
                 try {
                     w.write(e, t);
                 } catch (IOException ex) {
@@ -54,6 +55,10 @@ class SimulatorTest {
         long interrupted = r.requests.stream().filter(q -> q.interrupted).count();
         assertTrue(interrupted > 0, "the failure interrupted someone");
         double ttft = r.requests.stream().mapToDouble(SimResult.Req::ttftMs).average().orElseThrow();
+        if (detectMs > 0) {
+            double earliest = r.requests.stream().filter(q -> q.interrupted).mapToDouble(SimResult.Req::replayTtftMs).min().orElseThrow();
+            assertTrue(earliest >= detectMs, "no replay before the failure is detected: " + earliest + " ms");
+        }
         System.out.printf("%s: %d requests, %d interrupted, %d restored, mean TTFT %.0f ms, %d events, %d drafts, %.2f s wall%n", policy,
                 r.requests.size(), interrupted, r.requests.stream().filter(q -> q.restored).count(), ttft, r.events, r.drafts.size(), r.wallSeconds);
     }

@@ -56,6 +56,8 @@ final class ReproduceCommand implements Callable<Integer> {
     static final double CONV_SECONDS = 3_501.7;
     /** The default load: this share of the cluster's service capacity. */
     static final double DEFAULT_LOAD = 0.85;
+    /** The loads of the load section. */
+    static final String[] LOADS = {"0.6", "0.7", "0.8", "0.85", "0.9", "0.95"};
 
     @Option(names = "--load", paramLabel = "F", description = "share of the cluster's capacity the workload asks for (default: ${DEFAULT-VALUE});"
             + " with a quarter of the workers down, the survivors are asked for F / 0.75")
@@ -115,18 +117,27 @@ final class ReproduceCommand implements Callable<Integer> {
     /** The key of a policy's own failure-free run (the first policy's is "no failure"). */
     static final String BASE = "no failure: ";
 
-    /** Each policy's run against its own failure-free run: recovery means back to what that policy does without failures. */
+    /**
+     * Each policy's run against its own failure-free run (recovery means back to what that policy does
+     * without failures), and "no failure": the failure-free run over the first policy's impact window.
+     */
     static Map<String, SimMetrics.Summary> summaries(Map<String, Future<SimResult>> runs) throws Exception {
         SimResult first = runs.get("no failure").get();
         Map<String, SimMetrics.Summary> m = new LinkedHashMap<>();
+        String firstPolicy = null;
         for (Map.Entry<String, Future<SimResult>> r : runs.entrySet()) {
-            if (r.getKey().startsWith(BASE)) {
+            if (r.getKey().startsWith(BASE) || r.getKey().equals("no failure")) {
                 continue;
             }
+            firstPolicy = firstPolicy == null ? r.getKey() : firstPolicy;
             Future<SimResult> own = runs.get(BASE + r.getKey());
             m.put(r.getKey(), SimMetrics.summarize(r.getKey(), r.getValue().get(), own == null ? first : own.get()));
         }
-        return m;
+        // the baseline over the first policy's failure-impact window: the same arrivals
+        Map<String, SimMetrics.Summary> out = new LinkedHashMap<>();
+        out.put("no failure", SimMetrics.baselineOver("no failure", first, m.get(firstPolicy)));
+        out.putAll(m);
+        return out;
     }
 
     /** Mean ± standard deviation over seeds of one figure, in the given unit. */
@@ -198,6 +209,26 @@ final class ReproduceCommand implements Callable<Integer> {
                         "duration_s=" + dur, "fail_at_s=" + failAt, "policies=lumen", "theta=" + th, "tau=" + ta, "seed=1")));
             }
         }
+        // 6: load: the same comparison on the 4-worker prototype from a light to a heavy load
+        Map<String, Map<String, Future<SimResult>>> loads = new LinkedHashMap<>();
+        for (String l : LOADS) {
+            loads.put(l, submit(with(workload(p4, 4, Double.parseDouble(dur), Double.parseDouble(l)), "preset=" + p4.key, "duration_s=" + dur,
+                    "fail_at_s=" + failAt, "policies=" + String.join(",", main), "seed=1")));
+        }
+        // 7: the scenarios the paper leaves open, on the 8-worker prototype: a worker and its busiest holder, and one worker failing again mid-reload
+        List<String> withDual = List.of("stop-and-restart", "fixed-checkpointing", "lumen", "lumen-dual");
+        Preset p8 = Preset.QWEN3_14B_8W;
+        Map<String, List<Map<String, Future<SimResult>>>> open = new LinkedHashMap<>();
+        for (String[] sc : new String[][] {{"holder", "fail_holder=true"}, {"repeated", "fail_events=2", "fail_every_s=5", "fail_workers=same"}}) {
+            List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
+            for (int s = 1; s <= nSeeds; s++) {
+                List<String> o = with(workload(p8, 8, Double.parseDouble(dur), load), "preset=" + p8.key, "duration_s=" + dur, "fail_at_s=" + failAt,
+                        "fail_fraction=0.125", "policies=" + String.join(",", withDual), "seed=" + s);
+                o.addAll(List.of(sc).subList(1, sc.length));
+                runs.add(submit(o));
+            }
+            open.put(sc[0], runs);
+        }
         pool.shutdown();
         try (ProgressBar bar = quiet || System.console() == null ? null
                 : new ProgressBarBuilder().setTaskName("reproduce").setInitialMax(all.size()).setUnit(" runs", 1)
@@ -210,7 +241,8 @@ final class ReproduceCommand implements Callable<Integer> {
             }
         }
         double minutes = (System.nanoTime() - t0) / 60e9;
-        String md = ReproductionDoc.render(this, proto, table1, abl, ablation, sens, thetas, taus, figs, doc, nSeeds, dur, failAt, sizes, minutes);
+        String md = ReproductionDoc.render(this, new ReproductionDoc.Runs(proto, table1, abl, ablation, sens, thetas, taus, loads, open, withDual),
+                figs, doc, nSeeds, dur, failAt, sizes, minutes);
         AtomicFiles.writeString(doc, md);
         pw.printf(Locale.ROOT, "%d simulated runs in %.1f min; written %s and its figures in %s%n", all.size(), minutes, doc, figs);
         pw.flush();

@@ -19,7 +19,7 @@ class SimulateCliTest {
         CliRun r = CliRun.of("simulate", "--workload", "poisson", "--set", "rate=3", "--duration-s", "60", "--fail-at-s", "20",
                 "--out", tmp.toString(), "-q");
         assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("baseline (no failure)") && r.out().contains("stop-and-restart") && r.out().contains("lumen"), r.out());
+        assertTrue(r.out().contains("no failure (same window)") && r.out().contains("stop-and-restart") && r.out().contains("lumen"), r.out());
         String csv = Files.readString(tmp.resolve("requests-lumen.csv"));
         assertTrue(csv.startsWith("policy,request,arrive_ms"), csv);
         assertTrue(csv.lines().count() > 100, "one row per request");

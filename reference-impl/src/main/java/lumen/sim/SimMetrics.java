@@ -140,6 +140,25 @@ public final class SimMetrics {
                 run.requests.stream().filter(r -> r.restored).count(), proposed == 0 ? Double.NaN : accepted / (double) proposed);
     }
 
+    /**
+     * The failure-free run's figures over the arrivals of {@code of}'s failure-impact window (from
+     * its failure to the end of its recovery, or to the end of the run), so that a policy and the
+     * baseline are compared on the same stretch of the workload.
+     */
+    public static Summary baselineOver(String label, SimResult base, Summary of) {
+        double from = of.failAtMs();
+        double to = Double.isNaN(of.recoveryMs()) ? Double.POSITIVE_INFINITY : from + Math.max(of.recoveryMs(), BIN_MS);
+        List<SimResult.Req> in = new ArrayList<>();
+        for (SimResult.Req r : base.requests) {
+            if (Double.isNaN(from) || r.arriveMs >= from && r.arriveMs < to) {
+                in.add(r);
+            }
+        }
+        Stats none = new Stats(0, Double.NaN, Double.NaN, Double.NaN);
+        return new Summary(label, Double.NaN, Double.NaN, stats(in, SimResult.Req::ttftMs), none, stats(in, SimResult.Req::ttftMs),
+                stats(in, SimResult.Req::tpotMs), none, stats(in, SimResult.Req::tpotMs), in.size(), 0, 0, Double.NaN);
+    }
+
     /** The summaries as a text table. */
     public static String table(List<Summary> ss) {
         StringBuilder b = new StringBuilder();

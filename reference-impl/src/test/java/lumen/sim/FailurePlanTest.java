@@ -87,10 +87,10 @@ class FailurePlanTest {
         int holder = lumen.get(1).worker();
         assertNotEquals(plan.workers()[0], holder);
         assertNotEquals(plan.fallback(), holder, "in this setup the holder is not the fallback, so the test tells them apart");
-        // its requests were restored on the holder (theta admits every restore), so the holder's failure interrupts them again
+        // failing with them, before their routing, the holder takes their checkpoints with it: they are orphaned
         List<Integer> first = Arrays.stream(lumen.get(0).interrupted()).boxed().toList();
-        assertTrue(Arrays.stream(lumen.get(1).interrupted()).anyMatch(first::contains),
-                "the holder's failure interrupts requests it had restored: " + first + " vs " + Arrays.toString(lumen.get(1).interrupted()));
+        assertTrue(Arrays.stream(lumen.get(1).orphaned()).anyMatch(first::contains),
+                "the holder's failure orphans checkpoints of the failed worker's requests: " + first + " vs " + Arrays.toString(lumen.get(1).orphaned()));
         List<Event.Fail> sr = fails(e, "stop-and-restart");
         assertEquals(2, sr.size(), "without checkpoints the fallback fails, so every policy loses as many workers");
         assertEquals(plan.fallback(), sr.get(1).worker());

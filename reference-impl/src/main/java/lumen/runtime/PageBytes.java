@@ -7,7 +7,8 @@ package lumen.runtime;
 public final class PageBytes {
     private PageBytes() {}
 
-    static long mix(long x) {
+    /** The 64-bit finaliser of MurmurHash3: the mixing step of the KV bytes and of the GPU harness's page checksum. */
+    public static long mix(long x) {
         x ^= x >>> 33;
         x *= 0xff51afd7ed558ccdL;
         x ^= x >>> 33;

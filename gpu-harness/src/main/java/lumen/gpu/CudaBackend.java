@@ -1,0 +1,497 @@
+package lumen.gpu;
+
+import static jcuda.driver.JCudaDriver.cuCtxCreate;
+import static jcuda.driver.JCudaDriver.cuCtxDestroy;
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
+import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuDriverGetVersion;
+import static jcuda.driver.JCudaDriver.cuInit;
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import jcuda.CudaException;
+import jcuda.Pointer;
+import jcuda.Sizeof;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+import lumen.runtime.KvGeometry;
+import lumen.runtime.PageBytes;
+
+/**
+ * The JCuda backend: the paged pool in device memory, and every operation a kernel of
+ * {@code lumen_kernels.cu}, loaded as PTX through the driver API. Streaming gathers pages into a
+ * device staging buffer and copies them to pinned host memory on a side stream, so that it
+ * overlaps with decode kernels on the main stream; a restore copies pages host to device and
+ * proves them bit-exact with the checksum kernel. {@link #probe()} says why it is unavailable
+ * where it is: no kernels (nvcc was absent at build time), no driver, or no device.
+ */
+public final class CudaBackend implements Backend {
+    static final String PTX = "/lumen/gpu/lumen_kernels.ptx";
+    private static final int THREADS = 256;
+
+    private final KvGeometry g;
+    private final PagePool pool;
+    private final CUcontext ctx = new CUcontext();
+    private final CUmodule module = new CUmodule();
+    private final CUstream main = new CUstream();
+    private final CUstream side = new CUstream();
+    private final CUdeviceptr mem = new CUdeviceptr();
+    final String device;
+    private final java.util.Map<String, CUfunction> fns = new java.util.HashMap<>();
+
+    /** Null when the backend can run here, else why not. */
+    private static volatile String unavailable;
+    private static volatile boolean probed;
+
+    /** Why the JCuda backend cannot run on this machine, or empty when it can. */
+    public static synchronized Optional<String> probe() {
+        if (!probed) {
+            unavailable = check();
+            probed = true;
+        }
+        return Optional.ofNullable(unavailable);
+    }
+
+    private static String check() {
+        if (CudaBackend.class.getResource(PTX) == null) {
+            return "the kernels were not built: nvcc was not found when the kit was built (install the CUDA toolkit and rebuild)";
+        }
+        try {
+            JCudaDriver.setExceptionsEnabled(true);
+            cuInit(0);
+            int[] n = new int[1];
+            cuDeviceGetCount(n);
+            if (n[0] == 0) {
+                return "no CUDA device";
+            }
+            return null;
+        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
+            return "the JCuda native library could not be loaded: " + rootCause(e.getMessage());
+        } catch (CudaException e) {
+            return "the CUDA driver refused: " + firstLine(e.getMessage());
+        }
+    }
+
+    /** JCuda's message nests every attempt; the line that names a missing shared object (libcuda.so.1: no driver) says why. */
+    static String rootCause(String m) {
+        if (m == null) {
+            return "";
+        }
+        return m.lines().filter(l -> l.contains("cannot open shared object file")).map(l -> l.substring(l.lastIndexOf(": ", l.indexOf("cannot open")
+                - 3) + 2).trim()).findFirst().map(l -> l + (l.contains("libcuda.so") ? " (no NVIDIA driver on this machine)" : "")).orElse(firstLine(m));
+    }
+
+    private static String firstLine(String s) {
+        return s == null ? "" : s.lines().findFirst().orElse("");
+    }
+
+    /** A pool of {@code capacityPages} pages of geometry {@code g} on device 0. */
+    public CudaBackend(KvGeometry g, int capacityPages) {
+        probe().ifPresent(r -> {
+            throw new IllegalStateException("the JCuda backend is unavailable: " + r);
+        });
+        if (g.pageBytes() % 16 != 0 || (g.layers() * g.bytesPerTokenLayer()) % 4 != 0) {
+            throw new IllegalArgumentException("the JCuda backend needs pages of a multiple of 16 bytes and token rows of a multiple of 4; got "
+                    + g.pageBytes() + " and " + g.layers() * g.bytesPerTokenLayer());
+        }
+        this.g = g;
+        this.pool = new PagePool(g, capacityPages);
+        CUdevice dev = new CUdevice();
+        cuDeviceGet(dev, 0);
+        byte[] name = new byte[256];
+        cuDeviceGetName(name, name.length, dev);
+        this.device = new String(name, StandardCharsets.US_ASCII).trim().replace("\0", "");
+        cuCtxCreate(ctx, 0, dev);
+        loadModule();
+        cuStreamCreate(main, 0);
+        cuStreamCreate(side, 0);
+        cuMemAlloc(mem, (long) capacityPages * g.pageBytes());
+    }
+
+    /** Loads the PTX; a driver older than the compiler gets the same PTX at an ISA version it knows (the kernels use nothing newer). */
+    private void loadModule() {
+        String ptx;
+        try (InputStream in = CudaBackend.class.getResourceAsStream(PTX)) {
+            ptx = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + PTX, e);
+        }
+        try {
+            cuModuleLoadData(module, (ptx + "\0").getBytes(StandardCharsets.US_ASCII));
+        } catch (CudaException e) {
+            int[] v = new int[1];
+            cuDriverGetVersion(v);
+            String lowered = ptx.replaceFirst("(?m)^\\.version \\d+\\.\\d+", ".version 7.8");
+            cuModuleLoadData(module, (lowered + "\0").getBytes(StandardCharsets.US_ASCII));
+            System.err.println("lumen: the driver (" + v[0] + ") did not take the PTX as built (" + firstLine(e.getMessage())
+                    + "); loaded it at PTX ISA 7.8");
+        }
+    }
+
+    private CUfunction fn(String name) {
+        return fns.computeIfAbsent(name, n -> {
+            CUfunction f = new CUfunction();
+            cuModuleGetFunction(f, module, n);
+            return f;
+        });
+    }
+
+    @Override
+    public String name() {
+        return "jcuda";
+    }
+
+    @Override
+    public KvGeometry geometry() {
+        return g;
+    }
+
+    @Override
+    public int capacityPages() {
+        return pool.capacity();
+    }
+
+    @Override
+    public int pagesInUse() {
+        return pool.inUse();
+    }
+
+    CUdeviceptr pool() {
+        return mem;
+    }
+
+    CUstream mainStream() {
+        return main;
+    }
+
+    CUstream sideStream() {
+        return side;
+    }
+
+    /** A device copy of an int array; the caller frees it. */
+    static CUdeviceptr upload(int[] a) {
+        CUdeviceptr d = new CUdeviceptr();
+        cuMemAlloc(d, Math.max(1, (long) a.length) * Sizeof.INT);
+        if (a.length > 0) {
+            cuMemcpyHtoD(d, Pointer.to(a), (long) a.length * Sizeof.INT);
+        }
+        return d;
+    }
+
+    static CUdeviceptr upload(float[] a) {
+        CUdeviceptr d = new CUdeviceptr();
+        cuMemAlloc(d, Math.max(1, (long) a.length) * Sizeof.FLOAT);
+        if (a.length > 0) {
+            cuMemcpyHtoD(d, Pointer.to(a), (long) a.length * Sizeof.FLOAT);
+        }
+        return d;
+    }
+
+    static CUdeviceptr zeros(long bytes) {
+        CUdeviceptr d = new CUdeviceptr();
+        cuMemAlloc(d, Math.max(1, bytes));
+        cuMemsetD8(d, (byte) 0, Math.max(1, bytes));
+        return d;
+    }
+
+    void launch(String kernel, int blocksX, int blocksY, int threads, CUstream s, Pointer params) {
+        cuLaunchKernel(fn(kernel), blocksX, blocksY, 1, threads, 1, 1, 0, s, params, null);
+    }
+
+    static int blocks(long work, int threads) {
+        return (int) Math.max(1, Math.min(65_535, (work + threads - 1) / threads));
+    }
+
+    @Override
+    public void compute(int req, long seed, int from, int to) {
+        int[] t = pool.extend(req, from, to);
+        CUdeviceptr table = upload(t);
+        try {
+            long work = (long) (to - from + 1) * g.layers();
+            launch("fill_kv", (int) Math.max(1, (work + THREADS - 1) / THREADS), 1, THREADS, main, Pointer.to(Pointer.to(mem), Pointer.to(table),
+                    Pointer.to(new long[] {seed}), Pointer.to(new int[] {from}), Pointer.to(new int[] {to}), Pointer.to(new int[] {g.pageTokens()}),
+                    Pointer.to(new int[] {g.layers()}), Pointer.to(new int[] {g.bytesPerTokenLayer()})));
+            cuStreamSynchronize(main);
+        } finally {
+            cuMemFree(table);
+        }
+    }
+
+    @Override
+    public int positions(int req) {
+        return pool.positions(req);
+    }
+
+    @Override
+    public byte[] gather(int req, int page) {
+        return stream(req, page, page).get(0);
+    }
+
+    /** Gathers pages of slots into {@code staging} on the side stream, then copies them to pinned {@code host} there; returns at once. */
+    void streamAsync(CUdeviceptr slots, int n, CUdeviceptr staging, Pointer host) {
+        long words = g.pageBytes() / 16;
+        launch("gather_pages", blocks(n * words, THREADS), 1, THREADS, side, Pointer.to(Pointer.to(mem), Pointer.to(slots),
+                Pointer.to(new int[] {n}), Pointer.to(new long[] {words}), Pointer.to(staging)));
+        cuMemcpyDtoHAsync(host, staging, (long) n * g.pageBytes(), side);
+    }
+
+    @Override
+    public List<byte[]> stream(int req, int from, int to) {
+        int[] t = pool.table(req);
+        if (from < 0 || to >= t.length || from > to) {
+            throw new IndexOutOfBoundsException("request " + req + " has " + t.length + " pages; cannot stream " + from + ".." + to);
+        }
+        int n = to - from + 1;
+        long bytes = (long) n * g.pageBytes();
+        CUdeviceptr slots = upload(java.util.Arrays.copyOfRange(t, from, to + 1));
+        CUdeviceptr staging = new CUdeviceptr();
+        Pointer host = new Pointer();
+        cuMemAlloc(staging, bytes);
+        cuMemAllocHost(host, bytes);
+        try {
+            streamAsync(slots, n, staging, host);
+            cuStreamSynchronize(side);
+            ByteBuffer b = host.getByteBuffer(0, bytes);
+            List<byte[]> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                byte[] p = new byte[g.pageBytes()];
+                b.get(p);
+                out.add(p);
+            }
+            return out;
+        } finally {
+            cuMemFreeHost(host);
+            cuMemFree(staging);
+            cuMemFree(slots);
+        }
+    }
+
+    @Override
+    public void restore(int req, List<byte[]> pages, int positions) {
+        long[] want = new long[pages.size()];
+        for (int i = 0; i < want.length; i++) {
+            if (pages.get(i).length != g.pageBytes()) {
+                throw new IllegalArgumentException("restored page " + i + " of request " + req + " has " + pages.get(i).length
+                        + " bytes, not " + g.pageBytes());
+            }
+            want[i] = Kernels.checksum(pages.get(i));
+        }
+        int[] t = pool.replace(req, pages.size(), positions);
+        int n = t.length;
+        long bytes = (long) n * g.pageBytes();
+        CUdeviceptr slots = upload(t);
+        CUdeviceptr staging = new CUdeviceptr();
+        Pointer host = new Pointer();
+        cuMemAlloc(staging, Math.max(1, bytes));
+        cuMemAllocHost(host, Math.max(1, bytes));
+        try {
+            ByteBuffer b = host.getByteBuffer(0, Math.max(1, bytes));
+            for (byte[] p : pages) {
+                b.put(p);
+            }
+            cuMemcpyHtoDAsync(staging, host, bytes, side);
+            long words = g.pageBytes() / 16;
+            launch("scatter_pages", blocks(n * words, THREADS), 1, THREADS, side, Pointer.to(Pointer.to(mem), Pointer.to(slots),
+                    Pointer.to(new int[] {n}), Pointer.to(new long[] {words}), Pointer.to(staging)));
+            cuStreamSynchronize(side);
+        } finally {
+            cuMemFreeHost(host);
+            cuMemFree(staging);
+            cuMemFree(slots);
+        }
+        Restores.check(req, want, pageChecksums(req));
+    }
+
+    @Override
+    public long[] pageChecksums(int req) {
+        int[] t = pool.table(req);
+        long[] out = new long[t.length];
+        if (t.length == 0) {
+            return out;
+        }
+        CUdeviceptr slots = upload(t);
+        CUdeviceptr sums = zeros((long) t.length * Sizeof.LONG);
+        try {
+            long words8 = g.pageBytes() / 8;
+            launch("page_checksum", blocks(words8, THREADS), t.length, THREADS, main, Pointer.to(Pointer.to(mem), Pointer.to(slots),
+                    Pointer.to(new int[] {t.length}), Pointer.to(new long[] {words8}), Pointer.to(sums)));
+            cuStreamSynchronize(main);
+            cuMemcpyDtoH(Pointer.to(out), sums, (long) t.length * Sizeof.LONG);
+            return out;
+        } finally {
+            cuMemFree(sums);
+            cuMemFree(slots);
+        }
+    }
+
+    @Override
+    public long digest(int req, int n) {
+        int pages = g.pagesFor(n);
+        List<byte[]> ps = pages == 0 ? List.of() : stream(req, 0, pages - 1);
+        long d = PageBytes.DIGEST_START;
+        for (int pos = 1; pos <= n; pos++) {
+            byte[] page = ps.get((pos - 1) / g.pageTokens());
+            for (int layer = 0; layer < g.layers(); layer++) {
+                d = PageBytes.digest(d, page, g.offset(pos, layer), g.bytesPerTokenLayer());
+            }
+        }
+        return d;
+    }
+
+    /** The batch's page tables, concatenated, with each request's start and positions, on the device (free with {@link #free(Batch)}). */
+    record Batch(CUdeviceptr tables, CUdeviceptr starts, CUdeviceptr positions, CUdeviceptr out, int size) {}
+
+    Batch batch(int[] reqs) {
+        int total = 0;
+        for (int r : reqs) {
+            total += pool.table(r).length;
+        }
+        int[] tables = new int[total];
+        int[] starts = new int[reqs.length];
+        int[] pos = new int[reqs.length];
+        int at = 0;
+        for (int j = 0; j < reqs.length; j++) {
+            int[] t = pool.table(reqs[j]);
+            starts[j] = at;
+            pos[j] = pool.positions(reqs[j]);
+            System.arraycopy(t, 0, tables, at, t.length);
+            at += t.length;
+        }
+        return new Batch(upload(tables), upload(starts), upload(pos), zeros((long) reqs.length * Sizeof.INT), reqs.length);
+    }
+
+    /** Launches one decode step's reads of the batch on {@code s}; returns at once. */
+    void decodeAsync(Batch b, CUstream s) {
+        launch("decode_attend", b.size(), 1, THREADS, s, Pointer.to(Pointer.to(mem), Pointer.to(b.tables()), Pointer.to(b.starts()),
+                Pointer.to(b.positions()), Pointer.to(new int[] {g.pageTokens()}), Pointer.to(new int[] {g.layers()}),
+                Pointer.to(new int[] {g.bytesPerTokenLayer()}), Pointer.to(b.out())));
+    }
+
+    static void free(Batch b) {
+        cuMemFree(b.tables());
+        cuMemFree(b.starts());
+        cuMemFree(b.positions());
+        cuMemFree(b.out());
+    }
+
+    @Override
+    public int[] decode(int[] reqs) {
+        int[] out = new int[reqs.length];
+        if (reqs.length == 0) {
+            return out;
+        }
+        Batch b = batch(reqs);
+        try {
+            decodeAsync(b, main);
+            cuStreamSynchronize(main);
+            cuMemcpyDtoH(Pointer.to(out), b.out(), (long) reqs.length * Sizeof.INT);
+            return out;
+        } finally {
+            free(b);
+        }
+    }
+
+    @Override
+    public int[] verifyGreedy(int[] draft, int[] target, int k) {
+        int rows = draft.length / k;
+        if (target.length != rows * (k + 1) || draft.length != rows * k) {
+            throw new IllegalArgumentException("greedy: need rows * k draft and rows * (k + 1) target tokens");
+        }
+        int[] emitted = new int[rows];
+        CUdeviceptr d = upload(draft);
+        CUdeviceptr t = upload(target);
+        CUdeviceptr e = zeros((long) rows * Sizeof.INT);
+        try {
+            launch("verify_greedy", blocks(rows, THREADS), 1, THREADS, main, Pointer.to(Pointer.to(d), Pointer.to(t),
+                    Pointer.to(new int[] {k}), Pointer.to(new int[] {rows}), Pointer.to(e)));
+            cuStreamSynchronize(main);
+            cuMemcpyDtoH(Pointer.to(emitted), e, (long) rows * Sizeof.INT);
+            return emitted;
+        } finally {
+            cuMemFree(d);
+            cuMemFree(t);
+            cuMemFree(e);
+        }
+    }
+
+    @Override
+    public Kernels.Emitted verifyRejection(float[] p, float[] q, int[] draft, float[] uAccept, float[] uSample, int k, int v) {
+        int rows = draft.length / k;
+        if (p.length != rows * (k + 1) * v || q.length != rows * k * v || uAccept.length != rows * k || uSample.length != rows * (k + 1)) {
+            throw new IllegalArgumentException("rejection: need p of rows*(k+1)*v, q of rows*k*v, uAccept of rows*k, uSample of rows*(k+1)");
+        }
+        int[] out = new int[rows * (k + 1)];
+        int[] emitted = new int[rows];
+        CUdeviceptr dp = upload(p);
+        CUdeviceptr dq = upload(q);
+        CUdeviceptr dd = upload(draft);
+        CUdeviceptr ua = upload(uAccept);
+        CUdeviceptr us = upload(uSample);
+        CUdeviceptr dOut = zeros((long) out.length * Sizeof.INT);
+        CUdeviceptr dEm = zeros((long) rows * Sizeof.INT);
+        try {
+            launch("verify_rejection", blocks(rows, 128), 1, 128, main, Pointer.to(Pointer.to(dp), Pointer.to(dq), Pointer.to(dd),
+                    Pointer.to(ua), Pointer.to(us), Pointer.to(new int[] {k}), Pointer.to(new int[] {v}), Pointer.to(new int[] {rows}),
+                    Pointer.to(dOut), Pointer.to(dEm)));
+            cuStreamSynchronize(main);
+            cuMemcpyDtoH(Pointer.to(out), dOut, (long) out.length * Sizeof.INT);
+            cuMemcpyDtoH(Pointer.to(emitted), dEm, (long) rows * Sizeof.INT);
+            return new Kernels.Emitted(out, emitted);
+        } finally {
+            for (CUdeviceptr x : new CUdeviceptr[] {dp, dq, dd, ua, us, dOut, dEm}) {
+                cuMemFree(x);
+            }
+        }
+    }
+
+    @Override
+    public void free(int req) {
+        pool.free(req);
+    }
+
+    @Override
+    public void clear() {
+        pool.clear();
+    }
+
+    @Override
+    public void close() {
+        cuCtxSetCurrent(ctx);
+        cuMemFree(mem);
+        cuStreamDestroy(main);
+        cuStreamDestroy(side);
+        cuCtxDestroy(ctx);
+    }
+
+    static ByteOrder order() {
+        return ByteOrder.LITTLE_ENDIAN;
+    }
+}

@@ -314,8 +314,8 @@ final class ReproductionDoc {
                 + "cannot before the failed worker is back (3 s restart, then 16 s load); after it rejoins, the spec's arrival rule "
                 + "(shortest run queue) sends it every new request until its queue matches the others', which shows as a second TTFT hump in "
                 + "the timeline and lengthens every policy's recovery alike. LUMEN's recovery gain comes from the draft's assist, which the "
-                + "recovering worker contributes from 4.5 s after the failure (restart 3 s, draft load 1.5 s); the paper's LUMEN recovers in ~10 s, before its own reload "
-                + "could have finished, which its text does not explain.\n");
+                + "recovering worker contributes from 4.5 s after the failure (restart 3 s, draft load 1.5 s); the paper's LUMEN recovers in ~10 s, although by its own account the "
+                + "recovering worker starts contributing only within 30 s; it does not break that figure down.\n");
         b.append("- **8-worker prototype.** One worker of eight down asks the survivors for " + String.format(Locale.ROOT, "%.0f%%",
                 100 * c.load() * 8 / 7) + " of their capacity, below saturation at our load, so the degradation and the policies' differences are "
                 + "small. The paper's larger ones again point to a higher load than ours.\n");

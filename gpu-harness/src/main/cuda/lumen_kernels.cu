@@ -74,19 +74,21 @@ __global__ void page_checksum(const u64* pool, const int* slots, int n, long lon
     atomicAdd(out + page, acc);
 }
 
-// A decode step's memory traffic: for each request of the batch (one block each), read every KV
-// byte of its first n positions through its page table, as attention reads K and V, and reduce
-// them against a query pattern to one 32-bit value (sum mod 2^32 of byte * (1 + (offset & 15))).
-// tables: the batch's page tables, concatenated; tableStart[b], positions[b] per request.
+// A decode step's memory traffic: for each request of the batch (blockIdx.y), read every KV byte
+// of its first n positions through its page table, as attention reads K and V, and reduce them
+// against a query pattern to one 32-bit value (sum mod 2^32 of byte * (1 + (index & 15))); the
+// blocks along x share a request's bytes. tables: the batch's page tables, concatenated;
+// tableStart[b], positions[b] per request.
 __global__ void decode_attend(const unsigned char* pool, const int* tables, const int* tableStart, const int* positions,
                               int pageTokens, int layers, int bytesPerTokenLayer, u32* out) {
-    int b = blockIdx.x;
+    int b = blockIdx.y;
     long long pageBytes = (long long) pageTokens * layers * bytesPerTokenLayer;
     long long tokenBytes = (long long) layers * bytesPerTokenLayer;
     long long bytes = (long long) positions[b] * tokenBytes;
     const int* table = tables + tableStart[b];
     u32 acc = 0;
-    for (long long i = (long long) threadIdx.x * 4; i < bytes; i += (long long) blockDim.x * 4) {
+    long long stride = (long long) gridDim.x * blockDim.x * 4;
+    for (long long i = ((long long) blockIdx.x * blockDim.x + threadIdx.x) * 4; i < bytes; i += stride) {
         long long pos0 = i / tokenBytes;
         long long within = i % tokenBytes;
         long long page = pos0 / pageTokens;

@@ -33,13 +33,17 @@ import picocli.CommandLine.Spec;
             "sim: simulated events per second (JMH), and the wall time and peak heap of the 64-worker Llama-3-70B-like preset"
                 + " replaying the whole one-hour Azure conv trace with a quarter of the workers failing, under LUMEN.",
             "tlc: trace validation time against trace length, TLC (lumen validate --tlc) and the Java mirror on the"
-                + " same synthetic traces (not part of all: TLC takes minutes on the longest)."})
+                + " same synthetic traces (not part of all: TLC takes minutes on the longest).",
+            "gpu: checkpoint-streaming bandwidth against the pinned copy ceiling by page size and geometry, the decode step's"
+                + " slowdown while pages stream, restore against re-prefill time, verification throughput; on a GPU through JCuda,"
+                + " else on the CPU backend, labelled as not GPU figures. Writes the figures as JSON (--json) for"
+                + " lumen simulate --set gpu_profile=FILE (not part of all)."})
 final class BenchCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc or all (default: all)")
+    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc, gpu or all (default: all)")
     String what = "all";
 
     @Option(names = "--quick", description = "fewer and shorter JMH iterations (a smoke run, noisier figures)")
@@ -48,14 +52,25 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--size-mb", paramLabel = "MB", description = "trace size for the heap benchmark (default: ${DEFAULT-VALUE})")
     long sizeMb = 1024;
 
+    @Option(names = "--json", paramLabel = "FILE", description = "where the gpu benchmark writes its figures (default: ${DEFAULT-VALUE})")
+    Path json = Path.of("gpu-profile.json");
+
     @Option(names = "--dir", paramLabel = "DIR", description = "where the heap benchmark writes its trace (default: the system temp folder)")
     Path dir;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "all").contains(what)) {
-            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc or all");
+        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "gpu", "all").contains(what)) {
+            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc, gpu or all");
+        }
+        if (what.equals("gpu")) {
+            lumen.sim.GpuProfile p = lumen.gpu.GpuBench.run(out, quick);
+            lumen.spec.io.AtomicFiles.writeString(json, p.toJson());
+            out.println("figures written to " + json + (p.backend().equals("jcuda") ? " (lumen simulate --set gpu_profile=" + json + " uses them)"
+                    : " (CPU backend: the simulator will not take them)"));
+            out.flush();
+            return ExitCodes.OK;
         }
         if (what.equals("tlc")) {
             tlc(out);

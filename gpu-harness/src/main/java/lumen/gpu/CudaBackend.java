@@ -188,6 +188,11 @@ public final class CudaBackend implements Backend {
         return mem;
     }
 
+    /** The slots of req's pages. */
+    int[] table(int req) {
+        return pool.table(req);
+    }
+
     CUstream mainStream() {
         return main;
     }
@@ -388,9 +393,9 @@ public final class CudaBackend implements Backend {
         return new Batch(upload(tables), upload(starts), upload(pos), zeros((long) reqs.length * Sizeof.INT), reqs.length);
     }
 
-    /** Launches one decode step's reads of the batch on {@code s}; returns at once. */
-    void decodeAsync(Batch b, CUstream s) {
-        launch("decode_attend", b.size(), 1, THREADS, s, Pointer.to(Pointer.to(mem), Pointer.to(b.tables()), Pointer.to(b.starts()),
+    /** Launches one decode step's reads of the batch on {@code s}, {@code blocksPerRequest} blocks sharing each request; returns at once. */
+    void decodeAsync(Batch b, CUstream s, int blocksPerRequest) {
+        launch("decode_attend", blocksPerRequest, b.size(), THREADS, s, Pointer.to(Pointer.to(mem), Pointer.to(b.tables()), Pointer.to(b.starts()),
                 Pointer.to(b.positions()), Pointer.to(new int[] {g.pageTokens()}), Pointer.to(new int[] {g.layers()}),
                 Pointer.to(new int[] {g.bytesPerTokenLayer()}), Pointer.to(b.out())));
     }
@@ -410,7 +415,7 @@ public final class CudaBackend implements Backend {
         }
         Batch b = batch(reqs);
         try {
-            decodeAsync(b, main);
+            decodeAsync(b, main, 8);
             cuStreamSynchronize(main);
             cuMemcpyDtoH(Pointer.to(out), b.out(), (long) reqs.length * Sizeof.INT);
             return out;

@@ -72,6 +72,22 @@ public final class ProfiledCostModel implements CostModel {
         ctxBase = interpolate(ctxX, ctxY, 512);
     }
 
+    private ProfiledCostModel(Params p, ProfiledCostModel o) {
+        this.p = p;
+        prefillX = o.prefillX;
+        prefillY = o.prefillY;
+        batchX = o.batchX;
+        batchY = o.batchY;
+        ctxX = o.ctxX;
+        ctxY = o.ctxY;
+        ctxBase = o.ctxBase;
+    }
+
+    /** The same calibration with other knobs (for example a GPU profile's measured bandwidths). */
+    public ProfiledCostModel with(Params q) {
+        return new ProfiledCostModel(q, this);
+    }
+
     /** Calibrates from the shipped Splitwise profile of Llama-2-70B. */
     public static ProfiledCostModel calibrate(Params p) {
         TreeMap<Integer, List<Double>> prefill = new TreeMap<>();
@@ -135,9 +151,14 @@ public final class ProfiledCostModel implements CostModel {
         return Math.max(0, y[i - 1] + t * (y[i] - y[i - 1]));
     }
 
+    /**
+     * Below the profile's smallest prefill (128 tokens) the time is held at that point's: the
+     * profile is flat there (a fixed cost of about 50 ms at 70B), and extending its noisy first
+     * segment would make a 1-token catch-up prefill dearer than a 128-token one.
+     */
     @Override
     public double prefillMs(int tokens) {
-        return tokens <= 0 ? 0 : p.computeScale() * interpolate(prefillX, prefillY, tokens);
+        return tokens <= 0 ? 0 : p.computeScale() * interpolate(prefillX, prefillY, Math.max(tokens, prefillX[0]));
     }
 
     @Override

@@ -90,6 +90,9 @@ public final class SimConfig {
         List<String> axes = new ArrayList<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
             List<String> vs = split(e.getValue());
+            if (vs.isEmpty()) {
+                vs = List.of("");
+            }
             if (vs.size() > 1 && !e.getKey().equals("policies")) {
                 axes.add(e.getKey());
             }
@@ -296,11 +299,24 @@ public final class SimConfig {
             return d * 1000;
         }
 
+        /** The preset's cost model, or with a GPU profile's measured figures when {@code gpu_profile} names one. */
+        private ProfiledCostModel costModel(Preset p) {
+            String f = raw("gpu_profile");
+            if (f.isEmpty()) {
+                return p.costModel();
+            }
+            try {
+                return GpuProfile.read(java.nio.file.Path.of(f)).applyTo(p.costModel(), f);
+            } catch (IllegalArgumentException e) {
+                throw new BadValue(from("gpu_profile") + ": key 'gpu_profile': " + e.getMessage());
+            }
+        }
+
         public Simulator.Options options(String policy) {
             Preset p = preset();
             long budget = (long) (number("budget_gb") * 1e9 / p.kvBytesPerToken());
             Config c = new Config(policy, workers(), number("alpha"), number("beta"), number("theta"), whole("tau"), budget, 16, whole("k"));
-            return new Simulator.Options(c, p.costModel(), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
+            return new Simulator.Options(c, costModel(p), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
                     number("draft_acceptance_cold"), number("draft_warmup_proposals"), detectMs(), whole("seed"));
         }
     }

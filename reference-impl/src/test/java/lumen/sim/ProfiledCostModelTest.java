@@ -26,6 +26,7 @@ class ProfiledCostModelTest {
         double mid = H100.prefillMs(3072);
         assertTrue(mid > 134.4 && mid < 376.2, "between the 2048 and 4096 medians: " + mid);
         assertTrue(H100.prefillMs(65_536) > H100.prefillMs(32_768), "extended linearly past the last point");
+        assertEquals(H100.prefillMs(128), H100.prefillMs(1), 1e-9, "held flat below the first point");
         // at batch 1 the profile's decode time is flat up to a 4,096-token prompt and grows by 8,192
         assertTrue(H100.decodeMs(32, 8192) > H100.decodeMs(32, 512) + 20, "attention grows with every request's context");
         assertEquals(0, H100.prefillMs(0));

@@ -1,0 +1,261 @@
+package lumen.gpu;
+
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import jcuda.Pointer;
+import jcuda.Sizeof;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
+import lumen.runtime.KvGeometry;
+import lumen.sim.GpuProfile;
+
+/** The GPU measurements of {@code lumen bench gpu}, timed with CUDA events on the device. */
+final class CudaBench {
+    private CudaBench() {}
+
+    /** Milliseconds of what {@code work} enqueues on {@code s}, between two events. */
+    static float timed(CUstream s, Runnable work) {
+        CUevent a = new CUevent();
+        CUevent b = new CUevent();
+        cuEventCreate(a, 0);
+        cuEventCreate(b, 0);
+        try {
+            cuEventRecord(a, s);
+            work.run();
+            cuEventRecord(b, s);
+            cuEventSynchronize(b);
+            float[] ms = new float[1];
+            cuEventElapsedTime(ms, a, b);
+            return ms[0];
+        } finally {
+            cuEventDestroy(a);
+            cuEventDestroy(b);
+        }
+    }
+
+    static double median(double[] x) {
+        double[] s = x.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    /** The pinned device-to-host copy ceiling, GB/s: one large copy on the side stream, median of 5. */
+    static double d2hCeiling(CudaBackend b, long bytes) {
+        CUdeviceptr d = new CUdeviceptr();
+        Pointer h = new Pointer();
+        cuMemAlloc(d, bytes);
+        cuMemAllocHost(h, bytes);
+        try {
+            double[] gbps = new double[6];
+            for (int i = 0; i < gbps.length; i++) {
+                float ms = timed(b.sideStream(), () -> cuMemcpyDtoHAsync(h, d, bytes, b.sideStream()));
+                gbps[i] = bytes / (ms / 1e3) / 1e9;
+            }
+            return median(Arrays.copyOfRange(gbps, 1, gbps.length));
+        } finally {
+            cuMemFreeHost(h);
+            cuMemFree(d);
+        }
+    }
+
+    /** Streams {@code bytes} worth of pages, scattered over the pool, to pinned memory: GB/s, median of 3 after a warm-up. */
+    static double streaming(KvGeometry g, long bytes) {
+        int n = (int) Math.max(1, bytes / g.pageBytes());
+        long total = (long) n * g.pageBytes();
+        try (CudaBackend b = new CudaBackend(g, n)) {
+            int[] slots = new int[n];
+            for (int i = 0; i < n; i++) {
+                slots[i] = i;
+            }
+            SplittableRandom r = new SplittableRandom(1);
+            for (int i = n - 1; i > 0; i--) {
+                int j = r.nextInt(i + 1);
+                int t = slots[i];
+                slots[i] = slots[j];
+                slots[j] = t;
+            }
+            CUdeviceptr ds = CudaBackend.upload(slots);
+            CUdeviceptr staging = new CUdeviceptr();
+            Pointer host = new Pointer();
+            cuMemAlloc(staging, total);
+            cuMemAllocHost(host, total);
+            try {
+                double[] gbps = new double[4];
+                for (int i = 0; i < gbps.length; i++) {
+                    float ms = timed(b.sideStream(), () -> b.streamAsync(ds, n, staging, host));
+                    gbps[i] = total / (ms / 1e3) / 1e9;
+                }
+                return median(Arrays.copyOfRange(gbps, 1, gbps.length));
+            } finally {
+                cuMemFreeHost(host);
+                cuMemFree(staging);
+                cuMemFree(ds);
+            }
+        }
+    }
+
+    /** A decode step over a batch alone, then with pages streaming on the side stream: ms per step, and the bytes streamed meanwhile. */
+    record Interference(double aloneMs, double streamingMs, double streamedGBps) {}
+
+    static Interference interference(KvGeometry g, int batch, int ctx, long streamBytes, int steps) {
+        int perReq = g.pagesFor(ctx);
+        int streamPages = (int) Math.max(1, streamBytes / g.pageBytes());
+        try (CudaBackend b = new CudaBackend(g, batch * perReq + streamPages)) {
+            int[] reqs = new int[batch];
+            for (int j = 0; j < batch; j++) {
+                reqs[j] = j;
+                b.compute(j, 1000 + j, 1, ctx);
+            }
+            b.compute(-1, 7, 1, streamPages * g.pageTokens());
+            CudaBackend.Batch bt = b.batch(reqs);
+            int[] table = new int[streamPages];
+            System.arraycopy(b.table(-1), 0, table, 0, streamPages);
+            CUdeviceptr ds = CudaBackend.upload(table);
+            CUdeviceptr staging = new CUdeviceptr();
+            Pointer host = new Pointer();
+            long total = (long) streamPages * g.pageBytes();
+            cuMemAlloc(staging, total);
+            cuMemAllocHost(host, total);
+            int blocks = 16;
+            try {
+                timed(b.mainStream(), () -> b.decodeAsync(bt, b.mainStream(), blocks));
+                double alone = timed(b.mainStream(), () -> {
+                    for (int s = 0; s < steps; s++) {
+                        b.decodeAsync(bt, b.mainStream(), blocks);
+                    }
+                }) / (double) steps;
+                double oneStream = timed(b.sideStream(), () -> b.streamAsync(ds, streamPages, staging, host));
+                int reps = (int) Math.ceil(alone * steps * 1.5 / oneStream) + 1;
+                CUevent s0 = new CUevent();
+                CUevent s1 = new CUevent();
+                cuEventCreate(s0, 0);
+                cuEventCreate(s1, 0);
+                cuEventRecord(s0, b.sideStream());
+                for (int i = 0; i < reps; i++) {
+                    b.streamAsync(ds, streamPages, staging, host);
+                }
+                cuEventRecord(s1, b.sideStream());
+                double together = timed(b.mainStream(), () -> {
+                    for (int s = 0; s < steps; s++) {
+                        b.decodeAsync(bt, b.mainStream(), blocks);
+                    }
+                }) / (double) steps;
+                cuEventSynchronize(s1);
+                float[] ms = new float[1];
+                cuEventElapsedTime(ms, s0, s1);
+                cuEventDestroy(s0);
+                cuEventDestroy(s1);
+                return new Interference(alone, together, reps * (double) total / (ms[0] / 1e3) / 1e9);
+            } finally {
+                cuCtxSynchronize();
+                cuMemFreeHost(host);
+                cuMemFree(staging);
+                cuMemFree(ds);
+                CudaBackend.free(bt);
+            }
+        }
+    }
+
+    /** Restoring a prefix of {@code tokens} positions from pinned host memory: H2D into staging, then scattered into the pool; ms, median of 5. */
+    static double restoreMs(KvGeometry g, int tokens) {
+        int n = g.pagesFor(tokens);
+        long total = (long) n * g.pageBytes();
+        try (CudaBackend b = new CudaBackend(g, n)) {
+            b.compute(0, 3, 1, tokens);
+            CUdeviceptr ds = CudaBackend.upload(b.table(0));
+            CUdeviceptr staging = new CUdeviceptr();
+            Pointer host = new Pointer();
+            cuMemAlloc(staging, total);
+            cuMemAllocHost(host, total);
+            try {
+                double[] ms = new double[6];
+                long words = g.pageBytes() / 16;
+                for (int i = 0; i < ms.length; i++) {
+                    ms[i] = timed(b.sideStream(), () -> {
+                        cuMemcpyHtoDAsync(staging, host, total, b.sideStream());
+                        b.launch("scatter_pages", CudaBackend.blocks(n * words, 256), 1, 256, b.sideStream(), Pointer.to(Pointer.to(b.pool()),
+                                Pointer.to(ds), Pointer.to(new int[] {n}), Pointer.to(new long[] {words}), Pointer.to(staging)));
+                    });
+                }
+                return median(Arrays.copyOfRange(ms, 1, ms.length));
+            } finally {
+                cuMemFreeHost(host);
+                cuMemFree(staging);
+                cuMemFree(ds);
+            }
+        }
+    }
+
+    /** Verification kernels' throughput, rows per second: greedy over {@code greedyRows}, rejection over {@code rows} rows of vocabulary v. */
+    static GpuProfile.Verify verify(int k, int v, int greedyRows, int rows) {
+        SplittableRandom r = new SplittableRandom(2);
+        try (CudaBackend b = new CudaBackend(new KvGeometry(16, 2, 16), 1)) {
+            int[] draft = r.ints((long) greedyRows * k, 0, 8).toArray();
+            int[] target = r.ints((long) greedyRows * (k + 1), 0, 8).toArray();
+            CUdeviceptr d = CudaBackend.upload(draft);
+            CUdeviceptr t = CudaBackend.upload(target);
+            CUdeviceptr e = CudaBackend.zeros((long) greedyRows * Sizeof.INT);
+            double greedyMs = timed(b.mainStream(), () -> {
+                for (int i = 0; i < 10; i++) {
+                    b.launch("verify_greedy", CudaBackend.blocks(greedyRows, 256), 1, 256, b.mainStream(), Pointer.to(Pointer.to(d), Pointer.to(t),
+                            Pointer.to(new int[] {k}), Pointer.to(new int[] {greedyRows}), Pointer.to(e)));
+                }
+            }) / 10;
+            for (CUdeviceptr x : new CUdeviceptr[] {d, t, e}) {
+                cuMemFree(x);
+            }
+            float[] p = new float[rows * (k + 1) * v];
+            float[] q = new float[rows * k * v];
+            Arrays.fill(p, 1f / v);
+            for (int i = 0; i < q.length; i++) {
+                q[i] = (i % v) < v / 2 ? 2f / v : 0f;
+            }
+            CUdeviceptr dp = CudaBackend.upload(p);
+            CUdeviceptr dq = CudaBackend.upload(q);
+            CUdeviceptr dd = CudaBackend.upload(r.ints((long) rows * k, 0, v / 2).toArray());
+            float[] ua = new float[rows * k];
+            float[] us = new float[rows * (k + 1)];
+            for (int i = 0; i < ua.length; i++) {
+                ua[i] = (float) r.nextDouble();
+            }
+            for (int i = 0; i < us.length; i++) {
+                us[i] = (float) r.nextDouble();
+            }
+            CUdeviceptr dua = CudaBackend.upload(ua);
+            CUdeviceptr dus = CudaBackend.upload(us);
+            CUdeviceptr out = CudaBackend.zeros((long) rows * (k + 1) * Sizeof.INT);
+            CUdeviceptr em = CudaBackend.zeros((long) rows * Sizeof.INT);
+            double rejMs = timed(b.mainStream(), () -> {
+                for (int i = 0; i < 3; i++) {
+                    b.launch("verify_rejection", CudaBackend.blocks(rows, 128), 1, 128, b.mainStream(), Pointer.to(Pointer.to(dp), Pointer.to(dq),
+                            Pointer.to(dd), Pointer.to(dua), Pointer.to(dus), Pointer.to(new int[] {k}), Pointer.to(new int[] {v}),
+                            Pointer.to(new int[] {rows}), Pointer.to(out), Pointer.to(em)));
+                }
+            }) / 3;
+            for (CUdeviceptr x : new CUdeviceptr[] {dp, dq, dd, dua, dus, out, em}) {
+                cuMemFree(x);
+            }
+            return new GpuProfile.Verify(k, v, greedyRows / (greedyMs / 1e3), rows / (rejMs / 1e3));
+        }
+    }
+
+    static List<Integer> pageSizes() {
+        return new ArrayList<>(List.of(16, 32, 64, 128, 256));
+    }
+}

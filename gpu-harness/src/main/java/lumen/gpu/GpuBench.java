@@ -1,0 +1,255 @@
+package lumen.gpu;
+
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import lumen.runtime.KvGeometry;
+import lumen.sim.GpuProfile;
+import lumen.sim.Preset;
+import lumen.sim.ProfiledCostModel;
+
+/**
+ * {@code lumen bench gpu}: checkpoint-streaming bandwidth against the pinned copy ceiling, the
+ * decode step's slowdown while pages stream, restore time against re-prefill time, and
+ * verification throughput. On a GPU (the JCuda backend) every figure is timed with CUDA events.
+ * Without one, the same measurements run on the CPU backend, are labelled as such, and are not
+ * GPU figures; the simulator refuses a CPU profile.
+ */
+public final class GpuBench {
+    private GpuBench() {}
+
+    /** Model geometries per GPU: name, layers, bytes per token per layer (K and V, BF16, the GPU's share of KV heads). */
+    record Geometry(String name, int layers, int bytesPerTokenLayer) {
+        KvGeometry pages(int tokens) {
+            return new KvGeometry(tokens, layers, bytesPerTokenLayer);
+        }
+    }
+
+    static final List<Geometry> GEOMETRIES = List.of(
+            new Geometry("llama3-70b-tp8", 80, 2 * 1 * 128 * 2),
+            new Geometry("qwen3-32b-tp4", 64, 2 * 2 * 128 * 2),
+            new Geometry("qwen3-14b-tp2", 40, 2 * 4 * 128 * 2));
+    static final int[] PAGE_TOKENS = {16, 32, 64, 128, 256};
+    static final int[] PREFIXES = {16, 64, 256, 1024, 4096, 16384, 32768};
+
+    /** Runs on the GPU where the JCuda backend is available, else on the CPU backend (labelled so). */
+    public static GpuProfile run(PrintWriter out, boolean quick) {
+        java.util.Optional<String> why = CudaBackend.probe();
+        if (why.isPresent()) {
+            out.println("JCuda backend unavailable: " + why.get());
+            out.println("Measuring the CPU backend instead. THESE ARE NOT GPU FIGURES: they show what the CPU backend does, and the"
+                    + " simulator's cost model refuses them.");
+            out.flush();
+            return cpu(out, quick);
+        }
+        return gpu(out, quick);
+    }
+
+    static GpuProfile gpu(PrintWriter out, boolean quick) {
+        long big = quick ? 256L << 20 : 1L << 30;
+        String device;
+        double ceiling;
+        try (CudaBackend b = new CudaBackend(new KvGeometry(16, 2, 16), 1)) {
+            device = b.device;
+            ceiling = CudaBench.d2hCeiling(b, big);
+        }
+        out.printf(Locale.ROOT, "device: %s (JCuda backend)%npinned device-to-host copy ceiling: %.1f GB/s (%d MiB copies, median of 5)%n%n",
+                device, ceiling, big >> 20);
+        List<GpuProfile.Stream> streams = new ArrayList<>();
+        out.println("checkpoint streaming (gather of pages scattered over the pool, then device-to-host to pinned memory, on a side stream):");
+        out.printf(Locale.ROOT, "  %-16s %6s %10s %10s%n", "geometry", "page", "GB/s", "of ceiling");
+        for (Geometry geo : GEOMETRIES) {
+            for (int t : PAGE_TOKENS) {
+                double gbps = CudaBench.streaming(geo.pages(t), big / 2);
+                streams.add(new GpuProfile.Stream(geo.name(), t, gbps, gbps / ceiling));
+                out.printf(Locale.ROOT, "  %-16s %6d %10.1f %9.0f%%%n", geo.name(), t, gbps, 100 * gbps / ceiling);
+                out.flush();
+            }
+        }
+        Geometry llama = GEOMETRIES.get(0);
+        int batch = 64;
+        int ctx = quick ? 2048 : 4096;
+        CudaBench.Interference in = CudaBench.interference(llama.pages(16), batch, ctx, quick ? 1L << 30 : 2L << 30, quick ? 20 : 50);
+        double slowdown = in.streamingMs() / in.aloneMs() - 1;
+        out.printf(Locale.ROOT, "%ndecode-like step (%d requests x %d positions of %s, every KV byte read through the page table):%n"
+                + "  alone %.3f ms, while pages stream %.3f ms: slowdown %+.2f%% (streaming meanwhile at %.1f GB/s)%n",
+                batch, ctx, llama.name(), in.aloneMs(), in.streamingMs(), 100 * slowdown, in.streamedGBps());
+        List<GpuProfile.Restore> restores = new ArrayList<>();
+        ProfiledCostModel cost = Preset.LLAMA3_70B.costModel();
+        out.printf(Locale.ROOT, "%nrestore (pinned host to device, scattered into the pool) against re-prefill (the llama3-70b cost model's prefill):%n");
+        out.printf(Locale.ROOT, "  %8s %12s %14s%n", "prefix", "restore ms", "re-prefill ms");
+        double restoreGBps = 0;
+        Integer breakEven = null;
+        for (int n : PREFIXES) {
+            double ms = CudaBench.restoreMs(llama.pages(16), n);
+            double pre = cost.prefillMs(n);
+            restores.add(new GpuProfile.Restore(n, ms, pre));
+            restoreGBps = (double) llama.pages(16).pagesFor(n) * llama.pages(16).pageBytes() / (ms / 1e3) / 1e9;
+            if (breakEven == null && ms < pre) {
+                breakEven = n;
+            }
+            out.printf(Locale.ROOT, "  %8d %12.3f %14.1f%n", n, ms, pre);
+        }
+        GpuProfile.Verify v = CudaBench.verify(4, 32_000, quick ? 1 << 20 : 1 << 22, quick ? 1024 : 4096);
+        out.printf(Locale.ROOT, "%nverification (k = %d): greedy %.3g rows/s; rejection sampling over %d tokens %.3g rows/s%n",
+                v.k(), v.greedyRowsPerS(), v.vocab(), v.rejectionRowsPerS());
+        report(out, true, streams, slowdown, breakEven);
+        return new GpuProfile("jcuda", device, Instant.now().toString(), ceiling, streams, in.aloneMs(), in.streamingMs(), slowdown,
+                restoreGBps, restores, breakEven, v);
+    }
+
+    private static void report(PrintWriter out, boolean gpu, List<GpuProfile.Stream> streams, double slowdown, Integer breakEven) {
+        double worst = streams.stream().mapToDouble(GpuProfile.Stream::shareOfCeiling).min().orElse(Double.NaN);
+        if (gpu) {
+            out.printf(Locale.ROOT, "%ntargets: streaming at least 80%% of the copy ceiling: %s (lowest %.0f%%); decode slowdown under 3%%: %s (%+.2f%%)%n",
+                    worst >= 0.8 ? "met" : "NOT met", 100 * worst, slowdown < 0.03 ? "met" : "NOT met", 100 * slowdown);
+        } else {
+            out.printf(Locale.ROOT, "%nthe targets (streaming at 80%% of the copy ceiling, decode slowdown under 3%%) are for the GPU;"
+                    + " these CPU figures neither meet nor miss them%n");
+        }
+        out.println(breakEven == null ? "restore was slower than re-prefill at every prefix tested"
+                : "restore is faster than re-prefill from a prefix of " + breakEven + " tokens (the smallest tested where it is)");
+        out.flush();
+    }
+
+    /** For a machine with only a JVM: {@code java -cp ... lumen.gpu.GpuBench FILE [--quick]} writes the figures to FILE. */
+    public static void main(String[] args) throws java.io.IOException {
+        if (args.length < 1) {
+            System.err.println("usage: GpuBench PROFILE.json [--quick]");
+            System.exit(2);
+        }
+        PrintWriter out = new PrintWriter(System.out, true);
+        GpuProfile p = run(out, args.length > 1 && args[1].equals("--quick"));
+        java.nio.file.Files.writeString(java.nio.file.Path.of(args[0]), p.toJson());
+        out.println("figures written to " + args[0]);
+    }
+
+    /** The same measurements on the CPU backend, with System.arraycopy of one large array as its "copy ceiling". */
+    static GpuProfile cpu(PrintWriter out, boolean quick) {
+        long big = quick ? 64L << 20 : 256L << 20;
+        byte[] src = new byte[(int) big];
+        byte[] dst = new byte[(int) big];
+        new SplittableRandom(1).nextBytes(src);
+        double[] c = new double[6];
+        for (int i = 0; i < c.length; i++) {
+            long t0 = System.nanoTime();
+            System.arraycopy(src, 0, dst, 0, src.length);
+            c[i] = big / ((System.nanoTime() - t0) / 1e9) / 1e9;
+        }
+        double ceiling = CudaBench.median(java.util.Arrays.copyOfRange(c, 1, c.length));
+        out.printf(Locale.ROOT, "%nCPU copy ceiling (System.arraycopy, %d MiB): %.1f GB/s%n", big >> 20, ceiling);
+        List<GpuProfile.Stream> streams = new ArrayList<>();
+        out.printf(Locale.ROOT, "CPU backend streaming (pages gathered to fresh arrays):%n  %-16s %6s %10s %10s%n", "geometry", "page", "GB/s", "of ceiling");
+        for (Geometry geo : GEOMETRIES) {
+            for (int t : PAGE_TOKENS) {
+                KvGeometry g = geo.pages(t);
+                int n = (int) Math.max(1, (big / 2) / g.pageBytes());
+                try (CpuBackend b = new CpuBackend(g, n)) {
+                    b.compute(0, 1, 1, n * t);
+                    double[] r = new double[4];
+                    for (int i = 0; i < r.length; i++) {
+                        long t0 = System.nanoTime();
+                        b.stream(0, 0, n - 1);
+                        r[i] = (double) n * g.pageBytes() / ((System.nanoTime() - t0) / 1e9) / 1e9;
+                    }
+                    double gbps = CudaBench.median(java.util.Arrays.copyOfRange(r, 1, r.length));
+                    streams.add(new GpuProfile.Stream(geo.name(), t, gbps, gbps / ceiling));
+                    out.printf(Locale.ROOT, "  %-16s %6d %10.1f %9.0f%%%n", geo.name(), t, gbps, 100 * gbps / ceiling);
+                    out.flush();
+                }
+            }
+        }
+        KvGeometry g = GEOMETRIES.get(0).pages(16);
+        int batch = 8;
+        int ctx = quick ? 256 : 1024;
+        double alone;
+        double together;
+        try (CpuBackend b = new CpuBackend(g, batch * g.pagesFor(ctx) + 256)) {
+            int[] reqs = new int[batch];
+            for (int j = 0; j < batch; j++) {
+                reqs[j] = j;
+                b.compute(j, j, 1, ctx);
+            }
+            b.compute(-1, 9, 1, 256 * 16);
+            alone = timeDecode(b, reqs, 3);
+            Thread streamer = new Thread(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    b.stream(-1, 0, 255);
+                }
+            });
+            streamer.setDaemon(true);
+            streamer.start();
+            together = timeDecode(b, reqs, 3);
+            streamer.interrupt();
+        }
+        double slowdown = together / alone - 1;
+        out.printf(Locale.ROOT, "CPU backend decode reads (%d x %d positions): alone %.1f ms, while another thread streams %.1f ms: %+.1f%%%n",
+                batch, ctx, alone, together, 100 * slowdown);
+        List<GpuProfile.Restore> restores = new ArrayList<>();
+        ProfiledCostModel cost = Preset.LLAMA3_70B.costModel();
+        double restoreGBps = 0;
+        Integer breakEven = null;
+        out.printf(Locale.ROOT, "CPU backend restore (copy into the pool, checksum check) against re-prefill (cost model):%n  %8s %12s %14s%n",
+                "prefix", "restore ms", "re-prefill ms");
+        for (int n : quick ? new int[] {16, 256, 4096} : PREFIXES) {
+            try (CpuBackend b = new CpuBackend(g, g.pagesFor(n))) {
+                b.compute(0, 3, 1, n);
+                List<byte[]> pages = b.stream(0, 0, g.pagesFor(n) - 1);
+                long t0 = System.nanoTime();
+                b.restore(0, pages, n);
+                double ms = (System.nanoTime() - t0) / 1e6;
+                restores.add(new GpuProfile.Restore(n, ms, cost.prefillMs(n)));
+                restoreGBps = (double) pages.size() * g.pageBytes() / (ms / 1e3) / 1e9;
+                breakEven = breakEven == null && ms < cost.prefillMs(n) ? Integer.valueOf(n) : breakEven;
+                out.printf(Locale.ROOT, "  %8d %12.3f %14.1f%n", n, ms, cost.prefillMs(n));
+            }
+        }
+        GpuProfile.Verify v = cpuVerify(4, 32_000, quick ? 1 << 16 : 1 << 20, quick ? 16 : 64);
+        out.printf(Locale.ROOT, "CPU backend verification (k = %d): greedy %.3g rows/s; rejection sampling over %d tokens %.3g rows/s%n",
+                v.k(), v.greedyRowsPerS(), v.vocab(), v.rejectionRowsPerS());
+        report(out, false, streams, slowdown, breakEven);
+        return new GpuProfile("cpu", System.getProperty("os.arch") + " CPU, " + Runtime.getRuntime().availableProcessors() + " cores",
+                Instant.now().toString(), ceiling, streams, alone, together, slowdown, restoreGBps, restores, breakEven, v);
+    }
+
+    private static double timeDecode(CpuBackend b, int[] reqs, int reps) {
+        b.decode(reqs);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < reps; i++) {
+            b.decode(reqs);
+        }
+        return (System.nanoTime() - t0) / 1e6 / reps;
+    }
+
+    static GpuProfile.Verify cpuVerify(int k, int v, int greedyRows, int rows) {
+        SplittableRandom r = new SplittableRandom(2);
+        int[] draft = r.ints((long) greedyRows * k, 0, 8).toArray();
+        int[] target = r.ints((long) greedyRows * (k + 1), 0, 8).toArray();
+        Kernels.greedy(draft, target, k);
+        long t0 = System.nanoTime();
+        Kernels.greedy(draft, target, k);
+        double greedy = greedyRows / ((System.nanoTime() - t0) / 1e9);
+        float[] p = new float[rows * (k + 1) * v];
+        float[] q = new float[rows * k * v];
+        java.util.Arrays.fill(p, 1f / v);
+        for (int i = 0; i < q.length; i++) {
+            q[i] = (i % v) < v / 2 ? 2f / v : 0f;
+        }
+        int[] d = r.ints((long) rows * k, 0, v / 2).toArray();
+        float[] ua = new float[rows * k];
+        float[] us = new float[rows * (k + 1)];
+        for (int i = 0; i < ua.length; i++) {
+            ua[i] = (float) r.nextDouble();
+        }
+        for (int i = 0; i < us.length; i++) {
+            us[i] = (float) r.nextDouble();
+        }
+        long t1 = System.nanoTime();
+        Kernels.rejection(p, q, d, ua, us, k, v);
+        double rej = rows / ((System.nanoTime() - t1) / 1e9);
+        return new GpuProfile.Verify(k, v, greedy, rej);
+    }
+}

@@ -1,11 +1,11 @@
 package lumen.gpu;
 
-import static jcuda.driver.JCudaDriver.cuCtxCreate;
-import static jcuda.driver.JCudaDriver.cuCtxDestroy;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
 import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuDriverGetVersion;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
@@ -20,6 +20,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -60,6 +61,7 @@ public final class CudaBackend implements Backend {
     private final KvGeometry g;
     private final PagePool pool;
     private final CUcontext ctx = new CUcontext();
+    private final CUdevice dev = new CUdevice();
     private final CUmodule module = new CUmodule();
     private final CUstream main = new CUstream();
     private final CUstream side = new CUstream();
@@ -124,12 +126,13 @@ public final class CudaBackend implements Backend {
         }
         this.g = g;
         this.pool = new PagePool(g, capacityPages);
-        CUdevice dev = new CUdevice();
         cuDeviceGet(dev, 0);
         byte[] name = new byte[256];
         cuDeviceGetName(name, name.length, dev);
         this.device = new String(name, StandardCharsets.US_ASCII).trim().replace("\0", "");
-        cuCtxCreate(ctx, 0, dev);
+        // the device's primary context, shared by every backend of the process (one per worker in a runtime)
+        cuDevicePrimaryCtxRetain(ctx, dev);
+        cuCtxSetCurrent(ctx);
         loadModule();
         cuStreamCreate(main, 0);
         cuStreamCreate(side, 0);
@@ -154,6 +157,11 @@ public final class CudaBackend implements Backend {
             System.err.println("lumen: the driver (" + v[0] + ") did not take the PTX as built (" + firstLine(e.getMessage())
                     + "); loaded it at PTX ISA 7.8");
         }
+    }
+
+    /** Makes this backend's context current on the calling thread (several backends may share a thread). */
+    void bind() {
+        cuCtxSetCurrent(ctx);
     }
 
     private CUfunction fn(String name) {
@@ -237,6 +245,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void compute(int req, long seed, int from, int to) {
+        bind();
         int[] t = pool.extend(req, from, to);
         CUdeviceptr table = upload(t);
         try {
@@ -270,6 +279,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public List<byte[]> stream(int req, int from, int to) {
+        bind();
         int[] t = pool.table(req);
         if (from < 0 || to >= t.length || from > to) {
             throw new IndexOutOfBoundsException("request " + req + " has " + t.length + " pages; cannot stream " + from + ".." + to);
@@ -301,6 +311,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void restore(int req, List<byte[]> pages, int positions) {
+        bind();
         long[] want = new long[pages.size()];
         for (int i = 0; i < want.length; i++) {
             if (pages.get(i).length != g.pageBytes()) {
@@ -337,6 +348,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public long[] pageChecksums(int req) {
+        bind();
         int[] t = pool.table(req);
         long[] out = new long[t.length];
         if (t.length == 0) {
@@ -409,6 +421,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public int[] decode(int[] reqs) {
+        bind();
         int[] out = new int[reqs.length];
         if (reqs.length == 0) {
             return out;
@@ -426,6 +439,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public int[] verifyGreedy(int[] draft, int[] target, int k) {
+        bind();
         int rows = draft.length / k;
         if (target.length != rows * (k + 1) || draft.length != rows * k) {
             throw new IllegalArgumentException("greedy: need rows * k draft and rows * (k + 1) target tokens");
@@ -449,6 +463,7 @@ public final class CudaBackend implements Backend {
 
     @Override
     public Kernels.Emitted verifyRejection(float[] p, float[] q, int[] draft, float[] uAccept, float[] uSample, int k, int v) {
+        bind();
         int rows = draft.length / k;
         if (p.length != rows * (k + 1) * v || q.length != rows * k * v || uAccept.length != rows * k || uSample.length != rows * (k + 1)) {
             throw new IllegalArgumentException("rejection: need p of rows*(k+1)*v, q of rows*k*v, uAccept of rows*k, uSample of rows*(k+1)");
@@ -489,11 +504,12 @@ public final class CudaBackend implements Backend {
 
     @Override
     public void close() {
-        cuCtxSetCurrent(ctx);
+        bind();
         cuMemFree(mem);
         cuStreamDestroy(main);
         cuStreamDestroy(side);
-        cuCtxDestroy(ctx);
+        cuModuleUnload(module);
+        cuDevicePrimaryCtxRelease(dev);
     }
 
     static ByteOrder order() {

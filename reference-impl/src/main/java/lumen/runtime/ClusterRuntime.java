@@ -49,21 +49,30 @@ public final class ClusterRuntime {
      *                        and the target's next token changes, so validation rejects the trace
      */
     public record Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity,
-                          boolean flipRestoredBit) {
+                          boolean flipRestoredBit, java.util.function.Function<KvGeometry, KvDataPlane> dataPlanes) {
+        public Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity, boolean flipRestoredBit) {
+            this(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, CpuKvPlane::new);
+        }
+
         public static Options defaults(int pageTokens) {
             return new Options(KvGeometry.small(pageTokens), 32_000, 0.7, 64, false);
         }
 
         public Options withDraftAgreement(double a) {
-            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit);
+            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit, dataPlanes);
         }
 
         public Options withFlipRestoredBit(boolean f) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f, dataPlanes);
         }
 
         public Options withStreamQueueCapacity(int c) {
-            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit);
+            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit, dataPlanes);
+        }
+
+        /** Each worker's KV data plane made by {@code planes} (for example a GPU harness backend) instead of {@link CpuKvPlane}. */
+        public Options withDataPlanes(java.util.function.Function<KvGeometry, KvDataPlane> planes) {
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, planes);
         }
     }
 
@@ -82,7 +91,7 @@ public final class ClusterRuntime {
 
         W(int id) {
             this.id = id;
-            this.gpu = new CpuKvPlane(opt.geometry());
+            this.gpu = opt.dataPlanes().apply(opt.geometry());
         }
     }
 

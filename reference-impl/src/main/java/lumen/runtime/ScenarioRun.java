@@ -29,12 +29,17 @@ public record ScenarioRun(Scenario scenario, byte[] trace, ValidationResult resu
     }
 
     public static ScenarioRun run(Scenario sc) {
+        return run(sc, sc.options().dataPlanes());
+    }
+
+    /** The same, with each worker's KV data plane made by {@code planes} (a GPU harness backend, say). */
+    public static ScenarioRun run(Scenario sc, java.util.function.Function<KvGeometry, KvDataPlane> planes) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         List<Event> events = new ArrayList<>();
         UnaryOperator<Event> corrupt = sc.corruption();
         ClusterRuntime rt;
         try (TraceWriter w = new TraceWriter(buf, sc.config())) {
-            rt = new ClusterRuntime(sc.config(), sc.cost(), sc.options(), (e, t) -> {
+            rt = new ClusterRuntime(sc.config(), sc.cost(), sc.options().withDataPlanes(planes), (e, t) -> {
                 Event out = corrupt.apply(e);
                 events.add(out);
                 try {

@@ -1,0 +1,16 @@
+package lumen.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Every reference scenario with the GPU as every worker's KV data plane. */
+@RequiresGpu
+class CudaRuntimeTest {
+    @Test
+    void everyReferenceScenarioPassesOnTheGpu() {
+        List<String> bad = RuntimeOnBackendTest.failures(g -> new CudaBackend(g, 4_096));
+        assertTrue(bad.isEmpty(), String.join("\n", bad));
+    }
+}

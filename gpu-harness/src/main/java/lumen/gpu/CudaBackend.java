@@ -32,6 +32,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import jcuda.CudaException;
 import jcuda.Pointer;
@@ -235,8 +236,54 @@ public final class CudaBackend implements Backend {
         return d;
     }
 
-    void launch(String kernel, int blocksX, int blocksY, int threads, CUstream s, Pointer params) {
-        cuLaunchKernel(fn(kernel), blocksX, blocksY, 1, threads, 1, 1, 0, s, params, null);
+    /**
+     * Each kernel's parameters, as byte sizes in declaration order (8: a device pointer or a 64-bit
+     * integer; 4: a 32-bit integer). A test checks them against the PTX, and every launch checks its
+     * arguments against them, so a kernel and its Java caller cannot drift apart unnoticed.
+     */
+    static final Map<String, int[]> SIGNATURES = Map.of(
+            "fill_kv", new int[] {8, 8, 8, 4, 4, 4, 4, 4},
+            "gather_pages", new int[] {8, 8, 4, 8, 8},
+            "scatter_pages", new int[] {8, 8, 4, 8, 8},
+            "page_checksum", new int[] {8, 8, 4, 8, 8},
+            "decode_attend", new int[] {8, 8, 8, 8, 4, 4, 4, 8},
+            "verify_greedy", new int[] {8, 8, 4, 4, 8},
+            "verify_rejection", new int[] {8, 8, 8, 8, 8, 4, 4, 4, 8, 8});
+
+    /** The kernel parameter block for {@code args} (CUdeviceptr, Long or Integer), checked against the kernel's signature. */
+    static Pointer params(String kernel, Object... args) {
+        int[] sig = SIGNATURES.get(kernel);
+        if (sig == null) {
+            throw new IllegalArgumentException("no kernel " + kernel + " in lumen_kernels.cu");
+        }
+        if (sig.length != args.length) {
+            throw new IllegalArgumentException(kernel + " takes " + sig.length + " parameters; launched with " + args.length);
+        }
+        Pointer[] ps = new Pointer[args.length];
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            int size;
+            if (a instanceof CUdeviceptr d) {
+                ps[i] = Pointer.to(d);
+                size = 8;
+            } else if (a instanceof Long l) {
+                ps[i] = Pointer.to(new long[] {l});
+                size = 8;
+            } else if (a instanceof Integer n) {
+                ps[i] = Pointer.to(new int[] {n});
+                size = 4;
+            } else {
+                throw new IllegalArgumentException(kernel + " parameter " + i + ": cannot pass a " + (a == null ? "null" : a.getClass().getSimpleName()));
+            }
+            if (size != sig[i]) {
+                throw new IllegalArgumentException(kernel + " parameter " + i + " takes " + sig[i] + " bytes; launched with " + size);
+            }
+        }
+        return Pointer.to(ps);
+    }
+
+    void launch(String kernel, int blocksX, int blocksY, int threads, CUstream s, Object... args) {
+        cuLaunchKernel(fn(kernel), blocksX, blocksY, 1, threads, 1, 1, 0, s, params(kernel, args), null);
     }
 
     static int blocks(long work, int threads) {
@@ -250,9 +297,7 @@ public final class CudaBackend implements Backend {
         CUdeviceptr table = upload(t);
         try {
             long work = (long) (to - from + 1) * g.layers();
-            launch("fill_kv", (int) Math.max(1, (work + THREADS - 1) / THREADS), 1, THREADS, main, Pointer.to(Pointer.to(mem), Pointer.to(table),
-                    Pointer.to(new long[] {seed}), Pointer.to(new int[] {from}), Pointer.to(new int[] {to}), Pointer.to(new int[] {g.pageTokens()}),
-                    Pointer.to(new int[] {g.layers()}), Pointer.to(new int[] {g.bytesPerTokenLayer()})));
+            launch("fill_kv", (int) Math.max(1, (work + THREADS - 1) / THREADS), 1, THREADS, main, mem, table, (long) seed, from, to, g.pageTokens(), g.layers(), g.bytesPerTokenLayer());
             cuStreamSynchronize(main);
         } finally {
             cuMemFree(table);
@@ -272,8 +317,7 @@ public final class CudaBackend implements Backend {
     /** Gathers pages of slots into {@code staging} on the side stream, then copies them to pinned {@code host} there; returns at once. */
     void streamAsync(CUdeviceptr slots, int n, CUdeviceptr staging, Pointer host) {
         long words = g.pageBytes() / 16;
-        launch("gather_pages", blocks(n * words, THREADS), 1, THREADS, side, Pointer.to(Pointer.to(mem), Pointer.to(slots),
-                Pointer.to(new int[] {n}), Pointer.to(new long[] {words}), Pointer.to(staging)));
+        launch("gather_pages", blocks(n * words, THREADS), 1, THREADS, side, mem, slots, n, (long) words, staging);
         cuMemcpyDtoHAsync(host, staging, (long) n * g.pageBytes(), side);
     }
 
@@ -335,8 +379,7 @@ public final class CudaBackend implements Backend {
             }
             cuMemcpyHtoDAsync(staging, host, bytes, side);
             long words = g.pageBytes() / 16;
-            launch("scatter_pages", blocks(n * words, THREADS), 1, THREADS, side, Pointer.to(Pointer.to(mem), Pointer.to(slots),
-                    Pointer.to(new int[] {n}), Pointer.to(new long[] {words}), Pointer.to(staging)));
+            launch("scatter_pages", blocks(n * words, THREADS), 1, THREADS, side, mem, slots, n, (long) words, staging);
             cuStreamSynchronize(side);
         } finally {
             cuMemFreeHost(host);
@@ -358,8 +401,7 @@ public final class CudaBackend implements Backend {
         CUdeviceptr sums = zeros((long) t.length * Sizeof.LONG);
         try {
             long words8 = g.pageBytes() / 8;
-            launch("page_checksum", blocks(words8, THREADS), t.length, THREADS, main, Pointer.to(Pointer.to(mem), Pointer.to(slots),
-                    Pointer.to(new int[] {t.length}), Pointer.to(new long[] {words8}), Pointer.to(sums)));
+            launch("page_checksum", blocks(words8, THREADS), t.length, THREADS, main, mem, slots, t.length, (long) words8, sums);
             cuStreamSynchronize(main);
             cuMemcpyDtoH(Pointer.to(out), sums, (long) t.length * Sizeof.LONG);
             return out;
@@ -407,9 +449,7 @@ public final class CudaBackend implements Backend {
 
     /** Launches one decode step's reads of the batch on {@code s}, {@code blocksPerRequest} blocks sharing each request; returns at once. */
     void decodeAsync(Batch b, CUstream s, int blocksPerRequest) {
-        launch("decode_attend", blocksPerRequest, b.size(), THREADS, s, Pointer.to(Pointer.to(mem), Pointer.to(b.tables()), Pointer.to(b.starts()),
-                Pointer.to(b.positions()), Pointer.to(new int[] {g.pageTokens()}), Pointer.to(new int[] {g.layers()}),
-                Pointer.to(new int[] {g.bytesPerTokenLayer()}), Pointer.to(b.out())));
+        launch("decode_attend", blocksPerRequest, b.size(), THREADS, s, mem, b.tables(), b.starts(), b.positions(), g.pageTokens(), g.layers(), g.bytesPerTokenLayer(), b.out());
     }
 
     static void free(Batch b) {
@@ -449,8 +489,7 @@ public final class CudaBackend implements Backend {
         CUdeviceptr t = upload(target);
         CUdeviceptr e = zeros((long) rows * Sizeof.INT);
         try {
-            launch("verify_greedy", blocks(rows, THREADS), 1, THREADS, main, Pointer.to(Pointer.to(d), Pointer.to(t),
-                    Pointer.to(new int[] {k}), Pointer.to(new int[] {rows}), Pointer.to(e)));
+            launch("verify_greedy", blocks(rows, THREADS), 1, THREADS, main, d, t, k, rows, e);
             cuStreamSynchronize(main);
             cuMemcpyDtoH(Pointer.to(emitted), e, (long) rows * Sizeof.INT);
             return emitted;
@@ -478,9 +517,7 @@ public final class CudaBackend implements Backend {
         CUdeviceptr dOut = zeros((long) out.length * Sizeof.INT);
         CUdeviceptr dEm = zeros((long) rows * Sizeof.INT);
         try {
-            launch("verify_rejection", blocks(rows, 128), 1, 128, main, Pointer.to(Pointer.to(dp), Pointer.to(dq), Pointer.to(dd),
-                    Pointer.to(ua), Pointer.to(us), Pointer.to(new int[] {k}), Pointer.to(new int[] {v}), Pointer.to(new int[] {rows}),
-                    Pointer.to(dOut), Pointer.to(dEm)));
+            launch("verify_rejection", blocks(rows, 128), 1, 128, main, dp, dq, dd, ua, us, k, v, rows, dOut, dEm);
             cuStreamSynchronize(main);
             cuMemcpyDtoH(Pointer.to(out), dOut, (long) out.length * Sizeof.INT);
             cuMemcpyDtoH(Pointer.to(emitted), dEm, (long) rows * Sizeof.INT);

@@ -189,8 +189,7 @@ final class CudaBench {
                 for (int i = 0; i < ms.length; i++) {
                     ms[i] = timed(b.sideStream(), () -> {
                         cuMemcpyHtoDAsync(staging, host, total, b.sideStream());
-                        b.launch("scatter_pages", CudaBackend.blocks(n * words, 256), 1, 256, b.sideStream(), Pointer.to(Pointer.to(b.pool()),
-                                Pointer.to(ds), Pointer.to(new int[] {n}), Pointer.to(new long[] {words}), Pointer.to(staging)));
+                        b.launch("scatter_pages", CudaBackend.blocks(n * words, 256), 1, 256, b.sideStream(), b.pool(), ds, n, (long) words, staging);
                     });
                 }
                 return median(Arrays.copyOfRange(ms, 1, ms.length));
@@ -213,8 +212,7 @@ final class CudaBench {
             CUdeviceptr e = CudaBackend.zeros((long) greedyRows * Sizeof.INT);
             double greedyMs = timed(b.mainStream(), () -> {
                 for (int i = 0; i < 10; i++) {
-                    b.launch("verify_greedy", CudaBackend.blocks(greedyRows, 256), 1, 256, b.mainStream(), Pointer.to(Pointer.to(d), Pointer.to(t),
-                            Pointer.to(new int[] {k}), Pointer.to(new int[] {greedyRows}), Pointer.to(e)));
+                    b.launch("verify_greedy", CudaBackend.blocks(greedyRows, 256), 1, 256, b.mainStream(), d, t, k, greedyRows, e);
                 }
             }) / 10;
             for (CUdeviceptr x : new CUdeviceptr[] {d, t, e}) {
@@ -243,9 +241,7 @@ final class CudaBench {
             CUdeviceptr em = CudaBackend.zeros((long) rows * Sizeof.INT);
             double rejMs = timed(b.mainStream(), () -> {
                 for (int i = 0; i < 3; i++) {
-                    b.launch("verify_rejection", CudaBackend.blocks(rows, 128), 1, 128, b.mainStream(), Pointer.to(Pointer.to(dp), Pointer.to(dq),
-                            Pointer.to(dd), Pointer.to(dua), Pointer.to(dus), Pointer.to(new int[] {k}), Pointer.to(new int[] {v}),
-                            Pointer.to(new int[] {rows}), Pointer.to(out), Pointer.to(em)));
+                    b.launch("verify_rejection", CudaBackend.blocks(rows, 128), 1, 128, b.mainStream(), dp, dq, dd, dua, dus, k, v, rows, out, em);
                 }
             }) / 3;
             for (CUdeviceptr x : new CUdeviceptr[] {dp, dq, dd, dua, dus, out, em}) {

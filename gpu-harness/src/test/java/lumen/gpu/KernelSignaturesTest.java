@@ -1,0 +1,71 @@
+package lumen.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import jcuda.driver.CUdeviceptr;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kernels the build compiled and the launches the Java side makes agree, checked without a
+ * GPU: every kernel of the PTX is declared in {@link CudaBackend#SIGNATURES} with its parameter
+ * sizes, and a launch with a wrong argument is refused before it reaches the driver.
+ */
+class KernelSignaturesTest {
+
+    /** Kernel name to parameter sizes, read from the built PTX. */
+    static Map<String, int[]> fromPtx(String ptx) {
+        Map<String, int[]> out = new LinkedHashMap<>();
+        Matcher m = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(ptx);
+        while (m.find()) {
+            Matcher p = Pattern.compile("\\.param \\.([usbf])(\\d+) ").matcher(m.group(2));
+            java.util.List<Integer> sizes = new java.util.ArrayList<>();
+            while (p.find()) {
+                sizes.add(Integer.parseInt(p.group(2)) / 8);
+            }
+            out.put(m.group(1), sizes.stream().mapToInt(Integer::intValue).toArray());
+        }
+        return out;
+    }
+
+    @Test
+    void theBuiltPtxHasEveryKernelWithTheParametersTheJavaSidePasses() throws IOException {
+        InputStream in = CudaBackend.class.getResourceAsStream(CudaBackend.PTX);
+        Assumptions.assumeTrue(in != null, "the PTX was not built (no nvcc when the kit was built)");
+        Map<String, int[]> ptx;
+        try (in) {
+            ptx = fromPtx(new String(in.readAllBytes(), StandardCharsets.US_ASCII));
+        }
+        assertEquals(CudaBackend.SIGNATURES.keySet(), ptx.keySet(), "the kernels of lumen_kernels.cu and those the backend launches");
+        for (Map.Entry<String, int[]> e : CudaBackend.SIGNATURES.entrySet()) {
+            assertArrayEquals(ptx.get(e.getKey()), e.getValue(), e.getKey() + "'s parameter sizes");
+        }
+    }
+
+    @Test
+    void aLaunchWithAWrongArgumentIsRefused() {
+        CUdeviceptr d = new CUdeviceptr();
+        CudaBackend.params("verify_greedy", d, d, 4, 10, d);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CudaBackend.params("verify_greedy", d, d, 4L, 10, d));
+        assertEquals("verify_greedy parameter 2 takes 4 bytes; launched with 8", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> CudaBackend.params("verify_greedy", d, d, 4, 10));
+        assertTrue(e.getMessage().contains("takes 5 parameters; launched with 4"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> CudaBackend.params("no_such_kernel"));
+    }
+
+    @Test
+    void theParserReadsSizesFromPtx() {
+        Map<String, int[]> m = fromPtx(".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1,\n\t.param .f32 k_param_2\n)\n{");
+        assertArrayEquals(new int[] {8, 4, 4}, m.get("k"));
+    }
+}

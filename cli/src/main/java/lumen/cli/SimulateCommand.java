@@ -40,8 +40,9 @@ import picocli.CommandLine.Spec;
                 + " and --set key=value change them. A key with a list of values (theta=0,1000,50000) sweeps it.",
             "Prints TTFT and TPOT (mean / p50 / p99) in the failure-impact window for all requests, the interrupted ones"
                 + " (replay TTFT) and the survivors', and the recovery time (until TTFT and TPOT are back within 10% of the same"
-                + " policy's run without the failure). --out DIR writes per-request CSV, the summary, the timeline around the failure and TTFT CDFs"
-                + " (PNG and SVG), and for sweeps sweep.csv and heat-maps."})
+                + " policy's run without the failure). --out DIR writes per-request CSV, each verified draft (drafts-<policy>.csv:"
+                + " the acceptance over time), the summary, the timeline around the failure and TTFT CDFs (PNG and SVG), and for"
+                + " sweeps sweep.csv and heat-maps. --traces DIR writes each failure run's trace for lumen validate."})
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
@@ -82,6 +83,11 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "DIR", description = "write CSV, the summary and the figures there (atomically)")
     Path out;
+
+    @Option(names = "--traces", paramLabel = "DIR", description = "write each policy's failure run as a trace (contract v1) that lumen validate"
+            + " reads: DIR/<policy>.jsonl, or DIR/<experiment>-<policy>.jsonl for a sweep. Traces are large (about 100 bytes an event):"
+            + " keep such runs short")
+    Path traces;
 
     @Option(names = {"-q", "--quiet"}, description = "no progress bar")
     boolean quiet;
@@ -147,7 +153,8 @@ final class SimulateCommand implements Callable<Integer> {
             String first = e.policies().get(0);
             jobs.add(new Job(i, null, pool.submit(() -> new Simulator(e.options(first), null).run(a, List.of()))));
             for (String p : e.policies()) {
-                jobs.add(new Job(i, p, pool.submit(() -> new Simulator(e.options(p), null).run(a, f))));
+                Path trace = traces == null ? null : traces.resolve((exps.size() > 1 ? i + "-" : "") + p + ".jsonl");
+                jobs.add(new Job(i, p, pool.submit(() -> traced(e.options(p), trace, a, f))));
                 if (!p.equals(first)) {
                     jobs.add(new Job(i, BASE + p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of()))));
                 }
@@ -210,6 +217,28 @@ final class SimulateCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
+    /** One run, its events written to {@code trace} (atomically: a temporary file, then a move) when it is not null. */
+    static SimResult traced(Simulator.Options o, Path trace, List<Arrival> a, List<SimResult.Failure> f) throws java.io.IOException {
+        if (trace == null) {
+            return new Simulator(o, null).run(a, f);
+        }
+        Files.createDirectories(trace.toAbsolutePath().getParent());
+        Path tmp = trace.resolveSibling(trace.getFileName() + ".tmp");
+        SimResult r;
+        try (java.io.OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16);
+             lumen.trace.TraceWriter w = new lumen.trace.TraceWriter(os, o.config())) {
+            r = new Simulator(o, (ev, t) -> {
+                try {
+                    w.write(ev, Math.round(t * 1000) / 1000.0);
+                } catch (java.io.IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            }).run(a, f);
+        }
+        Files.move(tmp, trace, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return r;
+    }
+
     /** The failure plan in words: "workers [1] fail at 100 s; [1] at 130 s (with their busiest holder)". */
     static String describe(List<SimResult.Failure> fs) {
         if (fs.isEmpty()) {
@@ -255,6 +284,13 @@ final class SimulateCommand implements Callable<Integer> {
                     StringWriter csv = new StringWriter();
                     SimMetrics.writeCsv(r.getValue(), r.getKey(), csv);
                     AtomicFiles.writeString(out.resolve("requests-" + r.getKey() + ".csv"), csv.toString());
+                    if (!r.getValue().drafts.isEmpty()) {
+                        StringBuilder d = new StringBuilder("at_ms,since_draft_ready_ms,proposed,accepted\n");
+                        for (SimResult.Draft x : r.getValue().drafts) {
+                            d.append(String.format(Locale.ROOT, "%.3f,%.3f,%d,%d%n", x.atMs(), x.sinceReadyMs(), x.proposed(), x.accepted()));
+                        }
+                        AtomicFiles.writeString(out.resolve("drafts-" + r.getKey() + ".csv"), d.toString());
+                    }
                 }
             }
             Map<String, List<SimResult.Req>> cdf = SimPlots.ordered();

@@ -74,4 +74,22 @@ class SimulateCliTest {
         assertEquals(ExitCodes.BAD_INPUT, n.exit());
         assertTrue(n.err().contains("'tau' must be a whole number, found 'lots'"), n.err());
     }
+
+    @Test
+    void simulatedTracesAreAcceptedByLumenValidate() throws Exception {
+        Path traces = tmp.resolve("traces");
+        CliRun r = CliRun.of("simulate", "--workload", "poisson", "--set", "rate=2", "--duration-s", "40", "--fail-at-s", "15",
+                "--policy", "stop-and-restart,lumen,lumen-dual", "--set", "fail_holder=true", "--traces", traces.toString(),
+                "--out", tmp.resolve("out").toString(), "-q");
+        assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
+        for (String p : List.of("stop-and-restart", "lumen", "lumen-dual")) {
+            Path t = traces.resolve(p + ".jsonl");
+            assertTrue(Files.size(t) > 10_000, p);
+            CliRun v = CliRun.of("validate", t.toString());
+            assertEquals(ExitCodes.OK, v.exit(), p + ": " + v.out() + v.err());
+            assertTrue(v.out().contains("ACCEPTED"), v.out());
+        }
+        String drafts = Files.readString(tmp.resolve("out").resolve("drafts-lumen.csv"));
+        assertTrue(drafts.startsWith("at_ms,since_draft_ready_ms,proposed,accepted") && drafts.lines().count() > 10, drafts);
+    }
 }

@@ -28,7 +28,6 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -547,9 +546,5 @@ public final class CudaBackend implements Backend {
         cuStreamDestroy(side);
         cuModuleUnload(module);
         cuDevicePrimaryCtxRelease(dev);
-    }
-
-    static ByteOrder order() {
-        return ByteOrder.LITTLE_ENDIAN;
     }
 }

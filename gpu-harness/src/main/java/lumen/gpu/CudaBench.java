@@ -13,9 +13,7 @@ import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.SplittableRandom;
 import jcuda.Pointer;
 import jcuda.Sizeof;
@@ -249,9 +247,5 @@ final class CudaBench {
             }
             return new GpuProfile.Verify(k, v, greedyRows / (greedyMs / 1e3), rows / (rejMs / 1e3));
         }
-    }
-
-    static List<Integer> pageSizes() {
-        return new ArrayList<>(List.of(16, 32, 64, 128, 256));
     }
 }

@@ -97,9 +97,4 @@ final class PagePool {
         tables.clear();
         positions.clear();
     }
-
-    /** The requests holding pages. */
-    java.util.Set<Integer> requests() {
-        return tables.keySet();
-    }
 }

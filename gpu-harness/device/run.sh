@@ -10,7 +10,7 @@ JAVA=$(command -v java || echo ./jre/bin/java)
 { nvidia-smi || true; "$JAVA" -version; } > "$OUT/device.txt" 2>&1
 CP="$(printf '%s:' lib/*.jar)test-classes"
 "$JAVA" -jar junit/junit-platform-console-standalone-*.jar execute --class-path "$CP" \
-    --select-class lumen.gpu.CudaBackendTest --select-class lumen.gpu.CpuBackendTest --select-class lumen.gpu.SeededBugsTest \
+    --select-package lumen.gpu \
     --details=tree --disable-ansi-colors --reports-dir "$OUT/junit" > "$OUT/tests.txt" 2>&1
 echo "tests: exit $?"
 tail -25 "$OUT/tests.txt"

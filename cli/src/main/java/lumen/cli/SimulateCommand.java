@@ -89,6 +89,14 @@ final class SimulateCommand implements Callable<Integer> {
             + " keep such runs short")
     Path traces;
 
+    @Option(names = "--shard", paramLabel = "K/N", description = "run only the sweep's experiments K, K+N, K+2N, ... (1-based: shard K of N),"
+            + " so that N machines share a sweep; each writes sweep.csv rows with the sweep's own experiment numbers, which concatenate")
+    String shard;
+
+    /** The sweep's experiment number of each experiment run here, and whether the whole config is a sweep. */
+    private List<Integer> ids;
+    private boolean sweep;
+
     @Option(names = {"-q", "--quiet"}, description = "no progress bar")
     boolean quiet;
 
@@ -134,7 +142,15 @@ final class SimulateCommand implements Callable<Integer> {
             } else {
                 cfg = SimConfig.load(null, null, overrides());
             }
-            exps = cfg.expand();
+            List<SimConfig.Experiment> all = cfg.expand();
+            sweep = all.size() > 1;
+            int[] kn = shard == null ? new int[] {1, 1} : shard(shard, all.size());
+            exps = new ArrayList<>();
+            ids = new ArrayList<>();
+            for (int i = kn[0] - 1; i < all.size(); i += kn[1]) {
+                exps.add(all.get(i));
+                ids.add(i);
+            }
             for (SimConfig.Experiment e : exps) {
                 e.policies();
                 e.options(e.policies().get(0));
@@ -153,7 +169,7 @@ final class SimulateCommand implements Callable<Integer> {
             String first = e.policies().get(0);
             jobs.add(new Job(i, null, pool.submit(() -> new Simulator(e.options(first), null).run(a, List.of()))));
             for (String p : e.policies()) {
-                Path trace = traces == null ? null : traces.resolve((exps.size() > 1 ? i + "-" : "") + p + ".jsonl");
+                Path trace = traces == null ? null : traces.resolve((sweep ? ids.get(i) + "-" : "") + p + ".jsonl");
                 jobs.add(new Job(i, p, pool.submit(() -> traced(e.options(p), trace, a, f))));
                 if (!p.equals(first)) {
                     jobs.add(new Job(i, BASE + p, pool.submit(() -> new Simulator(e.options(p), null).run(a, List.of()))));
@@ -197,7 +213,7 @@ final class SimulateCommand implements Callable<Integer> {
         for (Map.Entry<Integer, List<SimMetrics.Summary>> t : tables.entrySet()) {
             SimConfig.Experiment e = exps.get(t.getKey());
             text.append(String.format(Locale.ROOT, "%s%s, %d workers, %s: %d requests in %s s; %s%n",
-                    exps.size() > 1 ? "[" + e.label() + "] " : "", e.preset().key, e.workers(), e.workload().name(), arrivals.get(t.getKey()).size(),
+                    sweep ? "[" + ids.get(t.getKey()) + ": " + e.label() + "] " : "", e.preset().key, e.workers(), e.workload().name(), arrivals.get(t.getKey()).size(),
                     e.values().get("duration_s"), describe(failures.get(t.getKey()))));
             text.append(SimMetrics.table(t.getValue())).append('\n');
         }
@@ -215,6 +231,21 @@ final class SimulateCommand implements Callable<Integer> {
         }
         pw.flush();
         return ExitCodes.OK;
+    }
+
+    /** K and N of "K/N", checked: 1 <= K <= N, and N no more than the sweep's experiments. */
+    static int[] shard(String kn, int experiments) {
+        String[] p = kn.split("/");
+        try {
+            int k = Integer.parseInt(p[0].trim());
+            int n = Integer.parseInt(p[1].trim());
+            if (p.length == 2 && k >= 1 && k <= n && n <= experiments) {
+                return new int[] {k, n};
+            }
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException ex) {
+            // reported below
+        }
+        throw new UserError("--shard " + kn + ": expected K/N with 1 <= K <= N <= " + experiments + " (the sweep's experiments)");
     }
 
     /** One run, its events written to {@code trace} (atomically: a temporary file, then a move) when it is not null. */
@@ -257,13 +288,13 @@ final class SimulateCommand implements Callable<Integer> {
                        Map<Integer, List<SimMetrics.Summary>> tables, List<List<SimResult.Failure>> failures, String text) throws Exception {
         Files.createDirectories(out);
         AtomicFiles.writeString(out.resolve("summary.txt"), text);
-        StringBuilder sweep = new StringBuilder("experiment," + String.join(",", exps.get(0).axes())
+        StringBuilder csvRows = new StringBuilder("experiment," + String.join(",", exps.get(0).axes())
                 + (exps.get(0).axes().isEmpty() ? "" : ",") + "policy,recovery_s,ttft_mean_ms,ttft_p99_ms,replay_ttft_mean_ms,"
                 + "survivor_ttft_mean_ms,tpot_mean_ms,interrupted,draft_acceptance\n");
         for (Map.Entry<Integer, List<SimMetrics.Summary>> t : tables.entrySet()) {
             SimConfig.Experiment e = exps.get(t.getKey());
             for (SimMetrics.Summary s : t.getValue()) {
-                StringBuilder row = new StringBuilder().append(t.getKey());
+                StringBuilder row = new StringBuilder().append(ids.get(t.getKey()));
                 for (String a : e.axes()) {
                     row.append(',').append(e.values().get(a));
                 }
@@ -272,11 +303,11 @@ final class SimulateCommand implements Callable<Integer> {
                         s.ttftAll().p99(), s.ttftInterrupted().n() == 0 ? "" : String.format(Locale.ROOT, "%.1f", s.ttftInterrupted().mean()),
                         s.ttftSurvivors().mean(), s.tpotAll().mean(), s.interrupted(),
                         Double.isNaN(s.draftAcceptance()) ? "" : String.format(Locale.ROOT, "%.3f", s.draftAcceptance())));
-                sweep.append(row);
+                csvRows.append(row);
             }
         }
-        AtomicFiles.writeString(out.resolve(exps.size() > 1 ? "sweep.csv" : "policies.csv"), sweep.toString());
-        if (exps.size() == 1) {
+        AtomicFiles.writeString(out.resolve(sweep ? "sweep.csv" : "policies.csv"), csvRows.toString());
+        if (!sweep) {
             Map<String, SimResult> runs = new LinkedHashMap<>(results.get(0));
             runs.keySet().removeIf(k -> k.startsWith(BASE));
             for (Map.Entry<String, SimResult> r : runs.entrySet()) {
@@ -304,7 +335,7 @@ final class SimulateCommand implements Callable<Integer> {
             double to = marks.length == 0 ? end : Math.min(end, marks[marks.length - 1] + 120_000);
             SimPlots.timeline(runs, marks, from, to, out, "timeline");
             SimPlots.ttftCdf(cdf, out, "ttft-cdf");
-        } else if (exps.get(0).axes().size() == 2) {
+        } else if (exps.get(0).axes().size() == 2 && shard == null) {
             SimPlots.heatmaps(exps, tables, out);
         }
     }

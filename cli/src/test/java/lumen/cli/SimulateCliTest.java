@@ -37,7 +37,7 @@ class SimulateCliTest {
         CliRun r = CliRun.of("simulate", "--config", cfg.toString(), "--out", tmp.resolve("out").toString(), "-q");
         assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("4 experiments, 8 simulated runs"), r.out());
-        assertTrue(r.out().contains("[tau=4096 theta=0]"), r.out());
+        assertTrue(r.out().contains(": tau=4096 theta=0]"), r.out());
         List<String> rows = Files.readAllLines(tmp.resolve("out/sweep.csv"));
         assertEquals("experiment,tau,theta,policy,recovery_s,ttft_mean_ms,ttft_p99_ms,replay_ttft_mean_ms,survivor_ttft_mean_ms,tpot_mean_ms,"
                 + "interrupted,draft_acceptance", rows.get(0));
@@ -91,5 +91,25 @@ class SimulateCliTest {
         }
         String drafts = Files.readString(tmp.resolve("out").resolve("drafts-lumen.csv"));
         assertTrue(drafts.startsWith("at_ms,since_draft_ready_ms,proposed,accepted") && drafts.lines().count() > 10, drafts);
+    }
+
+    @Test
+    void shardsOfASweepConcatenateToTheWholeSweep() throws Exception {
+        Path cfg = tmp.resolve("sweep.properties");
+        Files.writeString(cfg, "workload = poisson\nrate = 3\nduration_s = 30\nfail_at_s = 10\npolicies = lumen\ntheta = 0, 1000000\ntau = 16, 4096\n");
+        CliRun whole = CliRun.of("simulate", "--config", cfg.toString(), "--out", tmp.resolve("whole").toString(), "-q");
+        assertEquals(ExitCodes.OK, whole.exit(), whole.err());
+        java.util.Set<String> merged = new java.util.TreeSet<>();
+        for (String k : new String[] {"1/3", "2/3", "3/3"}) {
+            Path o = tmp.resolve("shard" + k.charAt(0));
+            CliRun r = CliRun.of("simulate", "--config", cfg.toString(), "--shard", k, "--out", o.toString(), "-q");
+            assertEquals(ExitCodes.OK, r.exit(), r.err());
+            Files.readString(o.resolve("sweep.csv")).lines().skip(1).forEach(merged::add);
+        }
+        java.util.Set<String> all = new java.util.TreeSet<>(Files.readString(tmp.resolve("whole").resolve("sweep.csv")).lines().skip(1).toList());
+        assertEquals(all, merged, "the shards' rows are the whole sweep's rows, experiment numbers included");
+        CliRun bad = CliRun.of("simulate", "--config", cfg.toString(), "--shard", "5/3", "-q");
+        assertEquals(ExitCodes.BAD_INPUT, bad.exit());
+        assertTrue(bad.err().contains("--shard 5/3: expected K/N with 1 <= K <= N <= 4"), bad.err());
     }
 }

@@ -305,7 +305,7 @@ final class ReproductionDoc {
                 + "between policies are what can be compared.%n", baseTtft / 1000, baseTpot, 138.9 / baseTpot, q32.prefillMs(1_155)));
         b.append("- **Mean TTFT under S&R against the baseline (+304% in the paper).** How much TTFT rises depends on how far the survivors are "
                 + "pushed past their capacity and for how long. Here the survivors of the 4-worker prototype are asked for " + String.format(Locale.ROOT,
-                "%.0f%%", 100 * c.load() / 0.75) + " of their capacity for the restart and reload (4 s, then 16 s), and the load table shows the "
+                "%.0f%%", 100 * c.load() / 0.75) + " of their capacity for the restart and reload (3 s, then 16 s), and the load table shows the "
                 + "rise growing steeply with the load. If a prefill takes about 0.8 s, as the paper's example says, its baseline TTFT of 1.16 s holds "
                 + "about 0.36 s of queueing before any failure, a sign that its cluster ran close to saturation.\n");
         b.append("- **TPOT.** Under continuous batching a full batch mostly lengthens the queue, not the iteration, so TPOT rises far less "

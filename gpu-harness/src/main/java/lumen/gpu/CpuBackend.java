@@ -10,20 +10,21 @@ import lumen.runtime.PageBytes;
  * and every operation is its kernel's CPU twin ({@link Kernels}). It runs everywhere, CI included,
  * and is the reference the JCuda backend is checked against.
  */
-public final class CpuBackend implements Backend {
-    private final KvGeometry g;
-    private final PagePool pool;
+public final class CpuBackend extends PooledBackend {
     private final byte[] mem;
 
     public CpuBackend(KvGeometry g, int capacityPages) {
+        super(g, capacityPages);
+        this.mem = new byte[checkedBytes(g, capacityPages)];
+    }
+
+    private static int checkedBytes(KvGeometry g, int capacityPages) {
         long bytes = (long) capacityPages * g.pageBytes();
         if (bytes > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("the CPU backend holds at most 2 GB of pages; " + capacityPages + " pages of "
                     + g.pageBytes() + " bytes are " + bytes);
         }
-        this.g = g;
-        this.pool = new PagePool(g, capacityPages);
-        this.mem = new byte[(int) bytes];
+        return (int) bytes;
     }
 
     @Override
@@ -31,20 +32,8 @@ public final class CpuBackend implements Backend {
         return "cpu";
     }
 
-    @Override
-    public KvGeometry geometry() {
-        return g;
-    }
 
-    @Override
-    public int capacityPages() {
-        return pool.capacity();
-    }
 
-    @Override
-    public int pagesInUse() {
-        return pool.inUse();
-    }
 
     private int base(int slot) {
         return slot * g.pageBytes();
@@ -61,26 +50,14 @@ public final class CpuBackend implements Backend {
         }
     }
 
-    @Override
-    public int positions(int req) {
-        return pool.positions(req);
-    }
 
-    @Override
-    public byte[] gather(int req, int page) {
-        return stream(req, page, page).get(0);
-    }
 
     @Override
     public List<byte[]> stream(int req, int from, int to) {
-        int[] t = pool.table(req);
-        if (from < 0 || to >= t.length || from > to) {
-            throw new IndexOutOfBoundsException("request " + req + " has " + t.length + " pages; cannot stream " + from + ".." + to);
-        }
         List<byte[]> out = new ArrayList<>();
-        for (int i = from; i <= to; i++) {
+        for (int slot : slots(req, from, to)) {
             byte[] p = new byte[g.pageBytes()];
-            System.arraycopy(mem, base(t[i]), p, 0, p.length);
+            System.arraycopy(mem, base(slot), p, 0, p.length);
             out.add(p);
         }
         return out;
@@ -88,14 +65,7 @@ public final class CpuBackend implements Backend {
 
     @Override
     public void restore(int req, List<byte[]> pages, int positions) {
-        long[] want = new long[pages.size()];
-        for (int i = 0; i < want.length; i++) {
-            if (pages.get(i).length != g.pageBytes()) {
-                throw new IllegalArgumentException("restored page " + i + " of request " + req + " has " + pages.get(i).length
-                        + " bytes, not " + g.pageBytes());
-            }
-            want[i] = Kernels.checksum(pages.get(i));
-        }
+        long[] want = sent(req, pages);
         int[] t = pool.replace(req, pages.size(), positions);
         for (int i = 0; i < t.length; i++) {
             System.arraycopy(pages.get(i), 0, mem, base(t[i]), g.pageBytes());
@@ -111,19 +81,6 @@ public final class CpuBackend implements Backend {
             out[i] = Kernels.checksum(mem, base(t[i]), g.pageBytes());
         }
         return out;
-    }
-
-    @Override
-    public long digest(int req, int n) {
-        int[] t = pool.table(req);
-        long d = PageBytes.DIGEST_START;
-        for (int pos = 1; pos <= n; pos++) {
-            int b = base(t[(pos - 1) / g.pageTokens()]);
-            for (int layer = 0; layer < g.layers(); layer++) {
-                d = PageBytes.digest(d, mem, b + g.offset(pos, layer), g.bytesPerTokenLayer());
-            }
-        }
-        return d;
     }
 
     @Override
@@ -151,15 +108,7 @@ public final class CpuBackend implements Backend {
         return Kernels.rejection(p, q, draft, uAccept, uSample, k, v);
     }
 
-    @Override
-    public void free(int req) {
-        pool.free(req);
-    }
 
-    @Override
-    public void clear() {
-        pool.clear();
-    }
 
     @Override
     public void close() {

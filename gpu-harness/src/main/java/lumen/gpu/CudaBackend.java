@@ -44,7 +44,6 @@ import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 import lumen.runtime.KvGeometry;
-import lumen.runtime.PageBytes;
 
 /**
  * The JCuda backend: the paged pool in device memory, and every operation a kernel of
@@ -54,12 +53,10 @@ import lumen.runtime.PageBytes;
  * proves them bit-exact with the checksum kernel. {@link #probe()} says why it is unavailable
  * where it is: no kernels (nvcc was absent at build time), no driver, or no device.
  */
-public final class CudaBackend implements Backend {
+public final class CudaBackend extends PooledBackend {
     static final String PTX = "/lumen/gpu/lumen_kernels.ptx";
     private static final int THREADS = 256;
 
-    private final KvGeometry g;
-    private final PagePool pool;
     private final CUcontext ctx = new CUcontext();
     private final CUdevice dev = new CUdevice();
     private final CUmodule module = new CUmodule();
@@ -117,15 +114,7 @@ public final class CudaBackend implements Backend {
 
     /** A pool of {@code capacityPages} pages of geometry {@code g} on device 0. */
     public CudaBackend(KvGeometry g, int capacityPages) {
-        probe().ifPresent(r -> {
-            throw new IllegalStateException("the JCuda backend is unavailable: " + r);
-        });
-        if (g.pageBytes() % 16 != 0 || (g.layers() * g.bytesPerTokenLayer()) % 4 != 0) {
-            throw new IllegalArgumentException("the JCuda backend needs pages of a multiple of 16 bytes and token rows of a multiple of 4; got "
-                    + g.pageBytes() + " and " + g.layers() * g.bytesPerTokenLayer());
-        }
-        this.g = g;
-        this.pool = new PagePool(g, capacityPages);
+        super(usable(g), capacityPages);
         cuDeviceGet(dev, 0);
         byte[] name = new byte[256];
         cuDeviceGetName(name, name.length, dev);
@@ -137,6 +126,18 @@ public final class CudaBackend implements Backend {
         cuStreamCreate(main, 0);
         cuStreamCreate(side, 0);
         cuMemAlloc(mem, (long) capacityPages * g.pageBytes());
+    }
+
+    /** {@code g}, when this backend can run with it: the JCuda backend is available, and pages and token rows fit its vector reads. */
+    private static KvGeometry usable(KvGeometry g) {
+        probe().ifPresent(r -> {
+            throw new IllegalStateException("the JCuda backend is unavailable: " + r);
+        });
+        if (g.pageBytes() % 16 != 0 || (g.layers() * g.bytesPerTokenLayer()) % 4 != 0) {
+            throw new IllegalArgumentException("the JCuda backend needs pages of a multiple of 16 bytes and token rows of a multiple of 4; got "
+                    + g.pageBytes() + " and " + g.layers() * g.bytesPerTokenLayer());
+        }
+        return g;
     }
 
     /** Loads the PTX; a driver older than the compiler gets the same PTX at an ISA version it knows (the kernels use nothing newer). */
@@ -177,20 +178,8 @@ public final class CudaBackend implements Backend {
         return "jcuda";
     }
 
-    @Override
-    public KvGeometry geometry() {
-        return g;
-    }
 
-    @Override
-    public int capacityPages() {
-        return pool.capacity();
-    }
 
-    @Override
-    public int pagesInUse() {
-        return pool.inUse();
-    }
 
     CUdeviceptr pool() {
         return mem;
@@ -303,15 +292,7 @@ public final class CudaBackend implements Backend {
         }
     }
 
-    @Override
-    public int positions(int req) {
-        return pool.positions(req);
-    }
 
-    @Override
-    public byte[] gather(int req, int page) {
-        return stream(req, page, page).get(0);
-    }
 
     /** Gathers pages of slots into {@code staging} on the side stream, then copies them to pinned {@code host} there; returns at once. */
     void streamAsync(CUdeviceptr slots, int n, CUdeviceptr staging, Pointer host) {
@@ -323,13 +304,10 @@ public final class CudaBackend implements Backend {
     @Override
     public List<byte[]> stream(int req, int from, int to) {
         bind();
-        int[] t = pool.table(req);
-        if (from < 0 || to >= t.length || from > to) {
-            throw new IndexOutOfBoundsException("request " + req + " has " + t.length + " pages; cannot stream " + from + ".." + to);
-        }
-        int n = to - from + 1;
+        int[] ss = slots(req, from, to);
+        int n = ss.length;
         long bytes = (long) n * g.pageBytes();
-        CUdeviceptr slots = upload(java.util.Arrays.copyOfRange(t, from, to + 1));
+        CUdeviceptr slots = upload(ss);
         CUdeviceptr staging = new CUdeviceptr();
         Pointer host = new Pointer();
         cuMemAlloc(staging, bytes);
@@ -355,14 +333,7 @@ public final class CudaBackend implements Backend {
     @Override
     public void restore(int req, List<byte[]> pages, int positions) {
         bind();
-        long[] want = new long[pages.size()];
-        for (int i = 0; i < want.length; i++) {
-            if (pages.get(i).length != g.pageBytes()) {
-                throw new IllegalArgumentException("restored page " + i + " of request " + req + " has " + pages.get(i).length
-                        + " bytes, not " + g.pageBytes());
-            }
-            want[i] = Kernels.checksum(pages.get(i));
-        }
+        long[] want = sent(req, pages);
         int[] t = pool.replace(req, pages.size(), positions);
         int n = t.length;
         long bytes = (long) n * g.pageBytes();
@@ -408,20 +379,6 @@ public final class CudaBackend implements Backend {
             cuMemFree(sums);
             cuMemFree(slots);
         }
-    }
-
-    @Override
-    public long digest(int req, int n) {
-        int pages = g.pagesFor(n);
-        List<byte[]> ps = pages == 0 ? List.of() : stream(req, 0, pages - 1);
-        long d = PageBytes.DIGEST_START;
-        for (int pos = 1; pos <= n; pos++) {
-            byte[] page = ps.get((pos - 1) / g.pageTokens());
-            for (int layer = 0; layer < g.layers(); layer++) {
-                d = PageBytes.digest(d, page, g.offset(pos, layer), g.bytesPerTokenLayer());
-            }
-        }
-        return d;
     }
 
     /** The batch's page tables, concatenated, with each request's start and positions, on the device (free with {@link #free(Batch)}). */
@@ -528,15 +485,7 @@ public final class CudaBackend implements Backend {
         }
     }
 
-    @Override
-    public void free(int req) {
-        pool.free(req);
-    }
 
-    @Override
-    public void clear() {
-        pool.clear();
-    }
 
     @Override
     public void close() {

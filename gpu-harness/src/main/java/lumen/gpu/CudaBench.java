@@ -216,25 +216,12 @@ final class CudaBench {
             for (CUdeviceptr x : new CUdeviceptr[] {d, t, e}) {
                 cuMemFree(x);
             }
-            float[] p = new float[rows * (k + 1) * v];
-            float[] q = new float[rows * k * v];
-            Arrays.fill(p, 1f / v);
-            for (int i = 0; i < q.length; i++) {
-                q[i] = (i % v) < v / 2 ? 2f / v : 0f;
-            }
-            CUdeviceptr dp = CudaBackend.upload(p);
-            CUdeviceptr dq = CudaBackend.upload(q);
-            CUdeviceptr dd = CudaBackend.upload(r.ints((long) rows * k, 0, v / 2).toArray());
-            float[] ua = new float[rows * k];
-            float[] us = new float[rows * (k + 1)];
-            for (int i = 0; i < ua.length; i++) {
-                ua[i] = (float) r.nextDouble();
-            }
-            for (int i = 0; i < us.length; i++) {
-                us[i] = (float) r.nextDouble();
-            }
-            CUdeviceptr dua = CudaBackend.upload(ua);
-            CUdeviceptr dus = CudaBackend.upload(us);
+            GpuBench.VerifyInputs in = GpuBench.VerifyInputs.of(k, v, rows, r);
+            CUdeviceptr dp = CudaBackend.upload(in.p());
+            CUdeviceptr dq = CudaBackend.upload(in.q());
+            CUdeviceptr dd = CudaBackend.upload(in.draft());
+            CUdeviceptr dua = CudaBackend.upload(in.uAccept());
+            CUdeviceptr dus = CudaBackend.upload(in.uSample());
             CUdeviceptr out = CudaBackend.zeros((long) rows * (k + 1) * Sizeof.INT);
             CUdeviceptr em = CudaBackend.zeros((long) rows * Sizeof.INT);
             double rejMs = timed(b.mainStream(), () -> {

@@ -224,6 +224,31 @@ public final class GpuBench {
         return (System.nanoTime() - t0) / 1e6 / reps;
     }
 
+    /**
+     * The rejection-sampling benchmark's inputs: a uniform target over v tokens, a draft that puts all
+     * its mass on the first half (so about half of the draft tokens are kept), drafts drawn from it, and uniforms.
+     */
+    record VerifyInputs(float[] p, float[] q, int[] draft, float[] uAccept, float[] uSample) {
+        static VerifyInputs of(int k, int v, int rows, SplittableRandom r) {
+            float[] p = new float[rows * (k + 1) * v];
+            float[] q = new float[rows * k * v];
+            java.util.Arrays.fill(p, 1f / v);
+            for (int i = 0; i < q.length; i++) {
+                q[i] = (i % v) < v / 2 ? 2f / v : 0f;
+            }
+            int[] d = r.ints((long) rows * k, 0, v / 2).toArray();
+            float[] ua = new float[rows * k];
+            float[] us = new float[rows * (k + 1)];
+            for (int i = 0; i < ua.length; i++) {
+                ua[i] = (float) r.nextDouble();
+            }
+            for (int i = 0; i < us.length; i++) {
+                us[i] = (float) r.nextDouble();
+            }
+            return new VerifyInputs(p, q, d, ua, us);
+        }
+    }
+
     static GpuProfile.Verify cpuVerify(int k, int v, int greedyRows, int rows) {
         SplittableRandom r = new SplittableRandom(2);
         int[] draft = r.ints((long) greedyRows * k, 0, 8).toArray();
@@ -232,23 +257,9 @@ public final class GpuBench {
         long t0 = System.nanoTime();
         Kernels.greedy(draft, target, k);
         double greedy = greedyRows / ((System.nanoTime() - t0) / 1e9);
-        float[] p = new float[rows * (k + 1) * v];
-        float[] q = new float[rows * k * v];
-        java.util.Arrays.fill(p, 1f / v);
-        for (int i = 0; i < q.length; i++) {
-            q[i] = (i % v) < v / 2 ? 2f / v : 0f;
-        }
-        int[] d = r.ints((long) rows * k, 0, v / 2).toArray();
-        float[] ua = new float[rows * k];
-        float[] us = new float[rows * (k + 1)];
-        for (int i = 0; i < ua.length; i++) {
-            ua[i] = (float) r.nextDouble();
-        }
-        for (int i = 0; i < us.length; i++) {
-            us[i] = (float) r.nextDouble();
-        }
+        VerifyInputs in = VerifyInputs.of(k, v, rows, r);
         long t1 = System.nanoTime();
-        Kernels.rejection(p, q, d, ua, us, k, v);
+        Kernels.rejection(in.p(), in.q(), in.draft(), in.uAccept(), in.uSample(), k, v);
         double rej = rows / ((System.nanoTime() - t1) / 1e9);
         return new GpuProfile.Verify(k, v, greedy, rej);
     }

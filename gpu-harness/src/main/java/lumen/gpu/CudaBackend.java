@@ -200,21 +200,38 @@ public final class CudaBackend extends PooledBackend {
 
     /** A device copy of an int array; the caller frees it. */
     static CUdeviceptr upload(int[] a) {
+        return upload(Pointer.to(a), (long) a.length * Sizeof.INT);
+    }
+
+    static CUdeviceptr upload(float[] a) {
+        return upload(Pointer.to(a), (long) a.length * Sizeof.FLOAT);
+    }
+
+    private static CUdeviceptr upload(Pointer src, long bytes) {
         CUdeviceptr d = new CUdeviceptr();
-        cuMemAlloc(d, Math.max(1, (long) a.length) * Sizeof.INT);
-        if (a.length > 0) {
-            cuMemcpyHtoD(d, Pointer.to(a), (long) a.length * Sizeof.INT);
+        cuMemAlloc(d, Math.max(1, bytes));
+        if (bytes > 0) {
+            cuMemcpyHtoD(d, src, bytes);
         }
         return d;
     }
 
-    static CUdeviceptr upload(float[] a) {
-        CUdeviceptr d = new CUdeviceptr();
-        cuMemAlloc(d, Math.max(1, (long) a.length) * Sizeof.FLOAT);
-        if (a.length > 0) {
-            cuMemcpyHtoD(d, Pointer.to(a), (long) a.length * Sizeof.FLOAT);
+    /** A device staging buffer and a pinned host buffer of the same size, allocated and freed together. */
+    record Staging(CUdeviceptr device, Pointer host, long bytes) implements AutoCloseable {
+        static Staging of(long bytes) {
+            long b = Math.max(1, bytes);
+            CUdeviceptr d = new CUdeviceptr();
+            Pointer h = new Pointer();
+            cuMemAlloc(d, b);
+            cuMemAllocHost(h, b);
+            return new Staging(d, h, b);
         }
-        return d;
+
+        @Override
+        public void close() {
+            cuMemFreeHost(host);
+            cuMemFree(device);
+        }
     }
 
     static CUdeviceptr zeros(long bytes) {
@@ -294,38 +311,37 @@ public final class CudaBackend extends PooledBackend {
 
 
 
-    /** Gathers pages of slots into {@code staging} on the side stream, then copies them to pinned {@code host} there; returns at once. */
-    void streamAsync(CUdeviceptr slots, int n, CUdeviceptr staging, Pointer host) {
+    /** Gathers the n pages of {@code slots} into the staging buffer on the side stream, then copies them to its pinned host buffer there; returns at once. */
+    void streamAsync(CUdeviceptr slots, int n, Staging st) {
         long words = g.pageBytes() / 16;
-        launch("gather_pages", blocks(n * words, THREADS), 1, THREADS, side, mem, slots, n, (long) words, staging);
-        cuMemcpyDtoHAsync(host, staging, (long) n * g.pageBytes(), side);
+        launch("gather_pages", blocks(n * words, THREADS), 1, THREADS, side, mem, slots, n, (long) words, st.device());
+        cuMemcpyDtoHAsync(st.host(), st.device(), (long) n * g.pageBytes(), side);
+    }
+
+    /** The inverse: copies n pages from the pinned host buffer to the staging buffer, then scatters them into {@code slots}, on the side stream; returns at once. */
+    void restoreAsync(CUdeviceptr slots, int n, Staging st) {
+        long words = g.pageBytes() / 16;
+        cuMemcpyHtoDAsync(st.device(), st.host(), (long) n * g.pageBytes(), side);
+        launch("scatter_pages", blocks(n * words, THREADS), 1, THREADS, side, mem, slots, n, (long) words, st.device());
     }
 
     @Override
     public List<byte[]> stream(int req, int from, int to) {
         bind();
         int[] ss = slots(req, from, to);
-        int n = ss.length;
-        long bytes = (long) n * g.pageBytes();
         CUdeviceptr slots = upload(ss);
-        CUdeviceptr staging = new CUdeviceptr();
-        Pointer host = new Pointer();
-        cuMemAlloc(staging, bytes);
-        cuMemAllocHost(host, bytes);
-        try {
-            streamAsync(slots, n, staging, host);
+        try (Staging st = Staging.of((long) ss.length * g.pageBytes())) {
+            streamAsync(slots, ss.length, st);
             cuStreamSynchronize(side);
-            ByteBuffer b = host.getByteBuffer(0, bytes);
+            ByteBuffer b = st.host().getByteBuffer(0, st.bytes());
             List<byte[]> out = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < ss.length; i++) {
                 byte[] p = new byte[g.pageBytes()];
                 b.get(p);
                 out.add(p);
             }
             return out;
         } finally {
-            cuMemFreeHost(host);
-            cuMemFree(staging);
             cuMemFree(slots);
         }
     }
@@ -335,25 +351,15 @@ public final class CudaBackend extends PooledBackend {
         bind();
         long[] want = sent(req, pages);
         int[] t = pool.replace(req, pages.size(), positions);
-        int n = t.length;
-        long bytes = (long) n * g.pageBytes();
         CUdeviceptr slots = upload(t);
-        CUdeviceptr staging = new CUdeviceptr();
-        Pointer host = new Pointer();
-        cuMemAlloc(staging, Math.max(1, bytes));
-        cuMemAllocHost(host, Math.max(1, bytes));
-        try {
-            ByteBuffer b = host.getByteBuffer(0, Math.max(1, bytes));
+        try (Staging st = Staging.of((long) t.length * g.pageBytes())) {
+            ByteBuffer b = st.host().getByteBuffer(0, st.bytes());
             for (byte[] p : pages) {
                 b.put(p);
             }
-            cuMemcpyHtoDAsync(staging, host, bytes, side);
-            long words = g.pageBytes() / 16;
-            launch("scatter_pages", blocks(n * words, THREADS), 1, THREADS, side, mem, slots, n, (long) words, staging);
+            restoreAsync(slots, t.length, st);
             cuStreamSynchronize(side);
         } finally {
-            cuMemFreeHost(host);
-            cuMemFree(staging);
             cuMemFree(slots);
         }
         Restores.check(req, want, pageChecksums(req));

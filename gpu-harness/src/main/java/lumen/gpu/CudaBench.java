@@ -6,16 +6,10 @@ import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
-import java.util.Arrays;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
@@ -47,28 +41,10 @@ final class CudaBench {
         }
     }
 
-    static double median(double[] x) {
-        double[] s = x.clone();
-        Arrays.sort(s);
-        return s[s.length / 2];
-    }
-
     /** The pinned device-to-host copy ceiling, GB/s: one large copy on the side stream, median of 5. */
     static double d2hCeiling(CudaBackend b, long bytes) {
-        CUdeviceptr d = new CUdeviceptr();
-        Pointer h = new Pointer();
-        cuMemAlloc(d, bytes);
-        cuMemAllocHost(h, bytes);
-        try {
-            double[] gbps = new double[6];
-            for (int i = 0; i < gbps.length; i++) {
-                float ms = timed(b.sideStream(), () -> cuMemcpyDtoHAsync(h, d, bytes, b.sideStream()));
-                gbps[i] = bytes / (ms / 1e3) / 1e9;
-            }
-            return median(Arrays.copyOfRange(gbps, 1, gbps.length));
-        } finally {
-            cuMemFreeHost(h);
-            cuMemFree(d);
+        try (CudaBackend.Staging st = CudaBackend.Staging.of(bytes)) {
+            return GpuBench.medianAfterWarmUp(5, () -> GpuBench.gbps(bytes, timed(b.sideStream(), () -> cuMemcpyDtoHAsync(st.host(), st.device(), bytes, b.sideStream()))));
         }
     }
 
@@ -89,20 +65,9 @@ final class CudaBench {
                 slots[j] = t;
             }
             CUdeviceptr ds = CudaBackend.upload(slots);
-            CUdeviceptr staging = new CUdeviceptr();
-            Pointer host = new Pointer();
-            cuMemAlloc(staging, total);
-            cuMemAllocHost(host, total);
-            try {
-                double[] gbps = new double[4];
-                for (int i = 0; i < gbps.length; i++) {
-                    float ms = timed(b.sideStream(), () -> b.streamAsync(ds, n, staging, host));
-                    gbps[i] = total / (ms / 1e3) / 1e9;
-                }
-                return median(Arrays.copyOfRange(gbps, 1, gbps.length));
+            try (CudaBackend.Staging st = CudaBackend.Staging.of(total)) {
+                return GpuBench.medianAfterWarmUp(3, () -> GpuBench.gbps(total, timed(b.sideStream(), () -> b.streamAsync(ds, n, st))));
             } finally {
-                cuMemFreeHost(host);
-                cuMemFree(staging);
                 cuMemFree(ds);
             }
         }
@@ -125,11 +90,8 @@ final class CudaBench {
             int[] table = new int[streamPages];
             System.arraycopy(b.table(-1), 0, table, 0, streamPages);
             CUdeviceptr ds = CudaBackend.upload(table);
-            CUdeviceptr staging = new CUdeviceptr();
-            Pointer host = new Pointer();
             long total = (long) streamPages * g.pageBytes();
-            cuMemAlloc(staging, total);
-            cuMemAllocHost(host, total);
+            CudaBackend.Staging st = CudaBackend.Staging.of(total);
             int blocks = 16;
             try {
                 timed(b.mainStream(), () -> b.decodeAsync(bt, b.mainStream(), blocks));
@@ -138,7 +100,7 @@ final class CudaBench {
                         b.decodeAsync(bt, b.mainStream(), blocks);
                     }
                 }) / (double) steps;
-                double oneStream = timed(b.sideStream(), () -> b.streamAsync(ds, streamPages, staging, host));
+                double oneStream = timed(b.sideStream(), () -> b.streamAsync(ds, streamPages, st));
                 int reps = (int) Math.ceil(alone * steps * 1.5 / oneStream) + 1;
                 CUevent s0 = new CUevent();
                 CUevent s1 = new CUevent();
@@ -146,7 +108,7 @@ final class CudaBench {
                 cuEventCreate(s1, 0);
                 cuEventRecord(s0, b.sideStream());
                 for (int i = 0; i < reps; i++) {
-                    b.streamAsync(ds, streamPages, staging, host);
+                    b.streamAsync(ds, streamPages, st);
                 }
                 cuEventRecord(s1, b.sideStream());
                 double together = timed(b.mainStream(), () -> {
@@ -162,38 +124,22 @@ final class CudaBench {
                 return new Interference(alone, together, reps * (double) total / (ms[0] / 1e3) / 1e9);
             } finally {
                 cuCtxSynchronize();
-                cuMemFreeHost(host);
-                cuMemFree(staging);
+                st.close();
                 cuMemFree(ds);
                 CudaBackend.free(bt);
             }
         }
     }
 
-    /** Restoring a prefix of {@code tokens} positions from pinned host memory: H2D into staging, then scattered into the pool; ms, median of 5. */
+    /** Restoring a prefix of {@code tokens} positions from pinned host memory, as a restore does (H2D into staging, scattered into the pool): ms, median of 5. */
     static double restoreMs(KvGeometry g, int tokens) {
         int n = g.pagesFor(tokens);
-        long total = (long) n * g.pageBytes();
         try (CudaBackend b = new CudaBackend(g, n)) {
             b.compute(0, 3, 1, tokens);
             CUdeviceptr ds = CudaBackend.upload(b.table(0));
-            CUdeviceptr staging = new CUdeviceptr();
-            Pointer host = new Pointer();
-            cuMemAlloc(staging, total);
-            cuMemAllocHost(host, total);
-            try {
-                double[] ms = new double[6];
-                long words = g.pageBytes() / 16;
-                for (int i = 0; i < ms.length; i++) {
-                    ms[i] = timed(b.sideStream(), () -> {
-                        cuMemcpyHtoDAsync(staging, host, total, b.sideStream());
-                        b.launch("scatter_pages", CudaBackend.blocks(n * words, 256), 1, 256, b.sideStream(), b.pool(), ds, n, (long) words, staging);
-                    });
-                }
-                return median(Arrays.copyOfRange(ms, 1, ms.length));
+            try (CudaBackend.Staging st = CudaBackend.Staging.of((long) n * g.pageBytes())) {
+                return GpuBench.medianAfterWarmUp(5, () -> timed(b.sideStream(), () -> b.restoreAsync(ds, n, st)));
             } finally {
-                cuMemFreeHost(host);
-                cuMemFree(staging);
                 cuMemFree(ds);
             }
         }

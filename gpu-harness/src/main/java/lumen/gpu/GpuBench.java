@@ -35,6 +35,26 @@ public final class GpuBench {
     static final int[] PAGE_TOKENS = {16, 32, 64, 128, 256};
     static final int[] PREFIXES = {16, 64, 256, 1024, 4096, 16384, 32768};
 
+    static double median(double[] x) {
+        double[] s = x.clone();
+        java.util.Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    /** The median of {@code reps} measurements taken after one warm-up measurement, which is dropped. */
+    static double medianAfterWarmUp(int reps, java.util.function.DoubleSupplier measure) {
+        measure.getAsDouble();
+        double[] x = new double[reps];
+        for (int i = 0; i < reps; i++) {
+            x[i] = measure.getAsDouble();
+        }
+        return median(x);
+    }
+
+    static double gbps(long bytes, double ms) {
+        return bytes / (ms / 1e3) / 1e9;
+    }
+
     /** Runs on the GPU where the JCuda backend is available, else on the CPU backend (labelled so). */
     public static GpuProfile run(PrintWriter out, boolean quick) {
         java.util.Optional<String> why = CudaBackend.probe();
@@ -133,13 +153,11 @@ public final class GpuBench {
         byte[] src = new byte[(int) big];
         byte[] dst = new byte[(int) big];
         new SplittableRandom(1).nextBytes(src);
-        double[] c = new double[6];
-        for (int i = 0; i < c.length; i++) {
+        double ceiling = medianAfterWarmUp(5, () -> {
             long t0 = System.nanoTime();
             System.arraycopy(src, 0, dst, 0, src.length);
-            c[i] = big / ((System.nanoTime() - t0) / 1e9) / 1e9;
-        }
-        double ceiling = CudaBench.median(java.util.Arrays.copyOfRange(c, 1, c.length));
+            return gbps(big, (System.nanoTime() - t0) / 1e6);
+        });
         out.printf(Locale.ROOT, "%nCPU copy ceiling (System.arraycopy, %d MiB): %.1f GB/s%n", big >> 20, ceiling);
         List<GpuProfile.Stream> streams = new ArrayList<>();
         out.printf(Locale.ROOT, "CPU backend streaming (pages gathered to fresh arrays):%n  %-16s %6s %10s %10s%n", "geometry", "page", "GB/s", "of ceiling");
@@ -149,13 +167,12 @@ public final class GpuBench {
                 int n = (int) Math.max(1, (big / 2) / g.pageBytes());
                 try (CpuBackend b = new CpuBackend(g, n)) {
                     b.compute(0, 1, 1, n * t);
-                    double[] r = new double[4];
-                    for (int i = 0; i < r.length; i++) {
+                    long bytes = (long) n * g.pageBytes();
+                    double gbps = medianAfterWarmUp(3, () -> {
                         long t0 = System.nanoTime();
                         b.stream(0, 0, n - 1);
-                        r[i] = (double) n * g.pageBytes() / ((System.nanoTime() - t0) / 1e9) / 1e9;
-                    }
-                    double gbps = CudaBench.median(java.util.Arrays.copyOfRange(r, 1, r.length));
+                        return gbps(bytes, (System.nanoTime() - t0) / 1e6);
+                    });
                     streams.add(new GpuProfile.Stream(geo.name(), t, gbps, gbps / ceiling));
                     out.printf(Locale.ROOT, "  %-16s %6d %10.1f %9.0f%%%n", geo.name(), t, gbps, 100 * gbps / ceiling);
                     out.flush();

@@ -256,13 +256,13 @@ public final class SimConfig {
             boolean randomTimes = choice("fail_times", "fixed", "random").equals("random");
             boolean same = choice("fail_workers", "random", "same").equals("same");
             boolean holder = choice("fail_holder", "false", "true").equals("true");
-            if (holder && Math.max(1, (int) Math.round(f * workers())) + 1 >= workers()) {
-                throw new BadValue(from("fail_holder") + ": key 'fail_holder': with fail_fraction " + f + " and " + workers()
+            int w = workers();
+            int n = Math.max(1, (int) Math.round(f * w));
+            if (holder && n + 1 >= w) {
+                throw new BadValue(from("fail_holder") + ": key 'fail_holder': with fail_fraction " + f + " and " + w
                         + " workers, the failing workers and a holder would leave none up");
             }
             java.util.Random rnd = new java.util.Random(whole("seed"));
-            int w = workers();
-            int n = Math.max(1, (int) Math.round(f * w));
             List<SimResult.Failure> out = new ArrayList<>();
             int[] first = null;
             for (int e = 0; e < events; e++) {

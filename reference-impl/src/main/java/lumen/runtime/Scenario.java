@@ -2,6 +2,7 @@ package lumen.runtime;
 
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import lumen.core.Config;
 import lumen.core.Event;
@@ -13,11 +14,12 @@ import lumen.core.PropertyId;
  * that the validator rejects it with {@code expectedProperty}.
  *
  * @param mustShow    what the trace must contain for the scenario to test what it says
- * @param corruption  applied to each event before it is written; identity for honest scenarios
+ * @param corruption  makes, for each run, what is applied to each event before it is written (fresh per run,
+ *                    as it may keep state across one run's events); identity for honest scenarios
  */
 public record Scenario(String name, String description, Config config, CostModel cost, ClusterRuntime.Options options,
                        List<Arrival> workload, List<Fault> faults, List<Feature> mustShow,
-                       UnaryOperator<Event> corruption, PropertyId expectedProperty) {
+                       Supplier<UnaryOperator<Event>> corruption, PropertyId expectedProperty) {
 
     /** Something the trace must contain, named for reports. */
     public record Feature(String name, Predicate<List<Event>> present) {}

@@ -36,7 +36,7 @@ public record ScenarioRun(Scenario scenario, byte[] trace, ValidationResult resu
     public static ScenarioRun run(Scenario sc, java.util.function.Function<KvGeometry, KvDataPlane> planes) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         List<Event> events = new ArrayList<>();
-        UnaryOperator<Event> corrupt = sc.corruption();
+        UnaryOperator<Event> corrupt = sc.corruption().get();
         ClusterRuntime rt;
         try (TraceWriter w = new TraceWriter(buf, sc.config())) {
             rt = new ClusterRuntime(sc.config(), sc.cost(), sc.options().withDataPlanes(planes), (e, t) -> {

@@ -87,7 +87,7 @@ public final class Scenarios {
 
     private static void add(String name, String description, Config c, List<Fault> faults, List<Scenario.Feature> show) {
         ALL.put(name, new Scenario(name, description, c, FAST_RELOAD, ClusterRuntime.Options.defaults(16), workload(10, name.length()),
-                faults, show, UnaryOperator.identity(), null));
+                faults, show, UnaryOperator::identity, null));
     }
 
     static {
@@ -128,7 +128,7 @@ public final class Scenarios {
         Scenario base = ALL.get("single-failure-restore");
         corrupted(base, "corrupt-holder-is-server",
                 "single-failure-restore with its first placement moved onto the request's own server: rejected by S4.",
-                PropertyId.S4, new UnaryOperator<>() {
+                PropertyId.S4, () -> new UnaryOperator<>() {
                     private final Map<Integer, Integer> server = new java.util.HashMap<>();
                     private boolean done;
 
@@ -145,7 +145,7 @@ public final class Scenarios {
                 });
         corrupted(base, "corrupt-resume-past-checkpoint",
                 "single-failure-restore with its first RESTORE claiming 16 more positions than the checkpoint saved: rejected by S9.",
-                PropertyId.S9, new UnaryOperator<>() {
+                PropertyId.S9, () -> new UnaryOperator<>() {
                     private boolean done;
 
                     public Event apply(Event e) {
@@ -158,7 +158,7 @@ public final class Scenarios {
                 });
     }
 
-    private static void corrupted(Scenario base, String name, String description, PropertyId p, UnaryOperator<Event> f) {
+    private static void corrupted(Scenario base, String name, String description, PropertyId p, java.util.function.Supplier<UnaryOperator<Event>> f) {
         ALL.put(name, new Scenario(name, description, base.config(), base.cost(), base.options(), base.workload(), base.faults(),
                 List.of(), f, p));
     }

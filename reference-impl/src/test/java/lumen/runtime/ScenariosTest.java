@@ -83,4 +83,16 @@ class ScenariosTest {
         Scenario sc = Scenarios.find("failure-during-handover");
         assertArrayEquals(ScenarioRun.run(sc).trace(), ScenarioRun.run(sc).trace());
     }
+
+    @Test
+    void aCorruptedScenarioIsCorruptedOnEveryRun() {
+        for (Scenario sc : Scenarios.all()) {
+            if (!sc.expectsAcceptance()) {
+                ScenarioRun first = ScenarioRun.run(sc);
+                ScenarioRun second = ScenarioRun.run(sc);
+                assertTrue(second.passed(), () -> sc.name() + ", run again: " + second.problems());
+                assertArrayEquals(first.trace(), second.trace(), sc.name() + ": the second run's trace");
+            }
+        }
+    }
 }

@@ -8,11 +8,11 @@ import lumen.runtime.KvDataPlane;
  * (compute, gather, restore, digest, free, clear) over a paged pool of fixed capacity, plus the
  * operations the GPU path adds: per-page checksums, streaming a run of pages to host memory, a
  * decode step's reads over a batch, and speculative verification. {@link CpuBackend} and
- * {@link CudaBackend} behave identically: same bytes, same integers, same tokens.
+ * {@link KernelBackend} (on a GPU, {@link CudaBackend}) behave identically: same bytes, same integers, same tokens.
  */
 public interface Backend extends KvDataPlane, AutoCloseable {
 
-    /** "cpu" or "jcuda". */
+    /** "cpu", "jcuda", or the name of a test device. */
     String name();
 
     /** Pages of the pool, and those in use. */

@@ -32,8 +32,12 @@ public final class CpuBackend extends PooledBackend {
         return "cpu";
     }
 
-
-
+    @Override
+    void zeroPages(int[] slots) {
+        for (int s : slots) {
+            java.util.Arrays.fill(mem, base(s), base(s) + g.pageBytes(), (byte) 0);
+        }
+    }
 
     private int base(int slot) {
         return slot * g.pageBytes();
@@ -41,7 +45,7 @@ public final class CpuBackend extends PooledBackend {
 
     @Override
     public void compute(int req, long seed, int from, int to) {
-        int[] t = pool.extend(req, from, to);
+        int[] t = extend(req, from, to);
         for (int pos = from; pos <= to; pos++) {
             int slot = t[(pos - 1) / g.pageTokens()];
             for (int layer = 0; layer < g.layers(); layer++) {
@@ -107,8 +111,6 @@ public final class CpuBackend extends PooledBackend {
     public Kernels.Emitted verifyRejection(float[] p, float[] q, int[] draft, float[] uAccept, float[] uSample, int k, int v) {
         return Kernels.rejection(p, q, draft, uAccept, uSample, k, v);
     }
-
-
 
     @Override
     public void close() {

@@ -5,15 +5,9 @@ import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
-import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 
 import java.util.SplittableRandom;
-import jcuda.Sizeof;
-import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
-import jcuda.driver.CUstream;
 import lumen.runtime.KvGeometry;
 import lumen.sim.GpuProfile;
 
@@ -21,30 +15,10 @@ import lumen.sim.GpuProfile;
 final class CudaBench {
     private CudaBench() {}
 
-    /** Milliseconds of what {@code work} enqueues on {@code s}, between two events. */
-    static float timed(CUstream s, Runnable work) {
-        CUevent a = new CUevent();
-        CUevent b = new CUevent();
-        cuEventCreate(a, 0);
-        cuEventCreate(b, 0);
-        try {
-            cuEventRecord(a, s);
-            work.run();
-            cuEventRecord(b, s);
-            cuEventSynchronize(b);
-            float[] ms = new float[1];
-            cuEventElapsedTime(ms, a, b);
-            return ms[0];
-        } finally {
-            cuEventDestroy(a);
-            cuEventDestroy(b);
-        }
-    }
-
     /** The pinned device-to-host copy ceiling, GB/s: one large copy on the side stream, median of 5. */
     static double d2hCeiling(CudaBackend b, long bytes) {
-        try (CudaBackend.Staging st = CudaBackend.Staging.of(bytes)) {
-            return GpuBench.medianAfterWarmUp(5, () -> GpuBench.gbps(bytes, timed(b.sideStream(), () -> cuMemcpyDtoHAsync(st.host(), st.device(), bytes, b.sideStream()))));
+        try (Device.Staging st = b.dev.staging(bytes)) {
+            return GpuBench.medianAfterWarmUp(5, () -> GpuBench.gbps(bytes, b.cuda().timed(Device.SIDE, () -> b.dev.toHost(st, bytes, Device.SIDE))));
         }
     }
 
@@ -64,11 +38,11 @@ final class CudaBench {
                 slots[i] = slots[j];
                 slots[j] = t;
             }
-            CUdeviceptr ds = CudaBackend.upload(slots);
-            try (CudaBackend.Staging st = CudaBackend.Staging.of(total)) {
-                return GpuBench.medianAfterWarmUp(3, () -> GpuBench.gbps(total, timed(b.sideStream(), () -> b.streamAsync(ds, n, st))));
+            Device.Ptr ds = b.upload(slots);
+            try (Device.Staging st = b.dev.staging(total)) {
+                return GpuBench.medianAfterWarmUp(3, () -> GpuBench.gbps(total, b.cuda().timed(Device.SIDE, () -> b.streamAsync(ds, n, st))));
             } finally {
-                cuMemFree(ds);
+                b.dev.free(ds);
             }
         }
     }
@@ -76,57 +50,65 @@ final class CudaBench {
     /** A decode step over a batch alone, then with pages streaming on the side stream: ms per step, and the bytes streamed meanwhile. */
     record Interference(double aloneMs, double streamingMs, double streamedGBps) {}
 
-    static Interference interference(KvGeometry g, int batch, int ctx, long streamBytes, int steps) {
+    /**
+     * Decode steps alone and while pages stream, alternately {@code rounds} times, so that both
+     * see the same clocks and the same noise; the medians of the rounds.
+     */
+    static Interference interference(KvGeometry g, int batch, int ctx, long streamBytes, int steps, int rounds) {
         int perReq = g.pagesFor(ctx);
         int streamPages = (int) Math.max(1, streamBytes / g.pageBytes());
         try (CudaBackend b = new CudaBackend(g, batch * perReq + streamPages)) {
+            CudaDevice cuda = b.cuda();
             int[] reqs = new int[batch];
             for (int j = 0; j < batch; j++) {
                 reqs[j] = j;
                 b.compute(j, 1000 + j, 1, ctx);
             }
             b.compute(-1, 7, 1, streamPages * g.pageTokens());
-            CudaBackend.Batch bt = b.batch(reqs);
-            int[] table = new int[streamPages];
-            System.arraycopy(b.table(-1), 0, table, 0, streamPages);
-            CUdeviceptr ds = CudaBackend.upload(table);
+            KernelBackend.Batch bt = b.batch(reqs);
+            Device.Ptr ds = b.upload(b.table(-1));
             long total = (long) streamPages * g.pageBytes();
-            CudaBackend.Staging st = CudaBackend.Staging.of(total);
+            // enough blocks per request that the batch's grid fills the GPU several times over, as a real decode step's reads do
             int blocks = 16;
-            try {
-                timed(b.mainStream(), () -> b.decodeAsync(bt, b.mainStream(), blocks));
-                double alone = timed(b.mainStream(), () -> {
-                    for (int s = 0; s < steps; s++) {
-                        b.decodeAsync(bt, b.mainStream(), blocks);
-                    }
-                }) / (double) steps;
-                double oneStream = timed(b.sideStream(), () -> b.streamAsync(ds, streamPages, st));
-                int reps = (int) Math.ceil(alone * steps * 1.5 / oneStream) + 1;
-                CUevent s0 = new CUevent();
-                CUevent s1 = new CUevent();
-                cuEventCreate(s0, 0);
-                cuEventCreate(s1, 0);
-                cuEventRecord(s0, b.sideStream());
-                for (int i = 0; i < reps; i++) {
-                    b.streamAsync(ds, streamPages, st);
+            Runnable decodeSteps = () -> {
+                for (int s = 0; s < steps; s++) {
+                    b.decodeAsync(bt, Device.MAIN, blocks);
                 }
-                cuEventRecord(s1, b.sideStream());
-                double together = timed(b.mainStream(), () -> {
-                    for (int s = 0; s < steps; s++) {
-                        b.decodeAsync(bt, b.mainStream(), blocks);
+            };
+            try (Device.Staging st = b.dev.staging(total)) {
+                cuda.timed(Device.MAIN, decodeSteps);
+                double oneStream = cuda.timed(Device.SIDE, () -> b.streamAsync(ds, streamPages, st));
+                double[] alone = new double[rounds];
+                double[] together = new double[rounds];
+                double[] streamed = new double[rounds];
+                for (int round = 0; round < rounds; round++) {
+                    alone[round] = cuda.timed(Device.MAIN, decodeSteps) / (double) steps;
+                    int reps = (int) Math.ceil(alone[round] * steps * 1.5 / oneStream) + 1;
+                    CUevent s0 = new CUevent();
+                    CUevent s1 = new CUevent();
+                    cuEventCreate(s0, 0);
+                    cuEventCreate(s1, 0);
+                    try {
+                        cuEventRecord(s0, cuda.stream(Device.SIDE));
+                        for (int i = 0; i < reps; i++) {
+                            b.streamAsync(ds, streamPages, st);
+                        }
+                        cuEventRecord(s1, cuda.stream(Device.SIDE));
+                        together[round] = cuda.timed(Device.MAIN, decodeSteps) / (double) steps;
+                        cuEventSynchronize(s1);
+                        float[] ms = new float[1];
+                        cuEventElapsedTime(ms, s0, s1);
+                        streamed[round] = reps * (double) total / (ms[0] / 1e3) / 1e9;
+                    } finally {
+                        cuEventDestroy(s0);
+                        cuEventDestroy(s1);
                     }
-                }) / (double) steps;
-                cuEventSynchronize(s1);
-                float[] ms = new float[1];
-                cuEventElapsedTime(ms, s0, s1);
-                cuEventDestroy(s0);
-                cuEventDestroy(s1);
-                return new Interference(alone, together, reps * (double) total / (ms[0] / 1e3) / 1e9);
+                }
+                return new Interference(GpuBench.median(alone), GpuBench.median(together), GpuBench.median(streamed));
             } finally {
-                cuCtxSynchronize();
-                st.close();
-                cuMemFree(ds);
-                CudaBackend.free(bt);
+                b.dev.sync(Device.SIDE);
+                b.dev.free(ds);
+                b.free(bt);
             }
         }
     }
@@ -136,11 +118,11 @@ final class CudaBench {
         int n = g.pagesFor(tokens);
         try (CudaBackend b = new CudaBackend(g, n)) {
             b.compute(0, 3, 1, tokens);
-            CUdeviceptr ds = CudaBackend.upload(b.table(0));
-            try (CudaBackend.Staging st = CudaBackend.Staging.of((long) n * g.pageBytes())) {
-                return GpuBench.medianAfterWarmUp(5, () -> timed(b.sideStream(), () -> b.restoreAsync(ds, n, st)));
+            Device.Ptr ds = b.upload(b.table(0));
+            try (Device.Staging st = b.dev.staging((long) n * g.pageBytes())) {
+                return GpuBench.medianAfterWarmUp(5, () -> b.cuda().timed(Device.SIDE, () -> b.restoreAsync(ds, n, st)));
             } finally {
-                cuMemFree(ds);
+                b.dev.free(ds);
             }
         }
     }
@@ -149,35 +131,29 @@ final class CudaBench {
     static GpuProfile.Verify verify(int k, int v, int greedyRows, int rows) {
         SplittableRandom r = new SplittableRandom(2);
         try (CudaBackend b = new CudaBackend(new KvGeometry(16, 2, 16), 1)) {
-            int[] draft = r.ints((long) greedyRows * k, 0, 8).toArray();
-            int[] target = r.ints((long) greedyRows * (k + 1), 0, 8).toArray();
-            CUdeviceptr d = CudaBackend.upload(draft);
-            CUdeviceptr t = CudaBackend.upload(target);
-            CUdeviceptr e = CudaBackend.zeros((long) greedyRows * Sizeof.INT);
-            double greedyMs = timed(b.mainStream(), () -> {
+            CudaDevice cuda = b.cuda();
+            Device.Ptr d = b.upload(r.ints((long) greedyRows * k, 0, 8).toArray());
+            Device.Ptr t = b.upload(r.ints((long) greedyRows * (k + 1), 0, 8).toArray());
+            Device.Ptr e = b.zeros((long) greedyRows * Integer.BYTES);
+            double greedyMs = cuda.timed(Device.MAIN, () -> {
                 for (int i = 0; i < 10; i++) {
-                    b.launch("verify_greedy", CudaBackend.blocks(greedyRows, 256), 1, 256, b.mainStream(), d, t, k, greedyRows, e);
+                    b.dev.launch("verify_greedy", KernelBackend.blocks(greedyRows, 256), 1, 256, Device.MAIN, d, t, k, greedyRows, e);
                 }
             }) / 10;
-            for (CUdeviceptr x : new CUdeviceptr[] {d, t, e}) {
-                cuMemFree(x);
-            }
             GpuBench.VerifyInputs in = GpuBench.VerifyInputs.of(k, v, rows, r);
-            CUdeviceptr dp = CudaBackend.upload(in.p());
-            CUdeviceptr dq = CudaBackend.upload(in.q());
-            CUdeviceptr dd = CudaBackend.upload(in.draft());
-            CUdeviceptr dua = CudaBackend.upload(in.uAccept());
-            CUdeviceptr dus = CudaBackend.upload(in.uSample());
-            CUdeviceptr out = CudaBackend.zeros((long) rows * (k + 1) * Sizeof.INT);
-            CUdeviceptr em = CudaBackend.zeros((long) rows * Sizeof.INT);
-            double rejMs = timed(b.mainStream(), () -> {
+            Device.Ptr dp = b.upload(in.p());
+            Device.Ptr dq = b.upload(in.q());
+            Device.Ptr dd = b.upload(in.draft());
+            Device.Ptr dua = b.upload(in.uAccept());
+            Device.Ptr dus = b.upload(in.uSample());
+            Device.Ptr out = b.zeros((long) rows * (k + 1) * Integer.BYTES);
+            Device.Ptr em = b.zeros((long) rows * Integer.BYTES);
+            double rejMs = cuda.timed(Device.MAIN, () -> {
                 for (int i = 0; i < 3; i++) {
-                    b.launch("verify_rejection", CudaBackend.blocks(rows, 128), 1, 128, b.mainStream(), dp, dq, dd, dua, dus, k, v, rows, out, em);
+                    b.dev.launch("verify_rejection", KernelBackend.blocks(rows, 128), 1, 128, Device.MAIN, dp, dq, dd, dua, dus, k, v, rows, out, em);
                 }
             }) / 3;
-            for (CUdeviceptr x : new CUdeviceptr[] {dp, dq, dd, dua, dus, out, em}) {
-                cuMemFree(x);
-            }
+            // the device frees every allocation when the backend closes
             return new GpuProfile.Verify(k, v, greedyRows / (greedyMs / 1e3), rows / (rejMs / 1e3));
         }
     }

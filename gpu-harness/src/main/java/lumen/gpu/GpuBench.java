@@ -92,11 +92,12 @@ public final class GpuBench {
         Geometry llama = GEOMETRIES.get(0);
         int batch = 64;
         int ctx = quick ? 2048 : 4096;
-        CudaBench.Interference in = CudaBench.interference(llama.pages(16), batch, ctx, quick ? 1L << 30 : 2L << 30, quick ? 20 : 50);
+        CudaBench.Interference in = CudaBench.interference(llama.pages(16), batch, ctx, quick ? 1L << 30 : 2L << 30, quick ? 20 : 50, quick ? 3 : 7);
         double slowdown = in.streamingMs() / in.aloneMs() - 1;
-        out.printf(Locale.ROOT, "%ndecode-like step (%d requests x %d positions of %s, every KV byte read through the page table):%n"
+        out.printf(Locale.ROOT, "%ndecode-like step (%d requests x %d positions of %s, every KV byte read through the page table;"
+                + " alone and while streaming alternately, medians of %d rounds):%n"
                 + "  alone %.3f ms, while pages stream %.3f ms: slowdown %+.2f%% (streaming meanwhile at %.1f GB/s)%n",
-                batch, ctx, llama.name(), in.aloneMs(), in.streamingMs(), 100 * slowdown, in.streamedGBps());
+                batch, ctx, llama.name(), quick ? 3 : 7, in.aloneMs(), in.streamingMs(), 100 * slowdown, in.streamedGBps());
         List<GpuProfile.Restore> restores = new ArrayList<>();
         ProfiledCostModel cost = Preset.LLAMA3_70B.costModel();
         out.printf(Locale.ROOT, "%nrestore (pinned host to device, scattered into the pool) against re-prefill (the llama3-70b cost model's prefill):%n");

@@ -49,6 +49,23 @@ abstract class PooledBackend implements Backend {
         pool.clear();
     }
 
+    /**
+     * Records positions from..to of req and returns its page table; the pages this adds are zeroed
+     * ({@link #zeroPages}) before anything is written to them, so that a page's bytes past the
+     * request's last position are zeros, whatever the slot held before, on every backend.
+     */
+    int[] extend(int req, int from, int to) {
+        int before = pool.table(req).length;
+        int[] t = pool.extend(req, from, to);
+        if (t.length > before) {
+            zeroPages(java.util.Arrays.copyOfRange(t, before, t.length));
+        }
+        return t;
+    }
+
+    /** Sets every byte of these slots' pages to zero. */
+    abstract void zeroPages(int[] slots);
+
     /** The slots of pages from..to of req, or an IndexOutOfBoundsException naming what req has. */
     int[] slots(int req, int from, int to) {
         int[] t = pool.table(req);

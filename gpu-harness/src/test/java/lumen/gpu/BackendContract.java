@@ -73,6 +73,31 @@ abstract class BackendContract {
     }
 
     @Test
+    void aPageHoldsItsPositionsThenZerosWhateverItsSlotHeldBefore() {
+        KvGeometry g = SMALL;
+        try (Backend b = open(g, 4)) {
+            b.compute(1, 11, 1, 4 * g.pageTokens());
+            b.free(1);
+            long seed = 22;
+            int n = g.pageTokens() + 3;
+            b.compute(2, seed, 1, 5);
+            b.compute(2, seed, 6, n);
+            List<byte[]> pages = b.stream(2, 0, 1);
+            long[] sums = b.pageChecksums(2);
+            for (int i = 0; i < 2; i++) {
+                byte[] want = new byte[g.pageBytes()];
+                for (int pos = i * g.pageTokens() + 1; pos <= Math.min(n, (i + 1) * g.pageTokens()); pos++) {
+                    for (int layer = 0; layer < g.layers(); layer++) {
+                        PageBytes.fill(seed, layer, pos, want, g.offset(pos, layer), g.bytesPerTokenLayer());
+                    }
+                }
+                assertArrayEquals(want, pages.get(i), "page " + i + ": its positions' KV, then zeros");
+                assertEquals(Kernels.checksum(want), sums[i], "page " + i + "'s checksum");
+            }
+        }
+    }
+
+    @Test
     void aCorruptedPageIsCaughtByTheRestoreCheck() {
         try (Backend b = open(SMALL, 16)) {
             b.compute(1, 42, 1, 40);

@@ -12,13 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import jcuda.driver.CUdeviceptr;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
  * The kernels the build compiled and the launches the Java side makes agree, checked without a
- * GPU: every kernel of the PTX is declared in {@link CudaBackend#SIGNATURES} with its parameter
+ * GPU: every kernel of the PTX is declared in {@link Device#SIGNATURES} with its parameter
  * sizes, and a launch with a wrong argument is refused before it reaches the driver.
  */
 class KernelSignaturesTest {
@@ -46,21 +45,21 @@ class KernelSignaturesTest {
         try (in) {
             ptx = fromPtx(new String(in.readAllBytes(), StandardCharsets.US_ASCII));
         }
-        assertEquals(CudaBackend.SIGNATURES.keySet(), ptx.keySet(), "the kernels of lumen_kernels.cu and those the backend launches");
-        for (Map.Entry<String, int[]> e : CudaBackend.SIGNATURES.entrySet()) {
+        assertEquals(Device.SIGNATURES.keySet(), ptx.keySet(), "the kernels of lumen_kernels.cu and those the backend launches");
+        for (Map.Entry<String, int[]> e : Device.SIGNATURES.entrySet()) {
             assertArrayEquals(ptx.get(e.getKey()), e.getValue(), e.getKey() + "'s parameter sizes");
         }
     }
 
     @Test
     void aLaunchWithAWrongArgumentIsRefused() {
-        CUdeviceptr d = new CUdeviceptr();
-        CudaBackend.params("verify_greedy", d, d, 4, 10, d);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CudaBackend.params("verify_greedy", d, d, 4L, 10, d));
+        Device.Ptr d = new Device.Ptr(0);
+        Device.check("verify_greedy", d, d, 4, 10, d);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Device.check("verify_greedy", d, d, 4L, 10, d));
         assertEquals("verify_greedy parameter 2 takes 4 bytes; launched with 8", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> CudaBackend.params("verify_greedy", d, d, 4, 10));
+        e = assertThrows(IllegalArgumentException.class, () -> Device.check("verify_greedy", d, d, 4, 10));
         assertTrue(e.getMessage().contains("takes 5 parameters; launched with 4"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> CudaBackend.params("no_such_kernel"));
+        assertThrows(IllegalArgumentException.class, () -> Device.check("no_such_kernel"));
     }
 
     @Test

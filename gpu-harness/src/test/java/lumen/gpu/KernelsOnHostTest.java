@@ -1,0 +1,35 @@
+package lumen.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import lumen.runtime.KvGeometry;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kernel backend suites with the kernel source compiled for the host ({@link HostDevice}):
+ * the whole GPU path but the CUDA driver, the kernels' indexing and arithmetic included, checked
+ * against the CPU twins on machines without a GPU. Skipped, with the reason, where there is no
+ * C++ compiler.
+ */
+class KernelsOnHostTest extends KernelBackendContract {
+
+    @BeforeAll
+    static void compiler() {
+        HostDevice.probe().ifPresent(r -> Assumptions.abort("the kernels cannot be built for the host: " + r));
+        System.out.println("kernels on the host, built " + HostDevice.flags());
+    }
+
+    @Override
+    Backend open(KvGeometry g, int pages) {
+        return new KernelBackend(HostDevice::start, g, pages);
+    }
+
+    @Test
+    void everyReferenceScenarioPassesWithTheKernelsAsTheDataPlane() {
+        List<String> bad = RuntimeOnBackendTest.failures(g -> new KernelBackend(HostDevice::start, g, 512));
+        assertTrue(bad.isEmpty(), String.join("\n", bad));
+    }
+}

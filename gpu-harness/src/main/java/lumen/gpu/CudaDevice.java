@@ -315,17 +315,23 @@ final class CudaDevice implements Device {
         cuStreamSynchronize(streams[stream]);
     }
 
-    /** Milliseconds of what {@code work} enqueues on {@code stream}, between two CUDA events. */
-    float timed(int stream, Runnable work) {
+    private record Event(CUevent e) implements Mark {}
+
+    @Override
+    public Mark mark(int stream) {
         bind();
-        CUevent a = new CUevent();
-        CUevent b = new CUevent();
-        cuEventCreate(a, 0);
-        cuEventCreate(b, 0);
+        CUevent e = new CUevent();
+        cuEventCreate(e, 0);
+        cuEventRecord(e, streams[stream]);
+        return new Event(e);
+    }
+
+    @Override
+    public double elapsedMs(Mark from, Mark to) {
+        bind();
+        CUevent a = ((Event) from).e();
+        CUevent b = ((Event) to).e();
         try {
-            cuEventRecord(a, streams[stream]);
-            work.run();
-            cuEventRecord(b, streams[stream]);
             cuEventSynchronize(b);
             float[] ms = new float[1];
             cuEventElapsedTime(ms, a, b);

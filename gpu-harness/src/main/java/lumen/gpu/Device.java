@@ -71,6 +71,22 @@ interface Device extends AutoCloseable {
     /** Waits for the work on {@code stream}. */
     void sync(int stream);
 
+    /** A point in a stream's work, for timing; each is used once, by {@link #elapsedMs}. */
+    interface Mark {}
+
+    /** Marks the point {@code stream} has reached in the work enqueued so far. */
+    Mark mark(int stream);
+
+    /** Milliseconds from one mark to a later one, once the later is reached (on a GPU, timed by the device). */
+    double elapsedMs(Mark from, Mark to);
+
+    /** Milliseconds of what {@code work} enqueues on {@code stream}. */
+    default double timed(int stream, Runnable work) {
+        Mark a = mark(stream);
+        work.run();
+        return elapsedMs(a, mark(stream));
+    }
+
     @Override
     void close();
 

@@ -33,7 +33,6 @@ public final class GpuBench {
             new Geometry("qwen3-32b-tp4", 64, 2 * 2 * 128 * 2),
             new Geometry("qwen3-14b-tp2", 40, 2 * 4 * 128 * 2));
     static final int[] PAGE_TOKENS = {16, 32, 64, 128, 256};
-    static final int[] PREFIXES = {16, 64, 256, 1024, 4096, 16384, 32768};
 
     static double median(double[] x) {
         double[] s = x.clone();
@@ -69,43 +68,48 @@ public final class GpuBench {
     }
 
     static GpuProfile gpu(PrintWriter out, boolean quick) {
-        long big = quick ? 256L << 20 : 1L << 30;
+        return kernels(out, quick ? KernelBench.Sizes.QUICK : KernelBench.Sizes.FULL, CudaBackend::new);
+    }
+
+    /** The measurements on the kernel backends {@code open} gives (on a GPU, {@link CudaBackend}). */
+    static GpuProfile kernels(PrintWriter out, KernelBench.Sizes sizes, KernelBench.Open open) {
+        long big = sizes.copyBytes();
+        String backend;
         String device;
         double ceiling;
-        try (CudaBackend b = new CudaBackend(new KvGeometry(16, 2, 16), 1)) {
-            device = b.device;
-            ceiling = CudaBench.d2hCeiling(b, big);
+        try (KernelBackend b = open.apply(new KvGeometry(16, 2, 16), 1)) {
+            backend = b.name();
+            device = b.dev.model();
+            ceiling = KernelBench.d2hCeiling(b, big);
         }
-        out.printf(Locale.ROOT, "device: %s (JCuda backend)%npinned device-to-host copy ceiling: %.1f GB/s (%d MiB copies, median of 5)%n%n",
-                device, ceiling, big >> 20);
+        out.printf(Locale.ROOT, "device: %s (%s backend)%ndevice-to-host copy ceiling: %.1f GB/s (%s copies, median of 5)%n%n",
+                device, backend, ceiling, mib(big));
         List<GpuProfile.Stream> streams = new ArrayList<>();
         out.println("checkpoint streaming (gather of pages scattered over the pool, then device-to-host to pinned memory, on a side stream):");
         out.printf(Locale.ROOT, "  %-16s %6s %10s %10s%n", "geometry", "page", "GB/s", "of ceiling");
         for (Geometry geo : GEOMETRIES) {
             for (int t : PAGE_TOKENS) {
-                double gbps = CudaBench.streaming(geo.pages(t), big / 2);
+                double gbps = KernelBench.streaming(open, geo.pages(t), big / 2);
                 streams.add(new GpuProfile.Stream(geo.name(), t, gbps, gbps / ceiling));
                 out.printf(Locale.ROOT, "  %-16s %6d %10.1f %9.0f%%%n", geo.name(), t, gbps, 100 * gbps / ceiling);
                 out.flush();
             }
         }
         Geometry llama = GEOMETRIES.get(0);
-        int batch = 64;
-        int ctx = quick ? 2048 : 4096;
-        CudaBench.Interference in = CudaBench.interference(llama.pages(16), batch, ctx, quick ? 1L << 30 : 2L << 30, quick ? 20 : 50, quick ? 3 : 7);
+        KernelBench.Interference in = KernelBench.interference(open, llama.pages(16), sizes);
         double slowdown = in.streamingMs() / in.aloneMs() - 1;
         out.printf(Locale.ROOT, "%ndecode-like step (%d requests x %d positions of %s, every KV byte read through the page table;"
                 + " alone and while streaming alternately, medians of %d rounds):%n"
                 + "  alone %.3f ms, while pages stream %.3f ms: slowdown %+.2f%% (streaming meanwhile at %.1f GB/s)%n",
-                batch, ctx, llama.name(), quick ? 3 : 7, in.aloneMs(), in.streamingMs(), 100 * slowdown, in.streamedGBps());
+                sizes.batch(), sizes.ctx(), llama.name(), sizes.rounds(), in.aloneMs(), in.streamingMs(), 100 * slowdown, in.streamedGBps());
         List<GpuProfile.Restore> restores = new ArrayList<>();
         ProfiledCostModel cost = Preset.LLAMA3_70B.costModel();
         out.printf(Locale.ROOT, "%nrestore (pinned host to device, scattered into the pool) against re-prefill (the llama3-70b cost model's prefill):%n");
         out.printf(Locale.ROOT, "  %8s %12s %14s%n", "prefix", "restore ms", "re-prefill ms");
         double restoreGBps = 0;
         Integer breakEven = null;
-        for (int n : PREFIXES) {
-            double ms = CudaBench.restoreMs(llama.pages(16), n);
+        for (int n : sizes.prefixes()) {
+            double ms = KernelBench.restoreMs(open, llama.pages(16), n);
             double pre = cost.prefillMs(n);
             restores.add(new GpuProfile.Restore(n, ms, pre));
             restoreGBps = (double) llama.pages(16).pagesFor(n) * llama.pages(16).pageBytes() / (ms / 1e3) / 1e9;
@@ -114,12 +118,16 @@ public final class GpuBench {
             }
             out.printf(Locale.ROOT, "  %8d %12.3f %14.1f%n", n, ms, pre);
         }
-        GpuProfile.Verify v = CudaBench.verify(4, 32_000, quick ? 1 << 20 : 1 << 22, quick ? 1024 : 4096);
+        GpuProfile.Verify v = KernelBench.verify(open, sizes);
         out.printf(Locale.ROOT, "%nverification (k = %d): greedy %.3g rows/s; rejection sampling over %d tokens %.3g rows/s%n",
                 v.k(), v.greedyRowsPerS(), v.vocab(), v.rejectionRowsPerS());
-        report(out, true, streams, slowdown, breakEven);
-        return new GpuProfile("jcuda", device, Instant.now().toString(), ceiling, streams, in.aloneMs(), in.streamingMs(), slowdown,
+        report(out, "jcuda".equals(backend), streams, slowdown, breakEven);
+        return new GpuProfile(backend, device, Instant.now().toString(), ceiling, streams, in.aloneMs(), in.streamingMs(), slowdown,
                 restoreGBps, restores, breakEven, v);
+    }
+
+    private static String mib(long bytes) {
+        return bytes >= 1 << 20 ? (bytes >> 20) + " MiB" : (bytes >> 10) + " KiB";
     }
 
     private static void report(PrintWriter out, boolean gpu, List<GpuProfile.Stream> streams, double slowdown, Integer breakEven) {
@@ -212,7 +220,7 @@ public final class GpuBench {
         Integer breakEven = null;
         out.printf(Locale.ROOT, "CPU backend restore (copy into the pool, checksum check) against re-prefill (cost model):%n  %8s %12s %14s%n",
                 "prefix", "restore ms", "re-prefill ms");
-        for (int n : quick ? new int[] {16, 256, 4096} : PREFIXES) {
+        for (int n : quick ? new int[] {16, 256, 4096} : KernelBench.Sizes.PREFIXES) {
             try (CpuBackend b = new CpuBackend(g, g.pagesFor(n))) {
                 b.compute(0, 3, 1, n);
                 List<byte[]> pages = b.stream(0, 0, g.pagesFor(n) - 1);

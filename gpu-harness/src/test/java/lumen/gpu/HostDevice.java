@@ -94,6 +94,7 @@ final class HostDevice implements Device {
         try {
             Path dir = Files.createTempDirectory("lumen-host-kernels");
             Files.writeString(dir.resolve("lumen_kernels.cu"), kernels);
+            Files.writeString(dir.resolve("host_kernels.h"), resource("host_kernels.h"));
             Files.writeString(dir.resolve("host_device.cpp"), resource("host_device.cpp"));
             bin = dir.resolve("host_device");
             List<String> base = List.of("g++", "-std=c++17", "-O1", "-ffp-contract=off", "-o", bin.toString(), dir.resolve("host_device.cpp").toString());

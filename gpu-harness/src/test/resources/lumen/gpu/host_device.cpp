@@ -1,7 +1,5 @@
-// A device for tests: runs the kernels of lumen_kernels.cu on the host, compiled by a C++
-// compiler, one thread at a time (block by block, thread by thread, in index order). The kernels
-// use no shared memory and no barriers, and their atomics are plain additions here, so the
-// sequential run computes what any interleaving on a GPU computes. Built with AddressSanitizer
+// A device for tests: runs the kernels of lumen_kernels.cu on the host (host_kernels.h), compiled
+// by a C++ compiler, one thread at a time. Built with AddressSanitizer
 // and UndefinedBehaviorSanitizer where the compiler has them, so a kernel that reads or writes
 // outside its buffers, or reads misaligned, stops with a report instead of passing.
 //
@@ -20,42 +18,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <math.h>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#define __global__
-#define __device__
-#define __forceinline__ inline
-
-struct dim3 {
-    unsigned int x, y, z;
-};
-static dim3 blockIdx, threadIdx, blockDim, gridDim;
-
-struct alignas(16) uint4 {
-    unsigned int x, y, z, w;
-};
-static inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) {
-    return uint4{x, y, z, w};
-}
-struct alignas(4) uchar4 {
-    unsigned char x, y, z, w;
-};
-
-static inline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) {
-    unsigned long long old = *a;
-    *a = old + v;
-    return old;
-}
-static inline unsigned int atomicAdd(unsigned int* a, unsigned int v) {
-    unsigned int old = *a;
-    *a = old + v;
-    return old;
-}
-
-#include "lumen_kernels.cu"
+#include "host_kernels.h"
 
 namespace {
 
@@ -112,63 +79,29 @@ struct Arg {
     int64_t v;
 };
 
-template <typename F> void grid(int bx, int by, int threads, F kernel) {
-    gridDim = {(unsigned) bx, (unsigned) by, 1};
-    blockDim = {(unsigned) threads, 1, 1};
-    for (int y = 0; y < by; y++) {
-        for (int x = 0; x < bx; x++) {
-            for (int t = 0; t < threads; t++) {
-                blockIdx = {(unsigned) x, (unsigned) y, 0};
-                threadIdx = {(unsigned) t, 0, 0};
-                kernel();
-            }
-        }
-    }
-}
-
-// Each kernel's parameters, by tag: 'P' a pointer, 'L' a 64-bit integer, 'I' a 32-bit integer.
-const std::unordered_map<std::string, std::string> signatures = {
-    {"fill_kv", "PPLIIIII"},
-    {"zero_pages", "PPIL"},
-    {"gather_pages", "PPILP"},
-    {"scatter_pages", "PPILP"},
-    {"page_checksum", "PPILP"},
-    {"decode_attend", "PPPPIIIIP"},
-    {"verify_greedy", "PPIIP"},
-    {"verify_rejection", "PPPPPIIIPP"},
-};
-
 std::string launch(const std::string& name, int bx, int by, int threads, const std::vector<Arg>& a) {
-    auto sig = signatures.find(name);
-    if (sig == signatures.end()) return "no kernel " + name;
+    auto sig = host_kernels::signatures.find(name);
+    if (sig == host_kernels::signatures.end()) return "no kernel " + name;
     if (sig->second.size() != a.size()) return name + " takes " + std::to_string(sig->second.size()) + " parameters";
-    std::vector<void*> ptr(a.size(), nullptr);
+    std::vector<int64_t> slot(a.size());
+    std::vector<void*> params(a.size());
     for (size_t i = 0; i < a.size(); i++) {
         if (a[i].tag != sig->second[i]) return name + " parameter " + std::to_string(i) + " has the wrong type";
+        slot[i] = a[i].v;
         if (a[i].tag == 'P') {
             std::string err;
             Buf* b = find(a[i].v, err);
             if (!b) return name + " parameter " + std::to_string(i) + ": " + err;
-            ptr[i] = b->p;
+            void* p = b->p;
+            memcpy(&slot[i], &p, 8);
+        } else if (a[i].tag == 'I') {
+            int32_t v = (int32_t) a[i].v;
+            memcpy(&slot[i], &v, 4);
         }
+        params[i] = &slot[i];
     }
-    if (bx < 1 || by < 1 || threads < 1 || by > 65535 || threads > 1024) return name + ": a grid CUDA would refuse";
-#define P(i, T) ((T*) ptr[i])
-#define L(i) ((long long) a[i].v)
-#define I(i) ((int) a[i].v)
-    if (name == "fill_kv") grid(bx, by, threads, [&] { fill_kv(P(0, unsigned char), P(1, const int), L(2), I(3), I(4), I(5), I(6), I(7)); });
-    else if (name == "zero_pages") grid(bx, by, threads, [&] { zero_pages(P(0, uint4), P(1, const int), I(2), L(3)); });
-    else if (name == "gather_pages") grid(bx, by, threads, [&] { gather_pages(P(0, const uint4), P(1, const int), I(2), L(3), P(4, uint4)); });
-    else if (name == "scatter_pages") grid(bx, by, threads, [&] { scatter_pages(P(0, uint4), P(1, const int), I(2), L(3), P(4, const uint4)); });
-    else if (name == "page_checksum") grid(bx, by, threads, [&] { page_checksum(P(0, const u64), P(1, const int), I(2), L(3), P(4, u64)); });
-    else if (name == "decode_attend")
-        grid(bx, by, threads, [&] { decode_attend(P(0, const unsigned char), P(1, const int), P(2, const int), P(3, const int), I(4), I(5), I(6), I(7), P(8, u32)); });
-    else if (name == "verify_greedy") grid(bx, by, threads, [&] { verify_greedy(P(0, const int), P(1, const int), I(2), I(3), P(4, int)); });
-    else if (name == "verify_rejection")
-        grid(bx, by, threads, [&] {
-            verify_rejection(P(0, const float), P(1, const float), P(2, const int), P(3, const float), P(4, const float), I(5), I(6), I(7), P(8, int), P(9, int));
-        });
-    return "";
+    if (bx < 1 || by < 1 || threads < 1) return name + ": a grid CUDA would refuse";
+    return host_kernels::run(name, (unsigned) bx, (unsigned) by, (unsigned) threads, params.data());
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ import jcuda.driver.JCudaDriver;
  * follows. {@link #probe()} says why it is unavailable where it is: no kernels (nvcc was absent
  * at build time), no driver, or no device.
  */
-final class CudaDevice implements Device {
+class CudaDevice implements Device {
     static final String PTX = "/lumen/gpu/lumen_kernels.ptx";
 
     private final CUcontext ctx = new CUcontext();
@@ -144,11 +144,15 @@ final class CudaDevice implements Device {
         } catch (CudaException e) {
             int[] v = new int[1];
             cuDriverGetVersion(v);
-            String lowered = ptx.replaceFirst("(?m)^\\.version \\d+\\.\\d+", ".version 7.8");
-            cuModuleLoadData(module, (lowered + "\0").getBytes(StandardCharsets.US_ASCII));
+            cuModuleLoadData(module, (lowered(ptx) + "\0").getBytes(StandardCharsets.US_ASCII));
             System.err.println("lumen: the driver (" + v[0] + ") did not take the PTX as built (" + firstLine(e.getMessage())
                     + "); loaded it at PTX ISA 7.8");
         }
+    }
+
+    /** The PTX at ISA version 7.8 (CUDA 11.8, the first with sm_90), for a driver older than the compiler. */
+    static String lowered(String ptx) {
+        return ptx.replaceFirst("(?m)^\\.version \\d+\\.\\d+", ".version 7.8");
     }
 
     /** Makes the context current on the calling thread (several devices and threads may share it). */
@@ -156,9 +160,13 @@ final class CudaDevice implements Device {
         cuCtxSetCurrent(ctx);
     }
 
+    /** The device name the tests' stand-in for the driver library reports (no GPU behind it). */
+    static final String STAND_IN = "lumen stand-in driver (host)";
+
+    /** "jcuda"; under the tests' stand-in driver, a name the simulator's cost model does not take for a GPU's. */
     @Override
     public String name() {
-        return "jcuda";
+        return model.equals(STAND_IN) ? "jcuda-on-stand-in-driver" : "jcuda";
     }
 
     @Override
@@ -170,7 +178,7 @@ final class CudaDevice implements Device {
         return streams[s];
     }
 
-    private CUdeviceptr at(Ptr p) {
+    final CUdeviceptr at(Ptr p) {
         CUdeviceptr d = mem.get(p.id());
         if (d == null) {
             throw new IllegalArgumentException("no device allocation " + p.id() + " (freed, or from another device)");
@@ -226,7 +234,7 @@ final class CudaDevice implements Device {
     }
 
     /** A device buffer and a pinned host buffer. */
-    private final class CudaStaging implements Staging {
+    final class CudaStaging implements Staging {
         final Ptr device;
         final Pointer host = new Pointer();
         final long bytes;

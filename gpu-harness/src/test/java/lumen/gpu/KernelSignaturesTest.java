@@ -51,6 +51,38 @@ class KernelSignaturesTest {
         }
     }
 
+    /**
+     * The PTX as built, and the same PTX at ISA 7.8 (what the backend gives a driver older than the
+     * compiler), both assemble for the H200's sm_90 with ptxas, as the driver's JIT would; ptxas
+     * comes with nvcc, so this runs where the PTX was built.
+     */
+    @Test
+    void thePtxAndItsFallbackAssembleForSm90() throws IOException, InterruptedException {
+        InputStream in = CudaBackend.class.getResourceAsStream(CudaBackend.PTX);
+        Assumptions.assumeTrue(in != null, "the PTX was not built (no nvcc when the kit was built)");
+        String ptx;
+        try (in) {
+            ptx = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+        }
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("lumen-ptxas");
+        String lowered = CudaDevice.lowered(ptx);
+        assertTrue(lowered.contains("\n.version 7.8\n") && !lowered.equals(ptx), "the fallback changes the ISA version only");
+        for (String[] v : new String[][] {{"built", ptx}, {"isa78", lowered}}) {
+            java.nio.file.Path f = dir.resolve(v[0] + ".ptx");
+            java.nio.file.Files.writeString(f, v[1]);
+            Process p;
+            try {
+                p = new ProcessBuilder("ptxas", "-arch=sm_90", "-o", dir.resolve(v[0] + ".cubin").toString(), f.toString())
+                        .redirectErrorStream(true).start();
+            } catch (IOException e) {
+                Assumptions.abort("no ptxas on this machine");
+                return;
+            }
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), v[0] + " PTX for sm_90: " + out);
+        }
+    }
+
     @Test
     void aLaunchWithAWrongArgumentIsRefused() {
         Device.Ptr d = new Device.Ptr(0);

@@ -101,6 +101,9 @@ final class HostDevice implements Device {
             List<String> sanitized = new ArrayList<>(base);
             sanitized.addAll(1, List.of("-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"));
             String out = compile(sanitized, dir);
+            if (out == null && !starts(bin)) {
+                out = "the sanitized binary does not start here";
+            }
             if (out == null) {
                 flags = "with AddressSanitizer and UndefinedBehaviorSanitizer";
             } else {
@@ -114,6 +117,25 @@ final class HostDevice implements Device {
             return bin;
         } catch (IOException e) {
             throw new IllegalStateException("no C++ compiler (g++) on this machine: " + e.getMessage());
+        }
+    }
+
+    /** Whether the binary starts and quits cleanly when asked to (a sanitizer runtime may not start in every container). */
+    private static boolean starts(Path bin) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(bin.toString()).redirectErrorStream(true);
+        pb.environment().put("ASAN_OPTIONS", "detect_leaks=0");
+        Process p = pb.start();
+        p.getOutputStream().write(0);
+        p.getOutputStream().flush();
+        try {
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -24,8 +24,4 @@ public final class CudaBackend extends KernelBackend {
     public static Optional<String> probe() {
         return CudaDevice.probe();
     }
-
-    CudaDevice cuda() {
-        return (CudaDevice) dev;
-    }
 }

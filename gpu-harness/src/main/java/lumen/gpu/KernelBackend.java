@@ -46,10 +46,6 @@ class KernelBackend extends PooledBackend {
         return dev.name();
     }
 
-    Device.Ptr pool() {
-        return mem;
-    }
-
     /** The slots of req's pages. */
     int[] table(int req) {
         return pool.table(req);

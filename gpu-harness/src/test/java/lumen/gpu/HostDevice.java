@@ -93,6 +93,7 @@ final class HostDevice implements Device {
         }
         try {
             Path dir = Files.createTempDirectory("lumen-host-kernels");
+            removedAtExit(dir);
             Files.writeString(dir.resolve("lumen_kernels.cu"), kernels);
             Files.writeString(dir.resolve("host_kernels.h"), resource("host_kernels.h"));
             Files.writeString(dir.resolve("host_device.cpp"), resource("host_device.cpp"));
@@ -118,6 +119,17 @@ final class HostDevice implements Device {
         } catch (IOException e) {
             throw new IllegalStateException("no C++ compiler (g++) on this machine: " + e.getMessage());
         }
+    }
+
+    /** Deletes {@code dir} and what it holds when the JVM exits. */
+    private static void removedAtExit(Path dir) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // a temporary folder left behind
+            }
+        }));
     }
 
     /** Whether the binary starts and quits cleanly when asked to (a sanitizer runtime may not start in every container). */

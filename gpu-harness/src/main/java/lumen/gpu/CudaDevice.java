@@ -211,24 +211,36 @@ class CudaDevice implements Device {
 
     @Override
     public void write(Ptr p, int[] src) {
+        if (src.length == 0) {
+            return;
+        }
         bind();
         cuMemcpyHtoD(at(p), Pointer.to(src), (long) src.length * Sizeof.INT);
     }
 
     @Override
     public void write(Ptr p, float[] src) {
+        if (src.length == 0) {
+            return;
+        }
         bind();
         cuMemcpyHtoD(at(p), Pointer.to(src), (long) src.length * Sizeof.FLOAT);
     }
 
     @Override
     public void read(Ptr p, int[] dst) {
+        if (dst.length == 0) {
+            return;
+        }
         bind();
         cuMemcpyDtoH(Pointer.to(dst), at(p), (long) dst.length * Sizeof.INT);
     }
 
     @Override
     public void read(Ptr p, long[] dst) {
+        if (dst.length == 0) {
+            return;
+        }
         bind();
         cuMemcpyDtoH(Pointer.to(dst), at(p), (long) dst.length * Sizeof.LONG);
     }

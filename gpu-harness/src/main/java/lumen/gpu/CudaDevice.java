@@ -211,38 +211,38 @@ class CudaDevice implements Device {
 
     @Override
     public void write(Ptr p, int[] src) {
-        if (src.length == 0) {
-            return;
-        }
-        bind();
-        cuMemcpyHtoD(at(p), Pointer.to(src), (long) src.length * Sizeof.INT);
+        copyIn(p, Pointer.to(src), (long) src.length * Sizeof.INT);
     }
 
     @Override
     public void write(Ptr p, float[] src) {
-        if (src.length == 0) {
-            return;
-        }
-        bind();
-        cuMemcpyHtoD(at(p), Pointer.to(src), (long) src.length * Sizeof.FLOAT);
+        copyIn(p, Pointer.to(src), (long) src.length * Sizeof.FLOAT);
     }
 
     @Override
     public void read(Ptr p, int[] dst) {
-        if (dst.length == 0) {
-            return;
-        }
-        bind();
-        cuMemcpyDtoH(Pointer.to(dst), at(p), (long) dst.length * Sizeof.INT);
+        copyOut(Pointer.to(dst), p, (long) dst.length * Sizeof.INT);
     }
 
     @Override
     public void read(Ptr p, long[] dst) {
-        if (dst.length == 0) {
-            return;
+        copyOut(Pointer.to(dst), p, (long) dst.length * Sizeof.LONG);
+    }
+
+    /** Host to device, synchronous; an empty copy makes no driver call. */
+    private void copyIn(Ptr p, Pointer src, long bytes) {
+        if (bytes > 0) {
+            bind();
+            cuMemcpyHtoD(at(p), src, bytes);
         }
-        bind();
-        cuMemcpyDtoH(Pointer.to(dst), at(p), (long) dst.length * Sizeof.LONG);
+    }
+
+    /** Device to host, synchronous; an empty copy makes no driver call. */
+    private void copyOut(Pointer dst, Ptr p, long bytes) {
+        if (bytes > 0) {
+            bind();
+            cuMemcpyDtoH(dst, at(p), bytes);
+        }
     }
 
     /** A device buffer and a pinned host buffer. */

@@ -105,8 +105,8 @@ interface Device extends AutoCloseable {
             "verify_greedy", new int[] {8, 8, 4, 4, 8},
             "verify_rejection", new int[] {8, 8, 8, 8, 8, 4, 4, 4, 8, 8});
 
-    /** Checks {@code args} (Ptr, Long or Integer) against the kernel's signature; returns their sizes. */
-    static int[] check(String kernel, Object... args) {
+    /** Checks {@code args} (Ptr, Long or Integer) against the kernel's signature. */
+    static void check(String kernel, Object... args) {
         int[] sig = SIGNATURES.get(kernel);
         if (sig == null) {
             throw new IllegalArgumentException("no kernel " + kernel + " in lumen_kernels.cu");
@@ -128,6 +128,5 @@ interface Device extends AutoCloseable {
                 throw new IllegalArgumentException(kernel + " parameter " + i + " takes " + sig[i] + " bytes; launched with " + size);
             }
         }
-        return sig;
     }
 }

@@ -54,6 +54,11 @@ final class HostDevice implements Device {
         return unavailable;
     }
 
+    /** Skips the calling tests, with the reason, where the kernels cannot be built for the host. */
+    static void assumeBuildable() {
+        probe().ifPresent(r -> org.junit.jupiter.api.Assumptions.abort("the kernels cannot be built for the host: " + r));
+    }
+
     /** How the host binary was compiled (the sanitizers it has). */
     static synchronized String flags() {
         return flags;

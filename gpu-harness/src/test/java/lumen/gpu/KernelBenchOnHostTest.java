@@ -9,7 +9,6 @@ import java.io.StringWriter;
 import lumen.sim.ProfiledCostModel;
 import lumen.sim.GpuProfile;
 import lumen.sim.Preset;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +22,7 @@ class KernelBenchOnHostTest {
 
     @BeforeAll
     static void compiler() {
-        HostDevice.probe().ifPresent(r -> Assumptions.abort("the kernels cannot be built for the host: " + r));
+        HostDevice.assumeBuildable();
     }
 
     static final KernelBench.Sizes SMOKE = new KernelBench.Sizes(64 << 10, 2, 40, 1 << 20, 2, 2, new int[] {16, 100}, 1000, 4, 64);

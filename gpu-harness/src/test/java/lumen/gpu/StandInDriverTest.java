@@ -95,21 +95,10 @@ class StandInDriverTest extends KernelBackendContract {
         }
     }
 
-    /** The suite fails with a seeded bug in the JCuda layer itself: it checks the real driver calls, not only the kernels. */
-    private static void caught(java.util.function.Supplier<Device> mutant, java.util.function.Function<KernelBackendContract, org.junit.jupiter.api.function.Executable> suite) {
-        KernelBackendContract s = new KernelBackendContract() {
-            @Override
-            Backend open(KvGeometry g, int pages) {
-                return new KernelBackend(mutant, g, pages);
-            }
-        };
-        Throwable t = assertThrows(Throwable.class, suite.apply(s));
-        assertTrue(t instanceof org.opentest4j.AssertionFailedError || t.getMessage().contains("not bit-exact"), t.toString());
-    }
-
+    /** The suites fail with a seeded bug in the JCuda layer itself: they check the real driver calls, not only the kernels. */
     @Test
     void aChecksumReadOfHalfTheBytesFailsTheCpuTwin() {
-        caught(() -> new CudaDevice() {
+        KernelMutantsTest.caught(() -> new CudaDevice() {
             @Override
             public void read(Device.Ptr p, long[] dst) {
                 jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(dst), at(p), (long) dst.length * jcuda.Sizeof.INT);
@@ -119,7 +108,7 @@ class StandInDriverTest extends KernelBackendContract {
 
     @Test
     void aStreamingCopyShortOfTheLastWordFailsBitExactness() {
-        caught(() -> new CudaDevice() {
+        KernelMutantsTest.caught(() -> new CudaDevice() {
             @Override
             public void toHost(Device.Staging st, long bytes, int stream) {
                 CudaStaging c = (CudaStaging) st;

@@ -3,15 +3,18 @@
 (* Mechanism 1: load-aware checkpoint placement (Algorithm 1, Eq. 4, 5).   *)
 (*                                                                         *)
 (* When a request is assigned to its server, the gateway picks the worker  *)
-(* that will hold its checkpoint: any worker of minimal load L(w) among    *)
-(* the UP workers other than the server that can still reserve the        *)
-(* request's pages within M_budget.  The server then streams each KV page *)
-(* it has computed, asynchronously, to the holder's host memory; the      *)
-(* checkpoint may lag the decode by any number of pages.  When no worker   *)
-(* fits, the request runs unprotected: it degrades to stop-and-restart and *)
-(* no other request is affected.  The checkpoint is freed when the request *)
-(* completes (Complete, in Cluster) and when it is re-prefilled           *)
-(* (FailureRouting).                                                       *)
+(* that will hold its checkpoint (PlacementChoice, in Cluster): any worker *)
+(* of minimal load L(w) among the UP workers other than the server that   *)
+(* can still reserve the request's pages within M_budget.  The server then *)
+(* streams each KV page it has written, asynchronously, to the holder's   *)
+(* host memory; the checkpoint may lag the decode by any number of pages.  *)
+(* When no worker fits, the request runs unprotected: it degrades to      *)
+(* stop-and-restart and no other request is affected.  Algorithm 1 applies *)
+(* to every unprotected request: as soon as a holder can be had (room     *)
+(* freed, a worker back, or the request's holder lost), the request is    *)
+(* placed again before it is served further (NeedsProtection).  The       *)
+(* checkpoint is freed when the request completes (Complete, in Cluster)  *)
+(* and when it is routed after a failure (FailureRouting).                *)
 (*                                                                         *)
 (* Budget accounting reserves a request's final size, Size(r), at          *)
 (* placement, so a checkpoint that grows page by page can never overflow   *)
@@ -22,28 +25,6 @@
 (* server (when it is UP and fits), SR nowhere.                            *)
 (***************************************************************************)
 EXTENDS Cluster
-
-Reserved(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Size(r)])
-               + IF Policy = "DUAL"
-                 THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Size(r)])
-                 ELSE 0
-
-\* The workers that may hold r's checkpoint: UP, not r's server, with room.
-HolderCandidates(r) ==
-    {w \in Serving : w # Server(r) /\ Reserved(w) + Size(r) <= Budget}
-
-\* FC: the first UP worker after the server on the fixed ring.
-RECURSIVE RingNext(_, _)
-RingNext(w, n) == IF n = 0 THEN None
-                  ELSE IF wstate[Neighbour[w]] = "UP" THEN Neighbour[w]
-                  ELSE RingNext(Neighbour[w], n - 1)
-
-\* The holders the policy allows for r; empty means "run unprotected".
-PlacementChoice(r) ==
-    CASE Policy \in LoadAware -> ArgMinLoad(HolderCandidates(r))
-      [] Policy = "FC"    -> LET h == RingNext(Server(r), Cardinality(Workers) - 1)
-                             IN  IF h # None /\ h \in HolderCandidates(r) THEN {h} ELSE {}
-      [] Policy = "SR"    -> {}
 
 (***************************************************************************)
 (* DUAL (the paper's suggested improvement): a second holder, the least   *)
@@ -58,17 +39,25 @@ SetBackup(r, h) ==
     IF BackupChoice(r, h) = {} THEN backup' = [backup EXCEPT ![r] = None]
     ELSE \E b \in BackupChoice(r, h) : backup' = [backup EXCEPT ![r] = b]
 
+\* The reservation of r's new holder and backup (Eq. 5), on their counters.
+Reserve(r) ==
+    reserved' = [w \in Workers |-> reserved[w]
+                                   + (IF holder'[r] = w THEN Size(r) ELSE 0)
+                                   + (IF backup'[r] = w THEN Size(r) ELSE 0)]
+
+\* A placement decision: for a new run (~placed), or to re-protect an unprotected request.
 Place(r) ==
-    /\ ~placed[r]
     /\ phase[r] \in {"QUEUED", "DECODE"}
+    /\ ~placed[r] \/ NeedsProtection(r)
     /\ wstate[Server(r)] = "UP"
     /\ IF PlacementChoice(r) = {}
        THEN /\ holder' = [holder EXCEPT ![r] = None]
             /\ backup' = [backup EXCEPT ![r] = None]
        ELSE \E h \in PlacementChoice(r) : /\ holder' = [holder EXCEPT ![r] = h]
                                           /\ SetBackup(r, h)
+    /\ Reserve(r)
     /\ placed' = [placed EXCEPT ![r] = TRUE]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures, stored>>
 
 \* The pages of r the server may stream: those it has written to its GPU.
 StreamLimit(r) == Len(kv[r])
@@ -79,18 +68,20 @@ PageToStream(r) == IF Len(ckpt[r]) < Len(kv[r]) THEN kv[r][Len(ckpt[r]) + 1] ELS
 \* The same for the backup holder's copy (DUAL).
 BackupPageToStream(r) == IF Len(bckpt[r]) < Len(kv[r]) THEN kv[r][Len(bckpt[r]) + 1] ELSE Hole
 
-\* One page to the holder or, under DUAL, to the backup; each copy lags on its own.
+\* One page to the holder's host memory or, under DUAL, to the backup's; each copy lags on its own.
 StreamPage(r) ==
     /\ phase[r] \in {"QUEUED", "DECODE"}
     /\ \/ /\ holder[r] # None
           /\ Len(ckpt[r]) < StreamLimit(r)
-          /\ ckpt' = [ckpt EXCEPT ![r] = Append(@, PageToStream(r))]
+          /\ ckpt' = [ckpt EXCEPT ![r] = Append(@, CopyTo(PageToStream(r), holder[r]))]
+          /\ stored' = [stored EXCEPT ![holder[r]] = @ + 1]
           /\ UNCHANGED bckpt
        \/ /\ backup[r] # None
           /\ Len(bckpt[r]) < StreamLimit(r)
-          /\ bckpt' = [bckpt EXCEPT ![r] = Append(@, BackupPageToStream(r))]
+          /\ bckpt' = [bckpt EXCEPT ![r] = Append(@, CopyTo(BackupPageToStream(r), backup[r]))]
+          /\ stored' = [stored EXCEPT ![backup[r]] = @ + 1]
           /\ UNCHANGED ckpt
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -102,14 +93,15 @@ S4_HolderIsNotServerInv ==
 
 \* S5: Eq. 5, sum_{r in C(w)} |KV_r| <= M_budget, for every worker.
 S5_BudgetRespectedInv ==
-    \A w \in Workers : Stored(w) <= Budget
+    \A w \in Workers : StoredSum(w) <= Budget
 
-\* S6: a checkpoint holds intact pages, never more than r has computed.
+\* S6: a checkpoint holds r's own pages in order, never past what r's server has written.
 S6_CheckpointWithinPrefixInv ==
-    \A r \in Requests : /\ Intact(ckpt[r]) /\ Len(ckpt[r]) <= Ctx(r)
-                       /\ Intact(bckpt[r]) /\ Len(bckpt[r]) <= Ctx(r)
+    \A r \in Requests : /\ Intact(r, ckpt[r]) /\ Len(ckpt[r]) <= KvLen(r)
+                       /\ Intact(r, bckpt[r]) /\ Len(bckpt[r]) <= KvLen(r)
 
-\* S8: checkpoint pages exist only for a live request, on a live holder.
+\* S8: checkpoint pages exist only for a live request's current run, on a live holder: a
+\* request that completed or was routed (its placement decision is pending again) holds none.
 S8_NoCheckpointLeakInv ==
     \A r \in Requests :
         /\ ckpt[r] # <<>> => holder[r] # None
@@ -118,18 +110,39 @@ S8_NoCheckpointLeakInv ==
         /\ bckpt[r] # <<>> => backup[r] # None
         /\ backup[r] # None => /\ phase[r] \in {"QUEUED", "DECODE", "INTERRUPTED"}
                                /\ wstate[backup[r]] = "UP"
+        /\ ~placed[r] => holder[r] = None /\ backup[r] = None
+
+(***************************************************************************)
+(* S13: copy provenance.  Every page of a checkpoint copy lives in the    *)
+(* host memory of the worker named as that copy's holder (or backup), so  *)
+(* a promoted backup carries its own pages, never the lost holder's; and  *)
+(* every page a server restored into its GPU came from its own host       *)
+(* memory.                                                                 *)
+(***************************************************************************)
+S13_CopyProvenanceInv ==
+    \A r \in Requests :
+        /\ \A i \in 1..Len(ckpt[r]) : ckpt[r][i][3] = holder[r]
+        /\ \A i \in 1..Len(bckpt[r]) : bckpt[r][i][3] = backup[r]
+        /\ \A i \in 1..Len(kv[r]) : Len(kv[r][i]) = 3 => kv[r][i][3] = Server(r)
+
+\* S15: each worker's counters equal the sums over the checkpoints it holds.
+S15_AccountingInv ==
+    \A w \in Workers : stored[w] = StoredSum(w) /\ reserved[w] = ReservedSum(w)
 
 (***************************************************************************)
 (* A1: under LUMEN (and DUAL) every placement is an argmin of Eq. 4 over  *)
 (* the eligible holders (Algorithm 1, line 1), and a request runs          *)
-(* unprotected only when no eligible holder has room.  Eligibility is     *)
-(* restated here from the paper, independently of HolderCandidates.       *)
+(* unprotected only when no eligible holder has room.  Eligibility and    *)
+(* the load are restated here from the paper, independently of            *)
+(* HolderCandidates and of the counters.                                  *)
 (***************************************************************************)
 Eligible(r) == {w \in Workers : /\ wstate[w] = "UP"
                                 /\ r \notin runq[w]
-                                /\ Reserved(w) + Size(r) <= Budget}
+                                /\ ReservedSum(w) + Size(r) <= Budget}
 
-PlacementStep(r) == ~placed[r] /\ placed'[r]
+\* A placement decision: the first of a run, or a re-protection of an unprotected request.
+PlacementStep(r) == \/ ~placed[r] /\ placed'[r]
+                    \/ placed[r] /\ holder[r] = None /\ holder'[r] # None
 
 \* Under DUAL the backup is an argmin of the eligible holders but the first.
 BackupIsArgMin(r) ==
@@ -137,7 +150,7 @@ BackupIsArgMin(r) ==
     IF holder'[r] = None \/ rest = {}
     THEN backup'[r] = None
     ELSE /\ backup'[r] \in rest
-         /\ \A w \in rest : Load(backup'[r]) <= Load(w)
+         /\ \A w \in rest : Eq4Load(backup'[r]) <= Eq4Load(w)
 
 A1_PlacementIsArgMinProp ==
     [][(Policy \in LoadAware) =>
@@ -145,8 +158,25 @@ A1_PlacementIsArgMinProp ==
             /\ IF Eligible(r) = {}
                THEN holder'[r] = None
                ELSE /\ holder'[r] \in Eligible(r)
-                    /\ \A w \in Eligible(r) : Load(holder'[r]) <= Load(w)
+                    /\ \A w \in Eligible(r) : Eq4Load(holder'[r]) <= Eq4Load(w)
             /\ Policy = "DUAL" => BackupIsArgMin(r)]_vars
+
+(***************************************************************************)
+(* S14: re-protection.  No request is served (prefilled or decoded) while *)
+(* it has no holder although the policy's rule, restated here, has one   *)
+(* for it: any eligible worker under LUMEN and DUAL, the ring neighbour   *)
+(* under FC, none under SR.                                               *)
+(***************************************************************************)
+Protectable(r) ==
+    CASE Policy \in LoadAware -> Eligible(r)
+      [] Policy = "FC" -> Eligible(r) \cap {RingNext(Server(r), Cardinality(Workers) - 1)}
+      [] Policy = "SR" -> {}
+
+ServeStep(r) == \/ phase[r] = "QUEUED" /\ phase'[r] = "DECODE"
+                \/ phase[r] = "DECODE" /\ Len(out'[r]) > Len(out[r])
+
+S14_ReProtectionProp ==
+    [][\A r \in Requests : (ServeStep(r) /\ holder[r] = None) => Protectable(r) = {}]_vars
 
 -----------------------------------------------------------------------------
 (* The mechanism alone: serving and placement, no failures. *)

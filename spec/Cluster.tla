@@ -10,9 +10,20 @@
 (*                                                                         *)
 (* Abstractions, each chosen so that no property of DESIGN.md section 3    *)
 (* loses its meaning:                                                      *)
-(*  - One KV page per context position.  Page i of request r holds the     *)
-(*    value i when it is intact and Hole when it was never written.  A     *)
-(*    sequence of pages is therefore right exactly when page i = i.        *)
+(*  - One KV page per context position, tagged with what it holds: the     *)
+(*    page <<r, i>> is position i of request r as its server computed it.  *)
+(*    A copy in some worker's host memory (a checkpoint) carries that      *)
+(*    worker too, <<r, i, w>>, and a page restored into GPU memory keeps   *)
+(*    the tag of the host memory it came from.  A sequence of pages is     *)
+(*    therefore right exactly when its page i holds position i of r, and  *)
+(*    a page of another request, a page never written (Hole) or a copy in *)
+(*    the wrong worker's memory is a violation, not a count that happens  *)
+(*    to match.                                                            *)
+(*  - The KV convention of a real decoder: the KV of an emitted token is  *)
+(*    written by the next forward pass, which feeds that token back.  So  *)
+(*    once r has output, its server has written exactly KvLen(r) =        *)
+(*    PromptLen + Len(out) - 1 positions, and nothing can stream, save or *)
+(*    restore a position past that.                                        *)
 (*  - The target model is deterministic (greedy): at output position n it  *)
 (*    emits Ref[r][n] when its KV is intact and Wrong otherwise.  Sampling *)
 (*    and its distribution are the Java harness's concern (S7 note).       *)
@@ -20,6 +31,10 @@
 (*    KV, exactly like a failure just before it, so nothing is lost by     *)
 (*    merging the two.  The runtime's PREFILL phase is that step's         *)
 (*    duration.                                                            *)
+(*  - Each worker keeps two counters, as a real holder's memory manager   *)
+(*    does: the positions it stores and the positions reserved on it.     *)
+(*    Eq. 4 and Eq. 5 are stated on the sums they stand for; S15 ties the *)
+(*    counters to those sums.                                              *)
 (*                                                                         *)
 (* This module defines the state, Eq. 4 (the load estimate), and the       *)
 (* failure-free serving actions.  CheckpointPlacement, FailureRouting and  *)
@@ -46,7 +61,6 @@ CONSTANTS
 
 Policies == {"LUMEN", "DUAL", "FC", "SR"}
 LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by load
-Hole == 0    \* the content of a KV page that was never written
 
 ASSUME /\ Policy \in Policies
        /\ None \notin Workers
@@ -73,9 +87,12 @@ VARIABLES
     bckpt,     \* bckpt[r]: r's KV pages streamed to its backup holder
     out,       \* out[r]: the tokens delivered to r's client so far
     proposal,  \* proposal[r]: an in-flight draft [src |-> w, toks |-> seq], or None
-    failures   \* how many worker failures have happened (a history counter)
+    failures,  \* how many worker failures have happened (a history counter)
+    stored,    \* stored[w]: the checkpoint positions w's host memory holds, by w's counter
+    reserved   \* reserved[w]: the positions reserved on w at placement (Eq. 5), by w's counter
 
-vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures>>
+vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
+          stored, reserved>>
 
 -----------------------------------------------------------------------------
 (* Helpers *)
@@ -85,12 +102,25 @@ RECURSIVE SumOf(_, _)
 SumOf(S, f) == IF S = {} THEN 0
                ELSE LET x == CHOOSE y \in S : TRUE IN f[x] + SumOf(S \ {x}, f)
 
-Pages(from, to) == [i \in 1..(to - from + 1) |-> from + i - 1]   \* intact pages from..to
-Intact(s) == \A i \in 1..Len(s) : s[i] = i
+(***************************************************************************)
+(* KV pages.  KvPage(r, i) is position i of request r as its server       *)
+(* computed it; CopyTo(p, w) is page p copied into worker w's host memory. *)
+(* Holds(p, r, i) looks at what a page holds, wherever it lives.           *)
+(***************************************************************************)
+KvPage(r, i) == <<r, i>>
+Hole == <<None, 0>>                                        \* a page nothing was written to
+Written(r, from, to) == [j \in 1..(to - from + 1) |-> KvPage(r, from + j - 1)]
+CopyTo(p, w) == <<p[1], p[2], w>>
+Holds(p, r, i) == p[1] = r /\ p[2] = i
+Intact(r, s) == \A i \in 1..Len(s) : Holds(s[i], r, i)
+\* What a sequence of pages holds, wherever each page lives.
+Content(s) == [i \in 1..Len(s) |-> <<s[i][1], s[i][2]>>]
 IsPrefix(s, t) == Len(s) <= Len(t) /\ s = SubSeq(t, 1, Len(s))
 
-Size(r) == PromptLen[r] + Len(Ref[r])       \* pages r needs when complete
-Ctx(r) == PromptLen[r] + Len(out[r])        \* pages of r's context so far
+Size(r) == PromptLen[r] + Len(Ref[r])       \* positions reserved for r: its whole context
+Ctx(r) == PromptLen[r] + Len(out[r])        \* tokens of r's context so far
+\* The positions r's server has written: all of its context but the last token.
+KvLen(r) == IF out[r] = <<>> THEN 0 ELSE Ctx(r) - 1
 Server(r) == IF \E w \in Workers : r \in runq[w]
              THEN CHOOSE w \in Workers : r \in runq[w] ELSE None
 
@@ -99,16 +129,23 @@ Server(r) == IF \E w \in Workers : r \in runq[w]
 (*    L(w) = alpha * sum_{r in C(w)} |KV_r| + beta * Q_w                   *)
 (* C(w) is the set of requests checkpointed on w and |KV_r| the pages of   *)
 (* r saved there (as holder or, under DUAL, as backup); Q_w is w's queue   *)
-(* depth.                                                                  *)
+(* depth.  The gateway computes it from w's counter (Load); the action     *)
+(* properties restate it from the sum itself (Eq4Load).                    *)
 (***************************************************************************)
 \* Backups exist only under DUAL; the test spares other models the sum.
 BackupStored(w) == IF Policy = "DUAL"
                    THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Len(bckpt[r])])
                    ELSE 0
-Stored(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Len(ckpt[r])])
-             + BackupStored(w)
+StoredSum(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Len(ckpt[r])])
+                + BackupStored(w)
+\* Eq. 5's reservations: Size(r) on r's holder and, under DUAL, on its backup.
+ReservedSum(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Size(r)])
+                  + IF Policy = "DUAL"
+                    THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Size(r)])
+                    ELSE 0
 Q(w) == Cardinality(runq[w])
-Load(w) == Alpha * Stored(w) + Beta * Q(w)
+Load(w) == Alpha * stored[w] + Beta * Q(w)
+Eq4Load(w) == Alpha * StoredSum(w) + Beta * Q(w)
 
 ArgMinLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
 ArgMaxLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] >= l[v]}
@@ -116,11 +153,44 @@ ArgMaxLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] 
 \* Workers that take new work: UP, i.e. running the full model.
 Serving == {w \in Workers : wstate[w] = "UP"}
 
+(***************************************************************************)
+(* The placement rule (Algorithm 1, Eq. 5), which the serving actions     *)
+(* wait for: a holder is any worker of minimal load among the UP workers   *)
+(* other than the server that can still reserve Size(r) within M_budget.   *)
+(* FC places on the first UP worker after the server on its fixed ring,    *)
+(* when it fits; SR places nowhere.  CheckpointPlacement takes the         *)
+(* decision (Place) and streams the pages.                                 *)
+(***************************************************************************)
+HolderCandidates(r) ==
+    {w \in Serving : w # Server(r) /\ reserved[w] + Size(r) <= Budget}
+
+\* FC: the first UP worker after w on the fixed ring.
+RECURSIVE RingNext(_, _)
+RingNext(w, n) == IF n = 0 THEN None
+                  ELSE IF wstate[Neighbour[w]] = "UP" THEN Neighbour[w]
+                  ELSE RingNext(Neighbour[w], n - 1)
+
+\* The holders the policy allows for r; empty means "run unprotected".
+PlacementChoice(r) ==
+    CASE Policy \in LoadAware -> ArgMinLoad(HolderCandidates(r))
+      [] Policy = "FC"    -> LET h == RingNext(Server(r), Cardinality(Workers) - 1)
+                             IN  IF h # None /\ h \in HolderCandidates(r) THEN {h} ELSE {}
+      [] Policy = "SR"    -> {}
+
+(***************************************************************************)
+(* Re-protection: Algorithm 1 applies to every unprotected request, not    *)
+(* only at its first placement.  A request with no holder (its placement  *)
+(* degraded for lack of room, or its holder failed) for which the policy  *)
+(* now has a holder is placed again before it is served further.          *)
+(***************************************************************************)
+NeedsProtection(r) == /\ placed[r] /\ holder[r] = None /\ phase[r] \in {"QUEUED", "DECODE"}
+                      /\ PlacementChoice(r) # {}
+
 -----------------------------------------------------------------------------
 (* The target model *)
 
 \* The token the target emits at output position i, given r's KV pages.
-TargetToken(r, pages, i) == IF Intact(pages) THEN Ref[r][i] ELSE Wrong
+TargetToken(r, pages, i) == IF Intact(r, pages) THEN Ref[r][i] ELSE Wrong
 
 (***************************************************************************)
 (* Greedy verification of a draft d at r's current position n (Leviathan  *)
@@ -161,6 +231,8 @@ Init ==
     /\ out = [r \in Requests |-> <<>>]
     /\ proposal = [r \in Requests |-> None]
     /\ failures = 0
+    /\ stored = [w \in Workers |-> 0]
+    /\ reserved = [w \in Workers |-> 0]
 
 -----------------------------------------------------------------------------
 (* Failure-free serving actions *)
@@ -174,42 +246,59 @@ Arrive(r) ==
          runq' = [runq EXCEPT ![w] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
 
 (***************************************************************************)
 (* Prefill computes the KV pages r's server lacks: the whole prompt for a  *)
 (* new or re-prefilled request, only the pages past the checkpoint for a  *)
 (* restored one (its tokens are known, so they are recomputed, never      *)
-(* assumed).  A request with no output yet also gets its first token.     *)
-(* Prefill waits for the placement decision (so streaming can start at   *)
-(* once) but not for a holder: an unprotected request runs all the same.  *)
+(* assumed), up to KvLen.  A request with no output yet also gets its     *)
+(* first token, from the prompt's KV; that token's own KV is written by   *)
+(* the first decode step.  Prefill waits for the placement decision (so   *)
+(* streaming can start at once) but not for a holder: an unprotected      *)
+(* request runs all the same, unless a holder can now be had.            *)
 (***************************************************************************)
-ReadyToPrefill(r) == placed[r]
+ReadyToPrefill(r) == placed[r] /\ ~NeedsProtection(r)
 
 Prefill(r) ==
     /\ phase[r] = "QUEUED"
     /\ ReadyToPrefill(r)
     /\ Server(r) # None /\ wstate[Server(r)] = "UP"
     /\ LET first == IF out[r] = <<>>
-                    THEN <<TargetToken(r, kv[r] \o Pages(Len(kv[r]) + 1, PromptLen[r]), 1)>>
+                    THEN <<TargetToken(r, kv[r] \o Written(r, Len(kv[r]) + 1, PromptLen[r]), 1)>>
                     ELSE <<>>
            newOut == out[r] \o first
        IN  /\ out' = [out EXCEPT ![r] = newOut]
-           /\ kv' = [kv EXCEPT ![r] = @ \o Pages(Len(@) + 1, PromptLen[r] + Len(newOut))]
+           /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, PromptLen[r] + Len(newOut) - 1)]
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
-    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved>>
 
-\* One decode iteration of r: one token, or a verified draft plus one.
+(***************************************************************************)
+(* One decode iteration of r: the forward pass feeds r's last token back  *)
+(* (writing its KV) and emits one token, or verifies a draft and emits    *)
+(* its agreeing prefix plus one (writing the KV of every token it keeps   *)
+(* but the last).  It waits for a pending re-protection.                  *)
+(***************************************************************************)
 Decode(r) ==
     /\ phase[r] = "DECODE"
     /\ wstate[Server(r)] = "UP"
-    /\ Len(kv[r]) = Ctx(r)
+    /\ Len(kv[r]) = KvLen(r)
     /\ Len(out[r]) < Len(Ref[r])
+    /\ ~NeedsProtection(r)
     /\ LET new == DecodeTokens(r)
        IN  /\ out' = [out EXCEPT ![r] = @ \o new]
-           /\ kv' = [kv EXCEPT ![r] = @ \o Pages(Len(@) + 1, Len(@) + Len(new))]
+           /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, Len(@) + Len(new))]
     /\ proposal' = [proposal EXCEPT ![r] = None]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved>>
+
+\* How many of r's checkpoint copies w holds (as holder, as backup).
+Copies(r, w) == (IF holder[r] = w THEN 1 ELSE 0) + (IF backup[r] = w THEN 1 ELSE 0)
+
+\* r's reservation and saved positions leave its holder's and its backup's counters.
+Release(r) ==
+    /\ reserved' = [w \in Workers |-> reserved[w] - Copies(r, w) * Size(r)]
+    /\ stored' = [w \in Workers |-> stored[w] - (IF holder[r] = w THEN Len(ckpt[r]) ELSE 0)
+                                               - (IF backup[r] = w THEN Len(bckpt[r]) ELSE 0)]
 
 \* Freeing r's checkpoint on its holder, and its backup's (on completion and on routing).
 FreeCheckpoint(r) ==
@@ -217,6 +306,7 @@ FreeCheckpoint(r) ==
     /\ ckpt' = [ckpt EXCEPT ![r] = <<>>]
     /\ backup' = [backup EXCEPT ![r] = None]
     /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
+    /\ Release(r)
 
 Complete(r) ==
     /\ phase[r] = "DECODE"
@@ -243,6 +333,8 @@ TypeOK ==
                            /\ Len(bckpt[r]) <= Size(r)
                            /\ Len(out[r]) <= Len(Ref[r])
     /\ failures \in Nat
+    /\ stored \in [Workers -> Nat]
+    /\ reserved \in [Workers -> Nat]
 
 \* S1: an arrived request is always somewhere: in exactly the run queue of a
 \* worker while QUEUED or DECODE, known as INTERRUPTED to the coordinator,

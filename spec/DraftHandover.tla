@@ -30,13 +30,13 @@ Restart(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT"
                                                            ELSE "LOADING_FULL"]
-    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures>>
+    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
 
 DraftReady(w) ==
     /\ wstate[w] = "LOADING_DRAFT"
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
 
 \* Drafts for r: j tokens that agree with the reference, then l wrong ones.
 DraftProposals(r) ==
@@ -58,7 +58,7 @@ Assist(w, r) ==
     /\ Len(out[r]) < Len(Ref[r])
     /\ \E d \in DraftProposals(r) :
          proposal' = [proposal EXCEPT ![r] = [src |-> w, toks |-> d]]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
 
 \* In-flight speculation of w that the handover drops.
 DropSpeculation(w) ==
@@ -71,7 +71,7 @@ FullReady(w) ==
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
     /\ proposal' = DropSpeculation(w)
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
 
 -----------------------------------------------------------------------------
 (* Properties *)

@@ -10,12 +10,13 @@
 (*            = h_r                      if |C_r| > tau                    *)
 (*            = argmin_{w survives} L(w) otherwise                         *)
 (*                                                                         *)
-(* Mode RESTORE: h_r loads C_r into its GPU and resumes from that saved    *)
-(* prefix; the pages C_r lags behind are recomputed from the known tokens  *)
-(* (Prefill, in Cluster), never assumed.  Mode REPREFILL: the least loaded *)
-(* survivor recomputes everything, and C_r is freed.  A request with no    *)
-(* checkpoint (unprotected, or its holder failed too) always re-prefills.  *)
-(* After either mode the request is placed again, so it stays protected.   *)
+(* Mode RESTORE: h_r loads C_r from its host memory into its GPU and      *)
+(* resumes from that saved prefix; the pages C_r lags behind are          *)
+(* recomputed from the known tokens (Prefill, in Cluster), never assumed. *)
+(* Mode REPREFILL: the least loaded survivor recomputes everything, and   *)
+(* C_r is freed.  A request with no checkpoint (unprotected, or its       *)
+(* holder failed too) always re-prefills.  After either mode the request  *)
+(* is placed again, so it stays protected.                                 *)
 (*                                                                         *)
 (* Beyond the paper, which assumes one failure: any worker may fail while  *)
 (* another stays UP (up to |W|-1 at once), holders fail too, workers fail  *)
@@ -23,6 +24,8 @@
 (* The "survivors" of Eq. 6 are therefore the workers UP now, not merely   *)
 (* W \ {w_f}.  Under DUAL a failed holder's role passes to the request's   *)
 (* live backup, with the backup's own copy, so the checkpoint survives.    *)
+(* A running request whose holder failed with no backup is re-protected   *)
+(* by Algorithm 1 as soon as a holder can be had (NeedsProtection).        *)
 (***************************************************************************)
 EXTENDS CheckpointPlacement
 
@@ -31,6 +34,9 @@ Interrupted(w) == runq[w]
 
 \* What is left of w's run queue once w has failed: nothing.
 PurgedQueue(w) == {}
+
+\* The copy a promoted backup carries as the new holder's checkpoint: its own.
+PromotedCopy(r) == bckpt[r]
 
 Fail(w) ==
     /\ wstate[w] # "FAILED"
@@ -47,17 +53,18 @@ Fail(w) ==
            /\ kv' = [r \in Requests |-> IF r \in lost THEN <<>> ELSE kv[r]]
            /\ holder' = [r \in Requests |-> IF r \in promoted THEN backup[r]
                                              ELSE IF r \in orphans THEN None ELSE holder[r]]
-           /\ ckpt' = [r \in Requests |-> IF r \in promoted THEN bckpt[r]
+           /\ ckpt' = [r \in Requests |-> IF r \in promoted THEN PromotedCopy(r)
                                            ELSE IF r \in orphans THEN <<>> ELSE ckpt[r]]
            /\ backup' = [r \in Requests |-> IF r \in promoted \cup backups THEN None ELSE backup[r]]
            /\ bckpt' = [r \in Requests |-> IF r \in promoted \cup backups THEN <<>> ELSE bckpt[r]]
-           \* a running request whose holder died (with no backup) is placed anew
-           /\ placed' = [r \in Requests |-> IF r \in (orphans \ promoted) \ lost THEN FALSE ELSE placed[r]]
            /\ proposal' = [r \in Requests |->
                              IF r \in lost \/ (proposal[r] # None /\ proposal[r].src = w)
                              THEN None ELSE proposal[r]]
+    \* w's host memory is gone, and with it everything its counters counted
+    /\ stored' = [stored EXCEPT ![w] = 0]
+    /\ reserved' = [reserved EXCEPT ![w] = 0]
     /\ failures' = failures + 1
-    /\ UNCHANGED out
+    /\ UNCHANGED <<out, placed>>
 
 \* The workers an interrupted request may be sent to.
 RouteTargets == Serving
@@ -70,7 +77,8 @@ UseHolder(r) ==
          [] Policy = "FC"    -> TRUE
          [] Policy = "SR"    -> FALSE
 
-\* The KV a restoring holder resumes with: exactly the saved prefix C_r.
+\* The KV a restoring holder resumes with: exactly the saved prefix C_r, read from its own
+\* host memory (the pages keep that memory's tag).
 ResumePages(r) == ckpt[r]
 
 RouteRestore(r) ==
@@ -99,10 +107,23 @@ Route(r) ==
 S3_NeverServedByDeadWorkerInv ==
     \A w \in Workers : wstate[w] = "FAILED" => runq[w] = {}
 
-\* S9: the KV a server holds for r is intact and within r's context: a
-\* restore resumes at the saved prefix |C_r| and nothing past it is assumed.
+\* S9: the KV a server holds for r is r's own, in order, and never past what r's context has
+\* written: a restore resumes at the saved prefix |C_r| and nothing past it is assumed.
 S9_RestoreResumesAtSavedPrefixInv ==
-    \A r \in Requests : Intact(kv[r]) /\ Len(kv[r]) <= Ctx(r)
+    \A r \in Requests : Intact(r, kv[r]) /\ Len(kv[r]) <= KvLen(r)
+
+RoutingStep(r) == phase[r] = "INTERRUPTED" /\ phase'[r] # "INTERRUPTED"
+
+(***************************************************************************)
+(* S12: under every policy, a request the policy restores on its holder   *)
+(* resumes there with exactly the checkpoint C_r that holder saved: every *)
+(* saved position, nothing more, nothing less.  (S9 bounds what any KV    *)
+(* may hold; this says what a restore must bring back.)                   *)
+(***************************************************************************)
+S12_RestoreResumesAtCheckpointProp ==
+    [][\A r \in Requests : (RoutingStep(r) /\ UseHolder(r)) =>
+          /\ r \in runq'[holder[r]]
+          /\ Content(kv'[r]) = Content(ckpt[r])]_vars
 
 (***************************************************************************)
 (* A2: under LUMEN (and DUAL) every routing step follows Eq. 6, restated   *)
@@ -114,18 +135,16 @@ S9_RestoreResumesAtSavedPrefixInv ==
 Eq6Restore(r) ==
     /\ holder[r] # None
     /\ wstate[holder[r]] = "UP"
-    /\ Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
-
-RoutingStep(r) == phase[r] = "INTERRUPTED" /\ phase'[r] # "INTERRUPTED"
+    /\ Eq4Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
 
 A2_RoutingFollowsRuleProp ==
     [][(Policy \in LoadAware) =>
         \A r \in Requests : RoutingStep(r) =>
             IF Eq6Restore(r)
-            THEN r \in runq'[holder[r]] /\ kv'[r] = ckpt[r]
+            THEN r \in runq'[holder[r]] /\ Content(kv'[r]) = Content(ckpt[r])
             ELSE /\ \E t \in Workers : /\ r \in runq'[t]
                                       /\ wstate[t] = "UP"
-                                      /\ \A v \in Workers : wstate[v] = "UP" => Load(t) <= Load(v)
+                                      /\ \A v \in Workers : wstate[v] = "UP" => Eq4Load(t) <= Eq4Load(v)
                  /\ kv'[r] = <<>>
                  /\ ckpt'[r] = <<>>]_vars
 
@@ -137,7 +156,7 @@ RecoverEnv(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
 
 RoutingNext ==
     \/ PlacementNext

@@ -11,8 +11,10 @@
 (* Liveness holds under two assumptions, stated as Fairness and as the     *)
 (* failure bound the models impose:                                        *)
 (*  - weak fairness of every step the cluster itself takes (placement,     *)
-(*    prefill, decode, completion, routing, restart, draft load, full      *)
-(*    load): a step that stays possible is eventually taken;               *)
+(*    prefill, decode, page streaming, completion, routing, restart,      *)
+(*    draft load, assist, full load): a step that stays possible is        *)
+(*    eventually taken.  The mechanisms are not optional: a system that    *)
+(*    could stream or assist and never does is not a LUMEN (L3, L4);       *)
 (*  - finitely many failures (Fail has no fairness, and MC models bound    *)
 (*    it), with at least one worker UP at every failure (Fail's guard).   *)
 (*    Without a bound, a worker that fails every time it rejoins never     *)
@@ -32,9 +34,10 @@ Next ==
 Fairness ==
     /\ \A r \in Requests : /\ WF_vars(Place(r)) /\ WF_vars(Prefill(r))
                            /\ WF_vars(Decode(r)) /\ WF_vars(Complete(r))
-                           /\ WF_vars(Route(r))
+                           /\ WF_vars(Route(r)) /\ WF_vars(StreamPage(r))
     /\ \A w \in Workers : /\ WF_vars(Restart(w)) /\ WF_vars(DraftReady(w))
                           /\ WF_vars(FullReady(w))
+                          /\ WF_vars(\E r \in Requests : Assist(w, r))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
@@ -49,6 +52,22 @@ L1_EveryRequestCompletes ==
 L2_EveryFailedWorkerRejoins ==
     \A w \in Workers : wstate[w] = "FAILED" ~> wstate[w] = "UP"
 
+\* L3: a decoding request with a live holder has its checkpoint catch up with its KV, or it
+\* leaves that state (completes, is interrupted, or loses its holder).
+L3_CheckpointCatchesUp ==
+    \A r \in Requests :
+        (phase[r] = "DECODE" /\ holder[r] # None /\ Len(ckpt[r]) < Len(kv[r]))
+            ~> (Len(ckpt[r]) = Len(kv[r]) \/ phase[r] # "DECODE" \/ holder[r] = None)
+
+\* L4: a recovering worker with its draft loaded proposes a draft while some survivor has a
+\* request it could assist, or leaves ASSISTING (hands over, or fails).
+CanAssist(w) == \E r \in Requests : ENABLED Assist(w, r)
+
+L4_DraftAssists ==
+    \A w \in Workers :
+        (wstate[w] = "ASSISTING" /\ CanAssist(w))
+            ~> ((\E r \in Requests : proposal[r] # None /\ proposal[r].src = w) \/ wstate[w] # "ASSISTING")
+
 -----------------------------------------------------------------------------
 (* All safety invariants, for models that check them together. *)
 
@@ -59,15 +78,17 @@ SafetyInv ==
     /\ S5_BudgetRespectedInv /\ S6_CheckpointWithinPrefixInv
     /\ S7_OutputIsReferencePrefixInv /\ S8_NoCheckpointLeakInv
     /\ S9_RestoreResumesAtSavedPrefixInv /\ S10_NoServingBeforeFullModelInv
-    /\ S11_ExactlyOneActiveModelInv
+    /\ S11_ExactlyOneActiveModelInv /\ S13_CopyProvenanceInv /\ S15_AccountingInv
 
 THEOREM Spec => []SafetyInv
-THEOREM Spec => A1_PlacementIsArgMinProp /\ A2_RoutingFollowsRuleProp
+THEOREM Spec => S12_RestoreResumesAtCheckpointProp /\ S14_ReProtectionProp
+                /\ A1_PlacementIsArgMinProp /\ A2_RoutingFollowsRuleProp
                 /\ A3_AssistTargetsMostLoadedProp
 \* The failure bound under which liveness is claimed (MC models enforce it).
 FinitelyManyFailures == <>[][\A w \in Workers : ~Fail(w)]_vars
 
 THEOREM Spec /\ FinitelyManyFailures => L1_EveryRequestCompletes /\ L2_EveryFailedWorkerRejoins
+                                         /\ L3_CheckpointCatchesUp /\ L4_DraftAssists
 
 
 (***************************************************************************)

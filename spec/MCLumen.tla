@@ -113,6 +113,21 @@ W_NoReprefillProp ==
     [][~\E r \in Requests : /\ phase[r] = "INTERRUPTED" /\ holder[r] # None
                              /\ ckpt[r] # <<>> /\ kv'[r] = <<>>]_vars
 
+\* An interrupted request that had already produced output re-prefills (FC and SR reach this
+\* only when its checkpoint is gone or, under SR, always).
+W_NoReprefillOfStartedProp ==
+    [][~\E r \in Requests : /\ phase[r] = "INTERRUPTED" /\ out[r] # <<>>
+                             /\ phase'[r] = "QUEUED" /\ kv'[r] = <<>>]_vars
+
+\* A decoding request that has no holder is re-protected: placed again, with a holder.
+W_NoReProtectionProp ==
+    [][~\E r \in Requests : /\ placed[r] /\ holder[r] = None /\ phase[r] = "DECODE"
+                             /\ holder'[r] # None]_vars
+
+\* A restore brings back two or more pages.
+W_NoLongRestoreProp ==
+    [][~\E r \in Requests : phase[r] = "INTERRUPTED" /\ phase'[r] = "QUEUED" /\ Len(kv'[r]) >= 2]_vars
+
 \* DUAL: a holder fails and its backup, with a non-empty copy, takes over its role.
 W_NoBackupPromotionProp ==
     [][~\E r \in Requests : /\ holder[r] # None /\ backup[r] # None /\ bckpt[r] # <<>>

@@ -5,5 +5,6 @@ EXTENDS MCLumen
 
 MutFreeCheckpoint(r) == /\ holder' = [holder EXCEPT ![r] = None] /\ backup' = [backup EXCEPT ![r] = None]
                         /\ UNCHANGED <<ckpt, bckpt>>
+                        /\ Release(r)
 
 =============================================================================

@@ -1,22 +1,75 @@
 package lumen.core;
 
 /**
- * The spec's action properties A1 to A3 as Java checks on one step (pre-state and event). Each
- * restates its rule from the paper by a plain scan over the workers, independently of the
+ * The spec's action properties as Java checks on one step (pre-state and event): S12 and S14,
+ * which hold under every policy, and A1 to A3, the load-aware decision rules. A1 to A3 restate
+ * their rule from the paper by a plain scan over the workers, independently of the
  * {@link LoadIndex} and of the policies, exactly as the TLA+ properties restate them
  * independently of {@code HolderCandidates} and {@code UseHolder}.
  */
 public final class ActionProperties {
     private ActionProperties() {}
 
-    /** The first action property the step breaks, or null. */
+    /** The first action property the step breaks, in report order (S12, S14, A1, A2, A3), or null. */
     public static Finding check(ClusterState pre, Event e) {
         return switch (e.action()) {
             case PLACE -> pre.policy().loadAwarePlacement() ? a1(pre, (Event.Place) e) : null;
-            case ROUTE -> pre.policy().eq6Routing() && pre.request(((Event.Route) e).req()).phase() == RequestPhase.INTERRUPTED ? a2(pre, (Event.Route) e) : null;
+            case ROUTE -> {
+                Event.Route rt = (Event.Route) e;
+                if (pre.request(rt.req()).phase() != RequestPhase.INTERRUPTED) {
+                    yield null;
+                }
+                Finding f = s12(pre, rt);
+                yield f != null || !pre.policy().eq6Routing() ? f : a2(pre, rt);
+            }
+            case PREFILL, DECODE -> s14(pre, pre.request(e.req()), e);
             case ASSIST -> a3(pre, (Event.Assist) e);
             default -> null;
         };
+    }
+
+    /**
+     * S12: a RESTORE resumes on the request's live holder with exactly the checkpoint C_r that
+     * holder saved. Whether to restore at all is the routing rule's question (A2 under LUMEN);
+     * this is about what a restore brings back, under every policy.
+     */
+    public static Finding s12(ClusterState s, Event.Route rt) {
+        if (rt.mode() != RouteMode.RESTORE) {
+            return null;
+        }
+        RequestRec r = s.request(rt.req());
+        int h = r.holder();
+        if (h >= 0 && s.isUp(h) && rt.worker() == h && rt.resumed() == r.ckpt().length()) {
+            return null;
+        }
+        String where = h < 0 ? "request " + r.id() + " has no checkpoint to restore"
+                : !s.isUp(h) ? "request " + r.id() + "'s holder " + h + " is " + s.worker(h).state()
+                : "a RESTORE of request " + r.id() + " resumes on its holder " + h + " with exactly the checkpoint it saved";
+        return new Finding(PropertyId.S12, where, h < 0 ? "no RESTORE" : "worker " + h + ", resumed " + r.ckpt().length(),
+                "worker " + rt.worker() + ", resumed " + rt.resumed());
+    }
+
+    /**
+     * S14: no request is served (prefilled or decoded) while it has no holder although the
+     * policy's placement rule has one for it: any eligible worker under load-aware placement
+     * (restated by a scan), the policy's own choice otherwise (the ring neighbour, or none).
+     */
+    public static Finding s14(ClusterState s, RequestRec r, Event e) {
+        if (r == null || r.holder() >= 0 || r.server() < 0) {
+            return null;
+        }
+        int could = -1;
+        if (s.policy().loadAwarePlacement()) {
+            for (int w = 0; w < s.workerCount() && could < 0; w++) {
+                could = eligible(s, r, w) ? w : -1;
+            }
+        } else {
+            could = s.policy().chooseHolder(s, r);
+        }
+        return could < 0 ? null
+                : new Finding(PropertyId.S14, e.action().specName() + " of request " + r.id() + " while it has no holder although worker "
+                        + could + " could hold it (Algorithm 1 re-protects an unprotected request before it is served further)",
+                        "a Place of request " + r.id() + " first", e.action().specName());
     }
 
     private static boolean eligible(ClusterState s, RequestRec r, int w) {

@@ -109,6 +109,15 @@ public final class ClusterState {
         return -1;
     }
 
+    /**
+     * {@code NeedsProtection(r)}: r's placement decision was taken, r has no holder, and the
+     * policy now has one for it, so r is placed again before it is served further.
+     */
+    public boolean needsProtection(RequestRec r) {
+        return r.placed() && r.holder() < 0 && (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE)
+                && r.server() >= 0 && policy.chooseHolder(this, r) >= 0;
+    }
+
     /** Eq. 6's {@code UseHolder(r)}: a live holder, and the policy's clause. */
     public boolean useHolder(RequestRec r) {
         return r.holder() >= 0 && isUp(r.holder()) && policy.restoreOnHolder(this, r);

@@ -7,6 +7,10 @@ package lumen.core;
  */
 public record Finding(PropertyId property, String message, String expected, String actual) {
 
+    /** Report order: by the property's {@link PropertyId#rank()}, a bare "not a step of the spec" last. */
+    public static final java.util.Comparator<Finding> BY_RANK =
+            java.util.Comparator.comparingInt(f -> f.property() == null ? Integer.MAX_VALUE : f.property().rank());
+
     public static Finding of(PropertyId p, String message) {
         return new Finding(p, message, null, null);
     }

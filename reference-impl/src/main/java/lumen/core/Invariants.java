@@ -27,7 +27,8 @@ public final class Invariants {
             checkRequest(s, s.request(id), out);
             add(out, s2(s, id));
         });
-        out.sort((a, b) -> a.property().compareTo(b.property()));
+        s15(s).forEach(f -> add(out, f));
+        out.sort(Finding.BY_RANK);
         return out;
     }
 
@@ -38,7 +39,7 @@ public final class Invariants {
         int[] reqs = switch (e.action()) {
             // Fail drops every draft of the failed worker itself (Transition), so only FullReady,
             // which drops the drafts it lists, can leave one behind
-            case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned(), post.worker(((Event.Fail) e).worker()).runq().keys(),
+            case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned(), pre.worker(((Event.Fail) e).worker()).runq().keys(),
                     post.worker(((Event.Fail) e).worker()).held().keys());
             case FULL_READY -> concat(((Event.FullReady) e).dropped(), post.requestsWithProposalFrom(((Event.FullReady) e).worker()));
             default -> r >= 0 ? new int[] {r} : new int[0];
@@ -171,7 +172,7 @@ public final class Invariants {
                 : null;
     }
 
-    /** S6: r's checkpoint (and its backup copy) is intact and no longer than its context. */
+    /** S6: r's checkpoint (and its backup copy) is intact and never past what r's server has written (KvLen). */
     public static Finding s6(RequestRec r) {
         Finding f = s6(r, r.ckpt(), "checkpoint");
         return f != null ? f : s6(r, r.bckpt(), "backup checkpoint");
@@ -181,9 +182,9 @@ public final class Invariants {
         if (!c.intact()) {
             return Finding.of(PropertyId.S6, "request " + r.id() + "'s " + what + " has " + c);
         }
-        return c.length() > r.ctx()
-                ? new Finding(PropertyId.S6, "request " + r.id() + "'s " + what + " is longer than its context",
-                        "<= " + r.ctx(), Integer.toString(c.length()))
+        return c.length() > r.kvLen()
+                ? new Finding(PropertyId.S6, "request " + r.id() + "'s " + what + " runs past the KV its server has written",
+                        "<= " + r.kvLen(), Integer.toString(c.length()))
                 : null;
     }
 
@@ -193,10 +194,19 @@ public final class Invariants {
                 : Finding.of(PropertyId.S7, "request " + r.id() + "'s output is not a prefix of its reference output");
     }
 
-    /** S8: checkpoint pages exist only for a live request, on a live holder (and backup). */
+    /**
+     * S8: checkpoint pages exist only for a live request's current run, on a live holder (and
+     * backup); a request whose placement is pending again (it was routed) holds none.
+     */
     public static Finding s8(ClusterState s, RequestRec r) {
         Finding f = s8(s, r, r.holder(), r.ckpt(), "checkpoint");
-        return f != null ? f : s8(s, r, r.backup(), r.bckpt(), "backup checkpoint");
+        f = f != null ? f : s8(s, r, r.backup(), r.bckpt(), "backup checkpoint");
+        if (f == null && !r.placed() && (r.holder() >= 0 || r.backup() >= 0)) {
+            int h = r.holder() >= 0 ? r.holder() : r.backup();
+            f = Finding.of(PropertyId.S8, "request " + r.id() + " moved on (it was routed, so its placement is decided anew) but its"
+                    + " previous checkpoint is still held on worker " + h + " (" + r.savedPositions() + " positions)");
+        }
+        return f;
     }
 
     private static Finding s8(ClusterState s, RequestRec r, int holder, PageSeq c, String what) {
@@ -226,15 +236,50 @@ public final class Invariants {
                 : null;
     }
 
-    /** S9: the KV r's server holds is intact and within r's context. */
+    /** S9: the KV r's server holds is intact and never past what r's context has written (KvLen). */
     public static Finding s9(RequestRec r) {
         if (!r.kv().intact()) {
             return Finding.of(PropertyId.S9, "request " + r.id() + "'s KV has " + r.kv());
         }
-        return r.kv().length() > r.ctx()
-                ? new Finding(PropertyId.S9, "request " + r.id() + "'s KV runs past its context",
-                        "<= " + r.ctx(), Integer.toString(r.kv().length()))
+        return r.kv().length() > r.kvLen()
+                ? new Finding(PropertyId.S9, "request " + r.id() + "'s KV runs past what its context has written (KvLen)",
+                        "<= " + r.kvLen(), Integer.toString(r.kv().length()))
                 : null;
+    }
+
+    /**
+     * S15: each worker's counters (the positions it stores and has reserved, and the set of
+     * requests it holds copies of) equal the sums over the checkpoints that name it as holder or
+     * backup. One pass over the requests: checked on whole states ({@link #all}), not per event.
+     */
+    public static List<Finding> s15(ClusterState s) {
+        int n = s.workerCount();
+        long[] stored = new long[n];
+        long[] reserved = new long[n];
+        int[] held = new int[n];
+        for (int id : s.requests().keys()) {
+            RequestRec r = s.request(id);
+            if (r.holder() >= 0 && r.holder() < n) {
+                stored[r.holder()] += r.ckpt().length();
+                reserved[r.holder()] += r.size();
+                held[r.holder()]++;
+            }
+            if (r.backup() >= 0 && r.backup() < n) {
+                stored[r.backup()] += r.bckpt().length();
+                reserved[r.backup()] += r.size();
+                held[r.backup()] += r.backup() == r.holder() ? 0 : 1;
+            }
+        }
+        List<Finding> out = new ArrayList<>(0);
+        for (int w = 0; w < n; w++) {
+            WorkerRec rec = s.worker(w);
+            if (rec.stored() != stored[w] || rec.reserved() != reserved[w] || rec.held().size() != held[w]) {
+                out.add(new Finding(PropertyId.S15, "worker " + w + "'s counters do not match the checkpoints it holds",
+                        "stored " + stored[w] + ", reserved " + reserved[w] + ", " + held[w] + " requests",
+                        "stored " + rec.stored() + ", reserved " + rec.reserved() + ", " + rec.held().size() + " requests"));
+            }
+        }
+        return out;
     }
 
     /** S10: only an UP worker with its full model active has work. */

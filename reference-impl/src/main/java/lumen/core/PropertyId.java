@@ -17,11 +17,17 @@ public enum PropertyId {
     S9("RestoreResumesAtSavedPrefix", Kind.INVARIANT, "FailureRouting"),
     S10("NoServingBeforeFullModel", Kind.INVARIANT, "DraftHandover"),
     S11("ExactlyOneActiveModel", Kind.INVARIANT, "DraftHandover"),
+    S12("RestoreResumesAtCheckpoint", Kind.ACTION, "FailureRouting"),
+    S13("CopyProvenance", Kind.INVARIANT, "CheckpointPlacement"),
+    S14("ReProtection", Kind.ACTION, "CheckpointPlacement"),
+    S15("Accounting", Kind.INVARIANT, "CheckpointPlacement"),
     A1("PlacementIsArgMin", Kind.ACTION, "CheckpointPlacement"),
     A2("RoutingFollowsRule", Kind.ACTION, "FailureRouting"),
     A3("AssistTargetsMostLoaded", Kind.ACTION, "DraftHandover"),
     L1("EveryRequestCompletes", Kind.LIVENESS, "Lumen"),
-    L2("EveryFailedWorkerRejoins", Kind.LIVENESS, "Lumen");
+    L2("EveryFailedWorkerRejoins", Kind.LIVENESS, "Lumen"),
+    L3("CheckpointCatchesUp", Kind.LIVENESS, "Lumen"),
+    L4("DraftAssists", Kind.LIVENESS, "Lumen");
 
     /** What kind of formula states the property in the spec. */
     public enum Kind {
@@ -65,6 +71,15 @@ public enum PropertyId {
             case LIVENESS -> "";
         };
         return name() + "_" + title + suffix;
+    }
+
+    /**
+     * The order in which one step's findings are reported, the same in the Java mirror and in
+     * TLC's trace validation: invariants first, then action properties, then liveness, each in
+     * the order of their IDs (S before A, then by number).
+     */
+    public int rank() {
+        return kind.ordinal() * 100 + ordinal();
     }
 
     /** "S4 HolderIsNotServer", the form reports use. */

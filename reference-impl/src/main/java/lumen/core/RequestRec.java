@@ -26,9 +26,18 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
         return (long) promptLen + refLen;
     }
 
-    /** Ctx(r): the positions of r's context so far. */
+    /** Ctx(r): the tokens of r's context so far (prompt and output). */
     public int ctx() {
         return promptLen + outLen;
+    }
+
+    /**
+     * KvLen(r): the KV positions r's server has written once r has output, Ctx(r) - 1 (a real
+     * decoder writes an emitted token's KV in the next forward pass, which feeds it back); 0
+     * before the first token.
+     */
+    public int kvLen() {
+        return outLen == 0 ? 0 : promptLen + outLen - 1;
     }
 
     /** Checkpoint positions saved over all copies (holder and backup). */

@@ -72,8 +72,20 @@ public final class SpecStep {
                 : guard(action + " of request " + r.id() + " on worker " + r.server() + ", which is " + s.worker(r.server()).state());
     }
 
-    private static Finding onServer(RequestRec r, int w, String action) {
-        return r.server() == w ? null : mismatch(action + " of request " + r.id() + " reported on the wrong worker", r.server(), w);
+    /**
+     * A step of r reported by a worker other than its server: r is served twice (S2) when that
+     * worker is UP, by a dead worker (S3) when it is FAILED, before the full model (S10) when it
+     * is recovering.
+     */
+    private static Finding onServer(ClusterState s, RequestRec r, int w, String action) {
+        if (r.server() == w) {
+            return null;
+        }
+        WorkerState st = s.worker(w).state();
+        PropertyId p = st == WorkerState.UP ? PropertyId.S2 : st == WorkerState.FAILED ? PropertyId.S3 : PropertyId.S10;
+        String why = st == WorkerState.UP ? "a second worker serves it" : "worker " + w + " is " + st;
+        return new Finding(p, action + " of request " + r.id() + " reported by worker " + w + ", but it is queued on worker "
+                + r.server() + " (" + why + ")", "worker " + r.server(), "worker " + w);
     }
 
     private static Finding first(Finding... fs) {
@@ -104,7 +116,8 @@ public final class SpecStep {
 
     private static Finding place(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
-        Finding f = first(r.placed() ? guard("request " + r.id() + " is placed twice in one run") : null,
+        Finding f = first(r.placed() && !s.needsProtection(r) ? guard("request " + r.id() + " is placed twice in one run"
+                        + (r.holder() < 0 ? " (it has no holder, but no worker has room for it)" : "")) : null,
                 phaseIs(r, "Place", RequestPhase.QUEUED, RequestPhase.DECODE), serverUp(s, r, "Place"));
         if (f != null) {
             return f;
@@ -130,8 +143,8 @@ public final class SpecStep {
     private static Finding prefill(ClusterState s, Event.Prefill p, boolean tokens) {
         RequestRec r = s.request(p.req());
         Finding f = first(phaseIs(r, "Prefill", RequestPhase.QUEUED),
-                r.placed() ? null : guard("Prefill of request " + r.id() + " before its placement decision"),
-                serverUp(s, r, "Prefill"), onServer(r, p.worker(), "Prefill"));
+                r.placed() ? null : guard("Prefill of request " + r.id() + " before its placement decision (Place comes first)"),
+                serverUp(s, r, "Prefill"), onServer(s, r, p.worker(), "Prefill"), protection(s, r, "Prefill"));
         if (f != null || !tokens) {
             return f;
         }
@@ -172,10 +185,12 @@ public final class SpecStep {
     private static Finding decode(ClusterState s, Event.Decode d, boolean tokens) {
         RequestRec r = s.request(d.req());
         Finding f = first(phaseIs(r, "Decode", RequestPhase.DECODE), serverUp(s, r, "Decode"),
-                onServer(r, d.worker(), "Decode"),
-                r.kv().length() == r.ctx() ? null
-                        : mismatch("Decode of request " + r.id() + " needs KV for its whole context", r.ctx(), r.kv().length()),
-                r.outLen() < r.refLen() ? null : guard("Decode of request " + r.id() + ", whose output is complete"));
+                onServer(s, r, d.worker(), "Decode"),
+                r.kv().length() == r.kvLen() ? null
+                        : mismatch("Decode of request " + r.id() + " needs the KV of its whole context but its last token (KvLen)",
+                                r.kvLen(), r.kv().length()),
+                r.outLen() < r.refLen() ? null : guard("Decode of request " + r.id() + ", whose output is complete"),
+                protection(s, r, "Decode"));
         if (f != null || !tokens) {
             return f;
         }
@@ -183,6 +198,14 @@ public final class SpecStep {
         return Arrays.equals(want, d.tokens()) ? null
                 : mismatch("Decode of request " + r.id() + " delivers " + (r.proposal() == null ? "the target's token" : "the verified draft plus one"),
                         Arrays.toString(want), Arrays.toString(d.tokens()));
+    }
+
+    /** A pending re-protection blocks serving: S14 when r has no holder and the policy has one for it. */
+    private static Finding protection(ClusterState s, RequestRec r, String action) {
+        return s.needsProtection(r)
+                ? Finding.of(PropertyId.S14, action + " of request " + r.id() + ", which has no holder although worker "
+                        + s.policy().chooseHolder(s, r) + " could hold it: it is placed again first (Algorithm 1)")
+                : null;
     }
 
     private static Finding streamPage(ClusterState s, Event.StreamPage sp) {
@@ -193,8 +216,8 @@ public final class SpecStep {
         boolean toBackup = r.backup() >= 0 && sp.holder() == r.backup();
         int have = toBackup ? r.bckpt().length() : r.ckpt().length();
         return first(r.holder() == sp.holder() || toBackup ? null
-                        : mismatch("StreamPage of request " + r.id() + " to a worker that holds none of its copies",
-                        r.backup() >= 0 ? r.holder() + " or " + r.backup() : Integer.toString(r.holder()), sp.holder()),
+                        : new Finding(PropertyId.S13, "StreamPage of request " + r.id() + " to a worker that holds none of its copies",
+                        r.backup() >= 0 ? r.holder() + " or " + r.backup() : Integer.toString(r.holder()), Integer.toString(sp.holder())),
                 phaseIs(r, "StreamPage", RequestPhase.QUEUED, RequestPhase.DECODE),
                 sp.ckpt() > have ? null
                         : mismatch("StreamPage of request " + r.id() + " adds positions", "> " + have, sp.ckpt()),
@@ -205,7 +228,7 @@ public final class SpecStep {
 
     private static Finding complete(ClusterState s, Event.Complete c) {
         RequestRec r = s.request(c.req());
-        return first(phaseIs(r, "Complete", RequestPhase.DECODE), onServer(r, c.worker(), "Complete"),
+        return first(phaseIs(r, "Complete", RequestPhase.DECODE), onServer(s, r, c.worker(), "Complete"),
                 r.outLen() == r.refLen() ? null : mismatch("Complete of request " + r.id() + " needs its whole output", r.refLen(), r.outLen()),
                 c.freed() == r.savedPositions() ? null
                         : mismatch("Complete of request " + r.id() + " frees its whole checkpoint", r.savedPositions(), c.freed()));
@@ -226,7 +249,12 @@ public final class SpecStep {
         int[] lost = w.runq().keys();
         int[] got = sorted(f.interrupted());
         if (!Arrays.equals(lost, got)) {
-            return mismatch("Fail of worker " + w.id() + " interrupts exactly its run queue", Arrays.toString(lost), Arrays.toString(got));
+            int[] missing = Arrays.stream(lost).filter(x -> Arrays.binarySearch(got, x) < 0).toArray();
+            String what = "Fail of worker " + w.id() + " interrupts exactly its run queue";
+            return missing.length > 0
+                    ? new Finding(PropertyId.S1, what + ": request " + missing[0] + " was queued there and is lost",
+                            Arrays.toString(lost), Arrays.toString(got))
+                    : mismatch(what, Arrays.toString(lost), Arrays.toString(got));
         }
         int[] orphans = w.held().keys();
         int[] gotO = sorted(f.orphaned());
@@ -271,7 +299,8 @@ public final class SpecStep {
         if (mode == RouteMode.RESTORE) {
             return first(rt.worker() == r.holder() ? null : mismatch("RESTORE of request " + r.id() + " on its holder", r.holder(), rt.worker()),
                     rt.resumed() == r.ckpt().length() ? null
-                            : mismatch("RESTORE of request " + r.id() + " resumes at its saved prefix |C_r|", r.ckpt().length(), rt.resumed()),
+                            : new Finding(PropertyId.S12, "RESTORE of request " + r.id() + " resumes at its saved prefix |C_r|",
+                                    Integer.toString(r.ckpt().length()), Integer.toString(rt.resumed())),
                     f);
         }
         int t = s.reprefillTarget();

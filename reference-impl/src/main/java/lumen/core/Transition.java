@@ -59,7 +59,7 @@ public final class Transition {
 
     private static ClusterState prefill(ClusterState s, Event.Prefill p) {
         RequestRec r = s.request(p.req()).withOutput(p.tokens());
-        r = r.withKv(r.kv().extendIntact(r.ctx())).withPhase(RequestPhase.DECODE);
+        r = r.withKv(r.kv().extendIntact(r.kvLen())).withPhase(RequestPhase.DECODE);
         return s.withRequest(r);
     }
 
@@ -131,13 +131,17 @@ public final class Transition {
         return freeCheckpoint(n, r, c.freed(), done);
     }
 
+    /**
+     * A crash as reported: the listed requests are interrupted, the listed checkpoints lost. The
+     * worker's whole queue and host memory are gone whatever the event lists, so a queued request
+     * the event leaves out is lost (S1), and a checkpoint it leaves out stays held by a dead
+     * worker (S8).
+     */
     private static ClusterState fail(ClusterState s, Event.Fail f) {
         WorkerRec w = s.worker(f.worker());
-        PIntMap<Boolean> queue = w.runq();
         ClusterState n = s;
         for (int id : f.interrupted()) {
             RequestRec r = n.request(id);
-            queue = queue.remove(id);
             n = n.withRequest(r.withPhase(RequestPhase.INTERRUPTED).withServer(-1).withKv(PageSeq.EMPTY).withProposal(null));
         }
         PIntMap<Boolean> held = w.held();
@@ -167,11 +171,11 @@ public final class Transition {
                 n = n.withRequest(r.withHolder(r.backup(), r.bckpt()).withBackup(-1, PageSeq.EMPTY));
                 continue;
             }
-            boolean lost = r.phase() == RequestPhase.INTERRUPTED;
-            RequestRec o = r.withHolder(-1, PageSeq.EMPTY);
-            n = n.withRequest(lost ? o : o.withPlaced(false));
+            // a running request that lost its holder keeps its placement decision: Algorithm 1
+            // re-protects it (NeedsProtection) as soon as a holder can be had
+            n = n.withRequest(r.withHolder(-1, PageSeq.EMPTY));
         }
-        n = n.withWorker(w.crashed(queue, held, stored, reserved));
+        n = n.withWorker(w.crashed(PIntMap.empty(), held, stored, reserved));
         // drafts this worker had in flight die with it
         for (int id : n.requestsWithProposalFrom(f.worker())) {
             n = n.withRequest(n.request(id).withProposal(null));

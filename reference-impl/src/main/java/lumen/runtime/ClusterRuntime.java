@@ -304,14 +304,7 @@ public final class ClusterRuntime {
         }
         W w = ws[wid];
         for (int r : queueOf(wid)) {
-            RequestRec rr = rec(r);
-            if (!rr.placed()) {
-                emit(Core.place(state, r));
-                reqs.get(r).resetPages(rec(r), cfg.pageTokens());
-                if (rec(r).holder() < 0) {
-                    stats.unprotectedPlacements++;
-                }
-            }
+            protect(r);
         }
         for (int r : queueOf(wid)) {
             RequestRec rr = rec(r);
@@ -327,7 +320,7 @@ public final class ClusterRuntime {
             RequestRec rr = rec(r);
             if (rr.phase() == RequestPhase.QUEUED) {
                 boolean restored = rr.kv().length() > 0;
-                int target = rr.promptLen() + Math.max(rr.outLen(), 1);
+                int target = rr.outLen() == 0 ? rr.promptLen() : rr.kvLen();
                 double dur = (restored ? cost.restoreMs(rr.kv().length()) : 0) + cost.prefillMs(target - rr.kv().length());
                 maybeFault(w, restored ? Fault.Point.MID_RESTORE : Fault.Point.MID_PREFILL, dur);
                 w.busy = true;
@@ -340,7 +333,7 @@ public final class ClusterRuntime {
         double verify = 0;
         for (int r : queueOf(wid)) {
             RequestRec rr = rec(r);
-            if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.ctx()) {
+            if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.kvLen()) {
                 batch.add(r);
                 ctx += rr.ctx();
                 if (rr.proposal() != null) {
@@ -356,10 +349,28 @@ public final class ClusterRuntime {
         }
     }
 
+    /**
+     * Takes r's placement decision when it is due: at the start of each run, and again whenever
+     * r has no holder and the policy now has one for it (Algorithm 1 re-protects an unprotected
+     * request before it is served further).
+     */
+    private void protect(int r) {
+        RequestRec rr = rec(r);
+        if (!rr.placed() || state.needsProtection(rr)) {
+            emit(Core.place(state, r));
+            reqs.get(r).resetPages(rec(r), cfg.pageTokens());
+            if (rec(r).holder() < 0) {
+                stats.unprotectedPlacements++;
+            }
+        }
+    }
+
     private void prefillDone(W w, int r) {
         w.busy = false;
         RequestRec rr = rec(r);
         if (rr != null && rr.phase() == RequestPhase.QUEUED && rr.server() == w.id && state.isUp(w.id)) {
+            protect(r);
+            rr = rec(r);
             Req q = reqs.get(r);
             int have = w.gpu.positions(r);
             if (have != rr.kv().length()) {
@@ -370,13 +381,13 @@ public final class ClusterRuntime {
                 if (have < p) {
                     w.gpu.compute(r, q.a.seed(), have + 1, p);
                 }
+                // the first token's own KV is written by the first decode step, which feeds it back
                 int tok = models.target(q.a.seed(), 1, w.gpu.digest(r, p));
                 emit(Core.prefill(state, r, new int[] {tok}));
                 q.out.add(tok);
-                w.gpu.compute(r, q.a.seed(), p + 1, p + 1);
             } else {
-                if (have < rr.ctx()) {
-                    w.gpu.compute(r, q.a.seed(), have + 1, rr.ctx());
+                if (have < rr.kvLen()) {
+                    w.gpu.compute(r, q.a.seed(), have + 1, rr.kvLen());
                 }
                 emit(Core.prefill(state, r, new int[0]));
             }
@@ -391,15 +402,18 @@ public final class ClusterRuntime {
             if (rr == null || rr.phase() != RequestPhase.DECODE || rr.server() != w.id || !state.isUp(w.id)) {
                 continue;
             }
+            protect(r);
+            rr = rec(r);
             Req q = reqs.get(r);
             int n = rr.outLen();
             int p = rr.promptLen();
             int[] d = rr.proposal() == null ? new int[0] : rr.proposal().toks();
+            // one verification pass: it feeds back the last token (and each draft token it keeps),
+            // writing that position's KV, and reads the KV up to it for the next token
             int[] out = Verification.greedy(d, rr.refLen() - n, i -> {
                 int m = n + i + 1;
-                int t = models.target(q.a.seed(), m, w.gpu.digest(r, p + m - 1));
-                w.gpu.compute(r, q.a.seed(), p + m, p + m);
-                return t;
+                w.gpu.compute(r, q.a.seed(), p + m - 1, p + m - 1);
+                return models.target(q.a.seed(), m, w.gpu.digest(r, p + m - 1));
             });
             int kept = 0;
             while (kept < d.length && kept < out.length && d[kept] == out[kept]) {

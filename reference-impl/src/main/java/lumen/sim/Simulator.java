@@ -229,7 +229,7 @@ public final class Simulator {
                 if (restoring.remove(r)) {
                     restoreMs += cost.restoreMs(rr.kv().length());
                 }
-                int need = (rr.outLen() == 0 ? rr.promptLen() + 1 : rr.ctx()) - rr.kv().length();
+                int need = (rr.outLen() == 0 ? rr.promptLen() : rr.kvLen()) - rr.kv().length();
                 int done = progress.getOrDefault(r, 0);
                 int take = Math.min(budget, need - done);
                 budget -= take;
@@ -240,7 +240,7 @@ public final class Simulator {
                 } else {
                     progress.put(r, done + take);
                 }
-            } else if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.ctx()
+            } else if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.kvLen()
                     && batch.size() < opt.maxBatch()) {
                 batch.add(r);
                 ctx += rr.ctx();
@@ -276,16 +276,23 @@ public final class Simulator {
         return n;
     }
 
-    /** Places every unplaced live request on this worker (new, routed, or orphaned by its holder's failure). */
+    /**
+     * Takes every placement decision due on this worker: for each new or routed request, and for
+     * each unprotected one the policy now has a holder for (re-protection, Algorithm 1).
+     */
     private void placeAll(int wid) {
         if (!state.isUp(wid)) {
             return;
         }
         for (int r : state.worker(wid).runq().keys()) {
-            RequestRec rr = rec(r);
-            if (!rr.placed() && (rr.phase() == RequestPhase.QUEUED || rr.phase() == RequestPhase.DECODE)) {
-                emit(Core.place(state, r));
-            }
+            protect(r);
+        }
+    }
+
+    private void protect(int r) {
+        RequestRec rr = rec(r);
+        if ((!rr.placed() || state.needsProtection(rr)) && (rr.phase() == RequestPhase.QUEUED || rr.phase() == RequestPhase.DECODE)) {
+            emit(Core.place(state, r));
         }
     }
 
@@ -305,6 +312,7 @@ public final class Simulator {
             RequestRec rr = rec(r);
             if (rr.phase() == RequestPhase.QUEUED && rr.server() == w.id) {
                 boolean first = rr.outLen() == 0;
+                protect(r);
                 emit(Core.prefill(state, r));
                 if (first) {
                     metrics.get(r).firstMs = now;
@@ -321,6 +329,7 @@ public final class Simulator {
             }
             int before = rr.outLen();
             RequestRec.Proposal prop = rr.proposal();
+            protect(r);
             emit(Core.decode(state, r));
             tokens += rec(r).outLen() - before;
             replayed(r);

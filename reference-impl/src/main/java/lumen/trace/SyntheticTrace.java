@@ -144,7 +144,7 @@ public final class SyntheticTrace {
         int pt = spec.config().pageTokens();
         for (int r : s.worker(v).runq().keys()) {
             RequestRec rr = s.request(r);
-            if (!rr.placed()) {
+            if (!rr.placed() || s.needsProtection(rr)) {
                 emit(Core.place(s, r));
                 rr = s.request(r);
             }

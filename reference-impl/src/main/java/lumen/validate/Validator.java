@@ -150,6 +150,8 @@ public final class Validator {
         if (found.isEmpty()) {
             return new Replayed(post, null);
         }
+        // invariants, then action properties, each by ID, then a bare "not a step of the spec"
+        found.sort(Finding.BY_RANK);
         Finding first = found.get(0);
         if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
             // name the property, but keep the spec's expected/actual for the step

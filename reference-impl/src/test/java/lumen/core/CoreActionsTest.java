@@ -87,7 +87,8 @@ class CoreActionsTest {
         RequestRec r = s.request(0);
         assertEquals(RequestPhase.DECODE, r.phase());
         assertEquals(1, r.outLen());
-        assertEquals(5, r.kv().length());
+        assertEquals(4, r.kv().length(), "the prompt's KV; the first token's own KV is written by the first decode step");
+        assertEquals(r.kvLen(), r.kv().length());
         assertTrue(r.outOk());
         assertThrows(IllegalStateException.class, () -> Core.prefill(s, 0), "only a QUEUED request is prefilled");
     }
@@ -103,7 +104,7 @@ class CoreActionsTest {
         ClusterState s = started("lumen");
         Step d = Core.decode(s, 0);
         assertArrayEquals(new int[] {12}, ((Event.Decode) d.event()).tokens());
-        assertEquals(6, d.state().request(0).kv().length());
+        assertEquals(5, d.state().request(0).kv().length(), "the decode step wrote the first token's KV");
         assertEquals(2, d.state().request(0).outLen());
         // with a draft: w2 assists after failing and restarting
         ClusterState t = Core.fail(d.state(), 2).state();
@@ -170,7 +171,10 @@ class CoreActionsTest {
         assertArrayEquals(new int[] {0}, e.orphaned());
         RequestRec r0 = f.state().request(0);
         assertEquals(-1, r0.holder());
-        assertFalse(r0.placed(), "a running request whose holder died is placed anew");
+        assertTrue(r0.placed(), "its placement decision stands");
+        assertTrue(f.state().needsProtection(r0), "a running request whose holder died is re-protected (w2 has room)");
+        assertThrows(IllegalStateException.class, () -> Core.decode(f.state(), 0), "and not decoded before its new placement");
+        assertEquals(new Event.Place(0, 2), Core.place(f.state(), 0).event());
         assertEquals(RequestPhase.INTERRUPTED, f.state().request(1).phase());
         assertEquals(1, f.state().failures());
         assertEquals(WorkerState.FAILED, f.state().worker(1).state());
@@ -219,7 +223,7 @@ class CoreActionsTest {
         ClusterState t = Core.place(r.state(), 0).state();
         Step p = Core.prefill(t, 0);
         assertArrayEquals(new int[0], ((Event.Prefill) p.event()).tokens());
-        assertEquals(p.state().request(0).ctx(), p.state().request(0).kv().length());
+        assertEquals(p.state().request(0).kvLen(), p.state().request(0).kv().length());
     }
 
     @Test
@@ -290,7 +294,7 @@ class CoreActionsTest {
         s = Core.arrive(s, 1, 4, REF).state();
         s = Core.place(s, 1).state();
         s = Core.prefill(s, 1).state();
-        s = Core.streamPage(s, 1, 5).state();
+        s = Core.streamPage(s, 1, 4).state();
         // w1 served r1 with checkpoint on w2? loads: find the most loaded and a request elsewhere
         ClusterState t = Core.draftReady(Core.restart(Core.fail(s, 2).state(), 2).state(), 2).state();
         int top = t.assistTarget();

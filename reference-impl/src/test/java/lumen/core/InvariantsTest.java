@@ -55,7 +55,21 @@ class InvariantsTest {
 
     @Test
     void s3() {
-        broken(PropertyId.S3, Transition.apply(running(), new Event.Fail(0, new int[0], new int[0])));
+        ClusterState down = Core.fail(running(), 0).state();
+        broken(PropertyId.S3, Transition.apply(down, new Event.Route(0, RouteMode.REPREFILL, 0, 0, 3)));
+    }
+
+    @Test
+    void s8ACheckpointLeftBehindByARoute() {
+        ClusterState down = Core.fail(running(), 0).state();
+        broken(PropertyId.S8, Transition.apply(down, new Event.Route(0, RouteMode.REPREFILL, 2, 0, 0)));
+    }
+
+    @Test
+    void s15CountersThatDriftFromTheSums() {
+        ClusterState s = running();
+        broken(PropertyId.S15, s.withWorker(s.worker(1).addStored(1)));
+        broken(PropertyId.S15, s.withWorker(s.worker(1).release(0, 1, 0)));
     }
 
     @Test

@@ -44,18 +44,18 @@ final class RandomWalk {
             RequestRec r = s.request(id);
             switch (r.phase()) {
                 case QUEUED -> {
-                    if (!r.placed() && s.isUp(r.server())) {
+                    if ((!r.placed() || s.needsProtection(r)) && s.isUp(r.server())) {
                         options.add(() -> Core.place(s, id));
                     }
-                    if (r.placed() && s.isUp(r.server())) {
+                    if (r.placed() && !s.needsProtection(r) && s.isUp(r.server())) {
                         options.add(() -> Core.prefill(s, id));
                     }
                 }
                 case DECODE -> {
-                    if (!r.placed() && s.isUp(r.server())) {
+                    if ((!r.placed() || s.needsProtection(r)) && s.isUp(r.server())) {
                         options.add(() -> Core.place(s, id));
                     }
-                    if (r.outLen() < r.refLen() && r.kv().length() == r.ctx()) {
+                    if (r.outLen() < r.refLen() && r.kv().length() == r.kvLen() && !s.needsProtection(r)) {
                         options.add(() -> Core.decode(s, id));
                     }
                     if (r.outLen() == r.refLen()) {

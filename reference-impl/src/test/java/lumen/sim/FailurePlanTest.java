@@ -79,7 +79,7 @@ class FailurePlanTest {
 
     @Test
     void aHolderFailureTakesTheHolderOfTheFailedWorkersRequests() throws IOException {
-        SimConfig.Experiment e = exp("fail_holder=true", "rate_scale=3", "duration_s=60", "fail_at_s=30", "theta=1000000000", "tau=0", "seed=2");
+        SimConfig.Experiment e = exp("fail_holder=true", "rate_scale=3", "duration_s=60", "fail_at_s=30", "theta=1000000000", "tau=0", "seed=3");
         SimResult.Failure plan = e.failures().get(0);
         List<Event.Fail> lumen = fails(e, "lumen");
         assertEquals(2, lumen.size(), "the planned worker and its busiest holder");

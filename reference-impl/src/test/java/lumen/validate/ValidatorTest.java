@@ -117,8 +117,15 @@ class ValidatorTest {
     }
 
     @Test
-    void s3AFailedWorkerKeepsItsQueue() throws Exception {
-        rejectedBy(PropertyId.S3, running().validate(new Event.Fail(0, new int[0], new int[0])), 8);
+    void s1AFailThatLeavesAQueuedRequestOut() throws Exception {
+        // the failed worker's queue is gone whatever the event lists: the request it leaves out is lost
+        rejectedBy(PropertyId.S1, running().validate(new Event.Fail(0, new int[0], new int[0])), 8);
+    }
+
+    @Test
+    void s3ARouteToAFailedWorker() throws Exception {
+        Trace t = running().step(s -> Core.fail(s, 0));
+        rejectedBy(PropertyId.S3, t.validate(new Event.Route(0, RouteMode.REPREFILL, 0, 0, t.s.request(0).savedPositions())), 9);
     }
 
     @Test
@@ -197,7 +204,8 @@ class ValidatorTest {
         rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.RESTORE, 1, 2, 2)), 7);
         ValidationResult nonEmpty = t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 1, 2));
         assertEquals(Verdict.REJECTED, nonEmpty.verdict());
-        rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 1)), 7);
+        // a re-prefill that frees only part of the checkpoint leaves it behind: S8, as the request moved on
+        rejectedBy(PropertyId.S8, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 1)), 7);
         assertEquals("A2", ((java.util.Map<?, ?>) ValidationReport.json(t.validate(new Event.Route(0, RouteMode.REPREFILL, 1, 0, 2)))
                 .get("divergence")).get("property"));
     }

@@ -148,7 +148,7 @@ final class ConformCommand implements Callable<Integer> {
             AtomicFiles.writeString(report, new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc) + "\n");
         }
         if (!r.passed() && out != null) {
-            writeOut(pw, r.failure);
+            writeOut(json ? spec.commandLine().getErr() : pw, r.failure);   // standard output stays one JSON document
         }
         pw.flush();
         return r.passed() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
@@ -172,6 +172,7 @@ final class ConformCommand implements Callable<Integer> {
         pw.println((f.reproducible() ? "the " + (name.equals("minimal") ? "minimal" : "unshrunk") + " failing trace, from its fresh replay: "
                 : "the failing trace as first seen (not reproducible in a fresh process): ") + t);
         pw.println("its session, by step of the schedule: " + s);
+        pw.flush();
     }
 
     private Conformance.Report runWithBar(Conformance.Options o, String task) {

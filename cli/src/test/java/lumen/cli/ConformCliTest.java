@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
@@ -54,6 +55,17 @@ class ConformCliTest {
         String traceLine = Files.readAllLines(trace).get((int) line - 1);
         assertThat(session.subList(at, session.size())).contains(String.format("  line %-5d sut < %s", line, traceLine));
         assertThat(session).filteredOn(l -> l.startsWith("step 1 ")).singleElement().asString().contains("kit > {\"cmd\":\"init\"");
+    }
+
+    @Test
+    void withJsonAndOutTheStandardOutputIsOneJsonDocument() throws Exception {
+        CliRun r = CliRun.of("conform", "--sut", "mutant:holder-is-server", "--schedules", "2", "--shrink-runs", "3", "--json",
+                "--out", tmp.toString(), "-q");
+        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
+        JsonNode doc = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(r.out());
+        assertThat(doc.get("failure").get("reproducer").asText()).isEqualTo("minimal");
+        assertThat(r.err()).contains("minimal-trace.jsonl").contains("minimal-session.txt");
+        assertThat(tmp.resolve("minimal-session.txt")).exists();
     }
 
     @Test

@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
         description = {"Drives a system under test with generated failure schedules through the adapter protocol"
                 + " (JSON Lines on its standard input and output; docs/conformance.md), validates its trace against the"
                 + " spec, checks that every request completes and every failed worker rejoins, and shrinks the first"
-                + " failure to a minimal schedule.",
+                + " failure to a minimal schedule, which is then replayed in a fresh process of the system (as is the"
+                + " first failing schedule) and reported as a reproducer only if it fails the same way there.",
             "--sut reference runs the kit's own adapter around the reference implementation; --mutants runs it and"
                 + " every shipped mutant implementation and prints the kill table.",
             "Exit status: 0 pass, 1 a property failed or the system misbehaved (timeout, crash, garbage, flood),"
@@ -73,13 +74,18 @@ final class ConformCommand implements Callable<Integer> {
     @Option(names = "--shrink-runs", paramLabel = "N", description = "runs of the system spent shrinking a failure (default: ${DEFAULT-VALUE})")
     int shrinkRuns = 300;
 
+    @Option(names = "--fresh-process", description = "start a new process of the system for every run, shrinking included,"
+            + " not only for the final replays (slower; for a system whose outcome depends on its earlier runs)")
+    boolean freshProcess;
+
     @Option(names = "--json", description = "print a machine-readable report instead of text")
     boolean json;
 
     @Option(names = "--report", paramLabel = "FILE", description = "also write the JSON report to FILE (atomically)")
     Path report;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "on failure, write the minimal failing trace there (atomically)")
+    @Option(names = "--out", paramLabel = "DIR", description = "on failure, write the reported run's trace and its session,"
+            + " by step of the schedule, there (atomically)")
     Path out;
 
     @Option(names = {"-q", "--quiet"}, description = "no progress bar")
@@ -122,7 +128,7 @@ final class ConformCommand implements Callable<Integer> {
             }
         }
         return Conformance.Options.defaults(sut).withPolicies(policies).withSchedules(seed, schedules)
-                .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns);
+                .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns).withFreshProcess(freshProcess);
     }
 
     @Override
@@ -142,13 +148,31 @@ final class ConformCommand implements Callable<Integer> {
             AtomicFiles.writeString(report, new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc) + "\n");
         }
         if (!r.passed() && out != null) {
-            Files.createDirectories(out);
-            Path t = out.resolve("minimal-trace.jsonl");
-            AtomicFiles.writeString(t, new String(r.failure.minimalRun().trace(), java.nio.charset.StandardCharsets.UTF_8));
-            pw.println("the minimal failing trace: " + t);
+            writeOut(json ? spec.commandLine().getErr() : pw, r.failure);   // standard output stays one JSON document
         }
         pw.flush();
         return r.passed() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+    }
+
+    /**
+     * The reported run's trace and session: minimal-* when the minimal schedule failed again in a
+     * fresh process, unshrunk-* when only the unshrunk one did, first-seen-* when neither did.
+     */
+    private void writeOut(PrintWriter pw, Conformance.Failure f) throws java.io.IOException {
+        Files.createDirectories(out);
+        String name = switch (f.reproducer()) {
+            case MINIMAL -> "minimal";
+            case UNSHRUNK -> "unshrunk";
+            case NONE -> "first-seen";
+        };
+        Path t = out.resolve(name + "-trace.jsonl");
+        Path s = out.resolve(name + "-session.txt");
+        AtomicFiles.writeString(t, new String(f.reported().trace(), java.nio.charset.StandardCharsets.UTF_8));
+        AtomicFiles.writeString(s, ConformReport.transcript(f.reported()));
+        pw.println((f.reproducible() ? "the " + (name.equals("minimal") ? "minimal" : "unshrunk") + " failing trace, from its fresh replay: "
+                : "the failing trace as first seen (not reproducible in a fresh process): ") + t);
+        pw.println("its session, by step of the schedule: " + s);
+        pw.flush();
     }
 
     private Conformance.Report runWithBar(Conformance.Options o, String task) {
@@ -175,17 +199,24 @@ final class ConformCommand implements Callable<Integer> {
         ok &= ref.passed();
         pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "implementation", "expected", "verdict", "shrunk schedule");
         pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "reference", "pass", ref.passed() ? "pass (" + ref.schedules + " schedules)"
-                : "FAIL: " + ref.failure.minimalRun().verdictText(), "");
+                : "FAIL: " + ref.failure.reported().verdictText(), "");
         rows.add(Map.of("implementation", "reference", "expected", "PASS", "verdict", ConformReport.json(ref)));
         for (Mutants m : Mutants.values()) {
             Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())), m.programName(), quietBar);
-            boolean caught = !r.passed() && String.valueOf(r.failure.minimalRun().property()).equals(m.expected());
+            Conformance.Failure f = r.failure;
+            boolean right = !r.passed() && String.valueOf(f.reported().property()).equals(m.expected());
+            boolean caught = right && f.reproducible();
             ok &= caught;
-            String shrunk = r.passed() ? "" : String.format(Locale.ROOT, "%s, %s (seed %d, %d shrink runs)",
-                    ConformReport.count(r.failure.minimal().arrivals().size(), "request"),
-                    ConformReport.count(r.failure.minimal().faults().size(), "failure"), r.failure.seed(), r.failure.shrinkRuns());
+            String shrunk = r.passed() ? "" : String.format(Locale.ROOT, "%s, %s (seed %d, %d shrink runs; %s)",
+                    ConformReport.count(f.reportedSchedule().arrivals().size(), "request"),
+                    ConformReport.count(f.reportedSchedule().faults().size(), "failure"), f.seed(), f.shrinkRuns(),
+                    switch (f.reproducer()) {
+                        case MINIMAL -> "confirmed fresh";
+                        case UNSHRUNK -> "UNSHRUNK: the shrunk schedule passed fresh";
+                        case NONE -> "NOT REPRODUCIBLE in a fresh process";
+                    });
             pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", m.programName(), m.expected(),
-                    r.passed() ? "SURVIVED " + r.schedules + " schedules" : r.failure.minimalRun().verdictText() + (caught ? "" : "  (WRONG PROPERTY)"), shrunk);
+                    r.passed() ? "SURVIVED " + r.schedules + " schedules" : f.reported().verdictText() + (right ? "" : "  (WRONG PROPERTY)"), shrunk);
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("implementation", m.programName());
             row.put("expected", m.expected());

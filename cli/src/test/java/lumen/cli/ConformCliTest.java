@@ -1,12 +1,15 @@
 package lumen.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,20 +27,45 @@ class ConformCliTest {
     }
 
     @Test
-    void aMutantIsCaughtAndItsMinimalTraceIsWritten() throws Exception {
+    void aMutantIsCaughtConfirmedFreshAndItsMinimalTraceAndSessionAreWritten() throws Exception {
         Path report = tmp.resolve("r.json");
         CliRun r = CliRun.of("conform", "--sut", "mutant:leaks-checkpoint", "--schedules", "20", "--out", tmp.toString(),
                 "--report", report.toString(), "-q");
         assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("verdict: FAIL: S8 NoCheckpointLeak"), r.out());
-        JsonNode doc = new ObjectMapper().readTree(report.toFile());
-        assertEquals("S8", doc.get("failure").get("property").asText());
-        assertTrue(doc.get("failure").get("minimalSchedule").get("arrivals").size() >= 1);
+        assertThat(r.out()).contains("verdict: FAIL: S8 NoCheckpointLeak\n").contains("confirmed in a fresh process");
+        JsonNode fail = new ObjectMapper().readTree(report.toFile()).get("failure");
+        assertThat(fail.get("property").asText()).isEqualTo("S8");
+        assertThat(fail.get("reproducible").asBoolean()).isTrue();
+        assertThat(fail.get("reproducer").asText()).isEqualTo("minimal");
+        assertThat(fail.get("minimalSchedule").get("arrivals").size()).isPositive();
+        assertThat(fail.get("freshReplay").get("minimal").get("sameFailure").asBoolean()).isTrue();
         Path trace = tmp.resolve("minimal-trace.jsonl");
         CliRun v = CliRun.of("validate", trace.toString());
         assertEquals(ExitCodes.DISAGREEMENT, v.exit(), v.out());
-        assertTrue(v.out().contains("S8"), v.out());
-        assertTrue(Files.readString(trace).startsWith("{\"type\":\"header\""));
+        assertThat(v.out()).contains("S8");
+        assertThat(Files.readString(trace)).startsWith("{\"type\":\"header\"");
+        // the report's step and trace line are where the session file shows them
+        int step = fail.get("step").asInt();
+        long line = fail.get("line").asLong();
+        String cmd = fail.get("command").asText();
+        assertThat(r.out()).contains("at trace line " + line + ", in the reply to step " + step + " of the schedule: " + cmd + "\n");
+        List<String> session = Files.readAllLines(tmp.resolve("minimal-session.txt"));
+        assertThat(session).contains(String.format("step %-7d kit > %s", step, cmd));
+        int at = session.indexOf(String.format("step %-7d kit > %s", step, cmd));
+        String traceLine = Files.readAllLines(trace).get((int) line - 1);
+        assertThat(session.subList(at, session.size())).contains(String.format("  line %-5d sut < %s", line, traceLine));
+        assertThat(session).filteredOn(l -> l.startsWith("step 1 ")).singleElement().asString().contains("kit > {\"cmd\":\"init\"");
+    }
+
+    @Test
+    void withJsonAndOutTheStandardOutputIsOneJsonDocument() throws Exception {
+        CliRun r = CliRun.of("conform", "--sut", "mutant:holder-is-server", "--schedules", "2", "--shrink-runs", "3", "--json",
+                "--out", tmp.toString(), "-q");
+        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
+        JsonNode doc = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(r.out());
+        assertThat(doc.get("failure").get("reproducer").asText()).isEqualTo("minimal");
+        assertThat(r.err()).contains("minimal-trace.jsonl").contains("minimal-session.txt");
+        assertThat(tmp.resolve("minimal-session.txt")).exists();
     }
 
     @Test
@@ -56,7 +84,7 @@ class ConformCliTest {
     void aCommandThatDoesNotExistIsACrashVerdict() {
         CliRun r = CliRun.of("conform", "--sut", "/no/such/program", "--schedules", "2", "--shrink-runs", "2", "-q");
         assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("verdict: FAIL: crashed"), r.out());
+        assertThat(r.out()).contains("verdict: FAIL: crashed").contains("at step 1 of the schedule: {\"cmd\":\"init\"");
         assertTrue(r.out().contains("not found") || r.out().contains("No such file"), r.out());
     }
 }

@@ -22,24 +22,113 @@ public final class ConformReport {
         if (r.passed()) {
             b.append("verdict: PASS: every trace is a behaviour of the spec, every request completed, every failed worker rejoined\n");
         } else {
-            Conformance.Failure f = r.failure;
-            Conformance.Run m = f.minimalRun();
-            b.append("verdict: FAIL: ").append(m.verdictText()).append('\n');
-            b.append("  ").append(m.message()).append('\n');
-            if (m.line() > 0) {
-                b.append("  at trace line ").append(m.line()).append(m.step() == null ? "" : ", in the reply to " + m.step()).append('\n');
-            }
-            if (m.event() != null) {
-                b.append("  event: ").append(m.event()).append('\n');
-            }
-            b.append(String.format(Locale.ROOT, "  seed %d (replay: --seed %d --schedules 1); first seen as: %s%n", f.seed(), f.seed(), f.run().verdictText()));
-            b.append(String.format(Locale.ROOT, "  minimal schedule, after %d shrink runs (%s, %s):%n", f.shrinkRuns(),
-                    count(f.minimal().arrivals().size(), "request"), count(f.minimal().faults().size(), "failure")));
-            b.append(f.minimal().describe().indent(4));
+            failure(b, r.failure);
         }
         b.append("coverage (share of schedules):\n");
         for (PropertyCheck.Feature x : PropertyCheck.Feature.values()) {
             b.append(String.format(Locale.ROOT, "  %-26s %5.1f%%%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' '), 100 * r.share(x)));
+        }
+        return b.toString();
+    }
+
+    private static void failure(StringBuilder b, Conformance.Failure f) {
+        Conformance.Run m = f.reported();
+        Conformance.Reproducer rep = f.reproducer();
+        b.append(rep == Conformance.Reproducer.NONE ? "verdict: FAIL (not reproducible in a fresh process): " : "verdict: FAIL: ")
+                .append(m.verdictText()).append('\n');
+        b.append(m.message().indent(2));
+        String where = where(m);
+        if (where != null) {
+            b.append("  ").append(where).append('\n');
+        }
+        if (m.event() != null) {
+            b.append("  event: ").append(m.event()).append('\n');
+        }
+        b.append(String.format(Locale.ROOT, "  seed %d (replay: --seed %d --schedules 1); first seen as: %s, in run %d of the system process%n",
+                f.seed(), f.seed(), f.run().verdictText(), f.run().runOfProcess()));
+        String sig = f.run().signature();
+        b.append("  replayed once each in a new process of the system:\n");
+        if (f.shrunk()) {
+            b.append("    the minimal schedule (").append(size(f.minimal())).append("): ").append(replayed(f.freshMinimal(), sig)).append('\n');
+            b.append("    the first failing schedule (seed ").append(f.seed()).append(", unshrunk): ").append(replayed(f.freshFirst(), sig)).append('\n');
+        } else {
+            b.append("    the failing schedule (seed ").append(f.seed()).append(", it did not shrink): ").append(replayed(f.freshFirst(), sig))
+                    .append('\n');
+        }
+        switch (rep) {
+            case MINIMAL -> {
+                b.append(String.format(Locale.ROOT, "  minimal schedule, after %d shrink runs (%s), confirmed in a fresh process:%n",
+                        f.shrinkRuns(), size(f.minimal())));
+            }
+            case UNSHRUNK -> {
+                b.append("  confirmed in a fresh process only unshrunk: the shrinking, in the long-running process, was misled by state"
+                        + " kept from earlier runs; the reproducer is the unshrunk schedule (--fresh-process shrinks with a new process"
+                        + " for every run)\n");
+                b.append(String.format(Locale.ROOT, "  the failing schedule, unshrunk (%s), confirmed in a fresh process:%n", size(f.schedule())));
+            }
+            case NONE -> {
+                b.append("  not reproducible in a fresh process: the failure depends on what the process kept from its earlier runs (an init"
+                        + " that does not start a clean run), or it is not deterministic; no schedule here reproduces it on its own\n");
+                b.append(String.format(Locale.ROOT, "  the schedule that failed, in run %d of the system process (%s; not a reproducer):%n",
+                        f.run().runOfProcess(), size(f.schedule())));
+            }
+            default -> throw new IllegalStateException();
+        }
+        b.append(f.reportedSchedule().describe().indent(4));
+    }
+
+    /** Where in its run a failure happened, by step of the schedule; null when nowhere in particular. */
+    public static String where(Conformance.Run m) {
+        if (m.line() > 0) {
+            return "at trace line " + m.line() + (m.step() == null ? "" : ", in the reply to " + m.step().describe());
+        }
+        if (m.step() == null) {
+            return null;
+        }
+        return m.atEndOfRun() ? "at the end of the run, after its last command, " + m.step().describe() : "at " + m.step().describe();
+    }
+
+    /** A fresh replay's outcome, and whether it is the failure first seen. */
+    private static String replayed(Conformance.Run x, String sig) {
+        return outcome(x) + (x.signature().equals(sig) ? " (the same failure)" : x.passed() ? "" : " (a different failure)");
+    }
+
+    /** A run's outcome in a few words: "pass", "S8 NoCheckpointLeak at step 9", "crashed at step 4". */
+    public static String outcome(Conformance.Run x) {
+        if (x.passed()) {
+            return "pass";
+        }
+        if (x.step() == null) {
+            return x.verdictText();
+        }
+        return x.verdictText() + (x.atEndOfRun() ? " at the end of the run (step " + x.step().n() + ")" : " at step " + x.step().n());
+    }
+
+    private static String size(Schedule s) {
+        return count(s.arrivals().size(), "request") + ", " + count(s.faults().size(), "failure");
+    }
+
+    /**
+     * A run's session, by step of its schedule: each command the kit sent ({@code >}), the
+     * system's events with their trace line numbers, and its ack ({@code <}).
+     */
+    public static String transcript(Conformance.Run x) {
+        Session s = x.session();
+        String[] trace = new String(x.trace(), java.nio.charset.StandardCharsets.UTF_8).split("\n", -1);
+        StringBuilder b = new StringBuilder();
+        b.append("# lumen conform session: step N is the Nth command the kit sent in this run (1 = init);\n");
+        b.append("# \"line L\" is line L of the run's trace (line 1, the header, is the kit's own).\n");
+        String where = where(x);
+        b.append("# outcome: ").append(x.verdictText()).append(where == null ? "" : ", " + where).append('\n');
+        int line = 2;
+        for (int n = 1; n <= s.steps(); n++) {
+            b.append(String.format(Locale.ROOT, "step %-7d kit > %s%n", n, s.step(n).cmd()));
+            for (; line <= s.lines() && s.stepOfLine(line).n() == n; line++) {
+                b.append(String.format(Locale.ROOT, "  line %-5d sut < %s%n", line, line - 1 < trace.length ? trace[line - 1] : ""));
+            }
+            String ack = s.ack(n);
+            b.append(ack != null ? "             sut < " + ack + "\n"
+                    : "             (no ack: " + x.verdictText() + ": " + x.message().lines().findFirst().orElse("") + ")\n");
         }
         return b.toString();
     }
@@ -60,19 +149,20 @@ public final class ConformReport {
         m.put("seconds", Math.round(r.seconds * 10) / 10.0);
         if (!r.passed()) {
             Conformance.Failure f = r.failure;
-            Conformance.Run x = f.minimalRun();
-            Map<String, Object> fail = new LinkedHashMap<>();
-            fail.put("kind", x.kind().name());
-            fail.put("property", x.property() == null ? null : x.property().name());
-            fail.put("propertyName", x.property() == null ? null : x.property().label());
-            fail.put("message", x.message());
-            fail.put("line", x.line());
-            fail.put("step", x.step());
-            fail.put("event", x.event());
+            Map<String, Object> fail = new LinkedHashMap<>(outcomeJson(f.reported(), f.run().signature()));
+            fail.remove("sameFailure");
+            fail.put("reproducible", f.reproducible());
+            fail.put("reproducer", f.reproducer() == Conformance.Reproducer.NONE ? null : f.reproducer().name().toLowerCase(Locale.ROOT));
             fail.put("seed", f.seed());
             fail.put("firstSeenAs", f.run().verdictText());
+            fail.put("firstSeenInRunOfProcess", f.run().runOfProcess());
+            Map<String, Object> fresh = new LinkedHashMap<>();
+            fresh.put("minimal", outcomeJson(f.freshMinimal(), f.run().signature()));
+            fresh.put("unshrunk", outcomeJson(f.freshFirst(), f.run().signature()));
+            fail.put("freshReplay", fresh);
             fail.put("shrinkRuns", f.shrinkRuns());
             fail.put("minimalSchedule", schedule(f.minimal()));
+            fail.put("reproducerSchedule", f.reproducible() ? schedule(f.reportedSchedule()) : null);
             m.put("failure", fail);
         }
         Map<String, Object> cov = new LinkedHashMap<>();
@@ -81,6 +171,24 @@ public final class ConformReport {
         }
         m.put("coverage", cov);
         return m;
+    }
+
+    /** One run's outcome, where it happened by step of the schedule, and whether it has the signature {@code sig}. */
+    private static Map<String, Object> outcomeJson(Conformance.Run x, String sig) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("verdict", x.verdictText());
+        o.put("kind", x.kind().name());
+        o.put("property", x.property() == null ? null : x.property().name());
+        o.put("propertyName", x.property() == null ? null : x.property().label());
+        o.put("sameFailure", x.signature().equals(sig));
+        o.put("message", x.message());
+        o.put("line", x.line());
+        o.put("step", x.step() == null ? null : x.step().n());
+        o.put("command", x.step() == null ? null : x.step().shownCmd());
+        o.put("atEndOfRun", x.atEndOfRun());
+        o.put("event", x.event());
+        o.put("runOfProcess", x.runOfProcess());
+        return o;
     }
 
     /** A schedule as data: the config, the arrivals and the failures the kit sends. */

@@ -40,7 +40,9 @@ import lumen.validate.Verdict;
  * Conformance testing of another LUMEN implementation through the adapter protocol
  * (docs/conformance.md): generate failure schedules, drive the system with them, collect its
  * trace, validate it on the Java mirror of the spec, check the end-of-run liveness properties,
- * and shrink the first failure to a minimal schedule.
+ * shrink the first failure to a minimal schedule, and replay what it reports in a fresh process of
+ * the system, so a failure that depends on the process's earlier runs is not reported as
+ * reproducible.
  */
 public final class Conformance {
 
@@ -49,28 +51,35 @@ public final class Conformance {
      *
      * @param restartDelayMs virtual time from a failure to the kit's restart of that worker
      * @param shrinkRuns     at most this many runs of the system to shrink a failure
+     * @param freshProcess   start a new process of the system for every run, not only after a
+     *                       misbehaviour and for the final replays (slower; for a system whose
+     *                       outcome depends on its earlier runs)
      */
     public record Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
-                          SutProcess.Limits limits, int shrinkRuns, double restartDelayMs) {
+                          SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess) {
         public static Options defaults(String sut) {
-            return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 300, 100);
+            return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 300, 100, false);
         }
 
         public Options withSchedules(long first, int n) {
-            return new Options(sut, policies, first, n, runTimeout, limits, shrinkRuns, restartDelayMs);
+            return new Options(sut, policies, first, n, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess);
         }
 
         public Options withPolicies(List<String> p) {
-            return new Options(sut, p, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs);
+            return new Options(sut, p, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess);
         }
 
         public Options withTimeouts(Duration step, Duration run) {
             SutProcess.Limits l = new SutProcess.Limits(step, limits.maxEvents(), limits.maxBytes(), limits.maxLine());
-            return new Options(sut, policies, firstSeed, schedules, run, l, shrinkRuns, restartDelayMs);
+            return new Options(sut, policies, firstSeed, schedules, run, l, shrinkRuns, restartDelayMs, freshProcess);
         }
 
         public Options withShrinkRuns(int n) {
-            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, n, restartDelayMs);
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, n, restartDelayMs, freshProcess);
+        }
+
+        public Options withFreshProcess(boolean fresh) {
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, fresh);
         }
     }
 
@@ -80,13 +89,21 @@ public final class Conformance {
     /**
      * One run: its outcome, the property broken (for a violation), where, and what it exercised.
      *
-     * @param line  the trace line of the violation, -1 when none or at the end of the run
-     * @param step  the protocol step whose reply held that line, or the step that misbehaved
+     * @param line         the trace line of the violation, -1 when none or at the end of the run
+     * @param step         the step of the run whose reply held that line, or the step that misbehaved,
+     *                     or for a violation at the end of the run its last step; null when none
+     * @param session      the run's commands and acks by step, and the step of each trace line
+     * @param runOfProcess which run of its system process this was: 1 for a fresh process
      */
-    public record Run(Kind kind, PropertyId property, String message, long line, String step, String event, byte[] trace,
-                      long events, Set<PropertyCheck.Feature> features) {
+    public record Run(Kind kind, PropertyId property, String message, long line, Session.Step step, String event, byte[] trace,
+                      long events, Set<PropertyCheck.Feature> features, Session session, int runOfProcess) {
         public boolean passed() {
             return kind == Kind.PASS;
+        }
+
+        /** A violation found only once the run was over (an invariant of the end state, L1, L2). */
+        public boolean atEndOfRun() {
+            return kind == Kind.VIOLATION && line < 0;
         }
 
         /** What must stay the same while shrinking. */
@@ -103,8 +120,50 @@ public final class Conformance {
         }
     }
 
-    /** A failure found: its seed, the run, and the shrunk schedule with its run. */
-    public record Failure(long seed, Schedule schedule, Run run, Schedule minimal, Run minimalRun, int shrinkRuns) {}
+    /** Which schedule, replayed once in a fresh process, failed again the same way. */
+    public enum Reproducer { MINIMAL, UNSHRUNK, NONE }
+
+    /**
+     * A failure found: its seed, the run, the shrunk schedule with its run in the long-running
+     * process, and both schedules replayed once each in a fresh process.
+     *
+     * @param freshMinimal the minimal schedule's run in a fresh process
+     * @param freshFirst   the first failing schedule's run in a fresh process (the same run as
+     *                     {@code freshMinimal} when the schedule did not shrink)
+     */
+    public record Failure(long seed, Schedule schedule, Run run, Schedule minimal, Run minimalRun, int shrinkRuns,
+                          Run freshMinimal, Run freshFirst) {
+        public boolean shrunk() {
+            return minimal != schedule;
+        }
+
+        /** The schedule the report can offer as a reproducer: the minimal one if it failed again fresh, else the unshrunk one if it did. */
+        public Reproducer reproducer() {
+            String sig = run.signature();
+            if (freshMinimal.signature().equals(sig)) {
+                return Reproducer.MINIMAL;
+            }
+            return freshFirst.signature().equals(sig) ? Reproducer.UNSHRUNK : Reproducer.NONE;
+        }
+
+        public boolean reproducible() {
+            return reproducer() != Reproducer.NONE;
+        }
+
+        /** The run the report describes: the fresh replay that failed again, else the failure as first seen. */
+        public Run reported() {
+            return switch (reproducer()) {
+                case MINIMAL -> freshMinimal;
+                case UNSHRUNK -> freshFirst;
+                case NONE -> run;
+            };
+        }
+
+        /** The schedule of {@link #reported()}. */
+        public Schedule reportedSchedule() {
+            return reproducer() == Reproducer.MINIMAL ? minimal : schedule;
+        }
+    }
 
     /** What a conformance run found. */
     public static final class Report {
@@ -132,6 +191,7 @@ public final class Conformance {
 
     private final Options opt;
     private SutProcess sut;
+    private int runsInProcess;
 
     public Conformance(Options opt) {
         this.opt = opt;
@@ -152,7 +212,7 @@ public final class Conformance {
                 r.features().forEach(f -> rep.coverage.merge(f, 1L, Long::sum));
                 progress.accept(r);
                 if (!r.passed()) {
-                    rep.failure = shrink(seed, sc, r);
+                    rep.failure = confirmFresh(seed, sc, r, shrink(sc, r));
                     break;
                 }
             }
@@ -163,19 +223,47 @@ public final class Conformance {
         return rep;
     }
 
-    private Failure shrink(long seed, Schedule sc, Run first) {
+    /** What the shrinker found: the minimal schedule, its run, and the runs it took. */
+    private record Shrunk(Schedule minimal, Run run, int runs) {}
+
+    /**
+     * Shrinks a failure, reusing the running process for speed (unless {@link Options#freshProcess});
+     * what it finds is confirmed by {@link #confirmFresh}.
+     */
+    private Shrunk shrink(Schedule sc, Run first) {
         String sig = first.signature();
         int[] runs = {0};
+        Run[] last = {first};
         Schedule min = Shrinker.shrink(sc, c -> {
             if (runs[0] >= opt.shrinkRuns()) {
                 return false;
             }
             runs[0]++;
             Run x = runOne(c);
-            return x.signature().equals(sig);
+            if (x.signature().equals(sig)) {
+                last[0] = x;   // the shrinker keeps every candidate that fails: the last one is the minimal schedule
+                return true;
+            }
+            return false;
         });
-        Run minRun = min == sc ? first : runOne(min);
-        return new Failure(seed, sc, first, min, minRun, runs[0]);
+        return new Shrunk(min, last[0], runs[0]);
+    }
+
+    /** Replays the minimal schedule, and the first failing one, each once in a fresh process. */
+    private Failure confirmFresh(long seed, Schedule sc, Run first, Shrunk s) {
+        Run freshMin = replayFresh(s.minimal());
+        Run freshFirst = s.minimal() == sc ? freshMin : replayFresh(sc);
+        return new Failure(seed, sc, first, s.minimal(), s.run(), s.runs(), freshMin, freshFirst);
+    }
+
+    /** Runs {@code sc} once in a new process of the system, stopped afterwards: no earlier run can reach it. */
+    public Run replayFresh(Schedule sc) {
+        stop();
+        try {
+            return runOne(sc);
+        } finally {
+            stop();
+        }
     }
 
     private void stop() {
@@ -187,40 +275,45 @@ public final class Conformance {
 
     /** Drives one schedule through the system and judges its trace. */
     public Run runOne(Schedule sc) {
+        if (opt.freshProcess()) {
+            stop();
+        }
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         try (TraceWriter w = new TraceWriter(buf, sc.config())) {
             w.flush();
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
-        List<String> stepOfLine = new ArrayList<>();
-        stepOfLine.add("header");
-        String step = "init";
+        Session session = new Session();
+        int runOf = (sut == null ? 0 : runsInProcess) + 1;
         try {
             if (sut == null) {
                 sut = SutProcess.start(opt.sut(), opt.limits());
             }
-            drive(sc, buf, stepOfLine);
+            runsInProcess = runOf;
+            drive(sc, buf, session);
         } catch (SutProcess.Misbehaviour m) {
             stop();
             Kind k = Kind.valueOf(m.problem.name());
-            return new Run(k, null, m.getMessage(), -1, null, null, buf.toByteArray(), stepOfLine.size() - 1, Set.of());
+            return new Run(k, null, m.getMessage(), -1, session.current(), null, buf.toByteArray(), session.lines() - 1, Set.of(),
+                    session, runOf);
         } catch (IOException ex) {
             stop();
-            return new Run(Kind.CRASHED, null, "the system could not be started: " + ex.getMessage(), -1, step, null, buf.toByteArray(), 0, Set.of());
+            return new Run(Kind.CRASHED, null, "the system could not be started: " + ex.getMessage(), -1, null, null, buf.toByteArray(), 0,
+                    Set.of(), session, runOf);
         }
-        return judge(sc, buf.toByteArray(), stepOfLine);
+        return judge(sc, buf.toByteArray(), session, runOf);
     }
 
     private record Cmd(double t, String json) {}
 
-    private void drive(Schedule sc, ByteArrayOutputStream buf, List<String> stepOfLine) throws SutProcess.Misbehaviour {
+    private void drive(Schedule sc, ByteArrayOutputStream buf, Session s) throws SutProcess.Misbehaviour {
         ObjectNode init = JSON.createObjectNode();
         init.put("cmd", "init");
         init.put("version", 1);
         init.set("config", header(sc).get("config"));
         init.put("draftAgreement", sc.draftAgreement());
-        absorb(sut.exchange(init.toString()), init.toString(), buf, stepOfLine, 0, null);
+        absorb(send(s, init.toString()), buf, s, 0, null);
         List<Cmd> cmds = new ArrayList<>();
         for (Arrival a : sc.arrivals()) {
             cmds.add(new Cmd(a.atMs(), String.format(java.util.Locale.ROOT,
@@ -253,17 +346,17 @@ public final class Conformance {
             }
             now = Math.max(now, next);
             String adv = String.format(java.util.Locale.ROOT, "{\"cmd\":\"advance\",\"t\":%s}", now);
-            SutProcess.Reply r = sut.exchange(adv);
-            absorb(r, adv, buf, stepOfLine, now, restarts);
+            SutProcess.Reply r = send(s, adv);
+            absorb(r, buf, s, now, restarts);
             while (i < cmds.size() && cmds.get(i).t() <= now) {
-                r = sut.exchange(cmds.get(i).json());
-                absorb(r, cmds.get(i).json(), buf, stepOfLine, now, restarts);
+                r = send(s, cmds.get(i).json());
+                absorb(r, buf, s, now, restarts);
                 i++;
             }
             while (!restarts.isEmpty() && restarts.peek()[0] <= now) {
                 String rs = String.format(java.util.Locale.ROOT, "{\"cmd\":\"restart\",\"t\":%s,\"worker\":%d}", now, (int) restarts.poll()[1]);
-                r = sut.exchange(rs);
-                absorb(r, rs, buf, stepOfLine, now, restarts);
+                r = send(s, rs);
+                absorb(r, buf, s, now, restarts);
             }
             idle = r.idle();
         }
@@ -279,17 +372,25 @@ public final class Conformance {
         }
     }
 
+    /** Sends the run's next command: its next step. */
+    private SutProcess.Reply send(Session s, String cmd) throws SutProcess.Misbehaviour {
+        s.send(cmd);
+        SutProcess.Reply r = sut.exchange(cmd);
+        s.ack(r.ack());
+        return r;
+    }
+
     /** Appends the reply's events to the trace; a Fail schedules the kit's restart of that worker. */
-    private void absorb(SutProcess.Reply r, String cmd, ByteArrayOutputStream buf, List<String> stepOfLine, double now,
+    private void absorb(SutProcess.Reply r, ByteArrayOutputStream buf, Session s, double now,
                         PriorityQueue<double[]> restarts) throws SutProcess.Misbehaviour {
         if (buf.size() > 4 * opt.limits().maxBytes()) {
             throw new SutProcess.Misbehaviour(SutProcess.Problem.FLOOD, "the run's trace passed " + (4 * opt.limits().maxBytes() >> 20)
-                    + " MiB by the reply to " + cmd);
+                    + " MiB");
         }
         for (String line : r.events()) {
             buf.writeBytes(line.getBytes(StandardCharsets.UTF_8));
             buf.write('\n');
-            stepOfLine.add(cmd);
+            s.event();
             if (restarts != null && line.contains("\"Fail\"")) {
                 try {
                     JsonNode n = JSON.readTree(line);
@@ -303,12 +404,7 @@ public final class Conformance {
         }
     }
 
-    private static String stepAt(List<String> stepOfLine, long line) {
-        int i = (int) line - 1;
-        return i >= 0 && i < stepOfLine.size() ? stepOfLine.get(i) : null;
-    }
-
-    private Run judge(Schedule sc, byte[] trace, List<String> stepOfLine) {
+    private Run judge(Schedule sc, byte[] trace, Session s, int runOf) {
         ValidationResult v;
         try {
             v = Validator.validate(new ByteArrayInputStream(trace), "the system's trace");
@@ -316,31 +412,32 @@ public final class Conformance {
             throw new UncheckedIOException(ex);
         }
         if (v.verdict() == Verdict.MALFORMED) {
-            return new Run(Kind.MALFORMED_TRACE, null, v.error().getMessage(), v.error().line(), stepAt(stepOfLine, v.error().line()), null,
-                    trace, v.events(), Set.of());
+            return new Run(Kind.MALFORMED_TRACE, null, v.error().getMessage(), v.error().line(), s.stepOfLine(v.error().line()), null,
+                    trace, v.events(), Set.of(), s, runOf);
         }
         if (v.verdict() == Verdict.REJECTED) {
             Finding f = v.divergence().finding();
-            return new Run(Kind.VIOLATION, f.property(), f.toString(), v.divergence().line(), stepAt(stepOfLine, v.divergence().line()),
-                    v.divergence().event(), trace, v.events(), Set.of());
+            return new Run(Kind.VIOLATION, f.property(), f.toString(), v.divergence().line(), s.stepOfLine(v.divergence().line()),
+                    v.divergence().event(), trace, v.events(), Set.of(), s, runOf);
         }
         Set<PropertyCheck.Feature> features = EnumSet.noneOf(PropertyCheck.Feature.class);
         ClusterState end = replay(trace, features);
         List<Finding> inv = Invariants.all(end);
         if (!inv.isEmpty()) {
-            return new Run(Kind.VIOLATION, inv.get(0).property(), inv.get(0).toString(), -1, "end of run", null, trace, v.events(), features);
+            return new Run(Kind.VIOLATION, inv.get(0).property(), inv.get(0).toString(), -1, s.current(), null, trace, v.events(), features,
+                    s, runOf);
         }
         if (v.done() < sc.arrivals().size()) {
             return new Run(Kind.VIOLATION, PropertyId.L1, v.done() + " of " + sc.arrivals().size() + " requests completed by the end of the run",
-                    -1, "end of run", null, trace, v.events(), features);
+                    -1, s.current(), null, trace, v.events(), features, s, runOf);
         }
         for (int w = 0; w < sc.config().workers(); w++) {
             if (!end.isUp(w)) {
                 return new Run(Kind.VIOLATION, PropertyId.L2, "worker " + w + " is " + end.worker(w).state() + " at the end of the run",
-                        -1, "end of run", null, trace, v.events(), features);
+                        -1, s.current(), null, trace, v.events(), features, s, runOf);
             }
         }
-        return new Run(Kind.PASS, null, null, -1, null, null, trace, v.events(), features);
+        return new Run(Kind.PASS, null, null, -1, null, null, trace, v.events(), features, s, runOf);
     }
 
     /** The final spec state of an accepted trace, and what it exercised. */

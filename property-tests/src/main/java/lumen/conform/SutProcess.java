@@ -36,8 +36,8 @@ public final class SutProcess implements AutoCloseable {
         }
     }
 
-    /** One step's reply: the trace lines it printed, then its ack's time and idle flag. */
-    public record Reply(List<String> events, double t, boolean idle) {}
+    /** One step's reply: the trace lines it printed, then its ack's time and idle flag, and the ack line itself. */
+    public record Reply(List<String> events, double t, boolean idle, String ack) {}
 
     /** The bounds of one exchange. */
     public record Limits(Duration step, int maxEvents, long maxBytes, int maxLine) {
@@ -55,7 +55,6 @@ public final class SutProcess implements AutoCloseable {
     private final BlockingQueue<Object> lines = new ArrayBlockingQueue<>(4096);
     private final StringBuilder stderr = new StringBuilder();
     private final Limits limits;
-    private long step;
     private final Thread errPump;
 
     private SutProcess(String command, Process p, Limits limits) {
@@ -81,9 +80,11 @@ public final class SutProcess implements AutoCloseable {
         return command;
     }
 
-    /** Sends one command line and collects the reply up to its ack. */
+    /**
+     * Sends one command line and collects the reply up to its ack. A misbehaviour's message says
+     * what went wrong, not where: the caller knows which step of its run this was.
+     */
     public Reply exchange(String cmd) throws Misbehaviour {
-        step++;
         try {
             stdin.write((cmd + "\n").getBytes(StandardCharsets.UTF_8));
             stdin.flush();
@@ -102,13 +103,13 @@ public final class SutProcess implements AutoCloseable {
                 throw new Misbehaviour(Problem.TIMEOUT, "interrupted");
             }
             if (x == null) {
-                throw new Misbehaviour(Problem.TIMEOUT, "no ack within " + limits.step().toMillis() + " ms of step " + step + " (" + cmd + ")");
+                throw new Misbehaviour(Problem.TIMEOUT, "no ack within " + limits.step().toMillis() + " ms");
             }
             if (x == EOF) {
-                throw crashed("its output ended before the ack of step " + step + " (" + cmd + ")");
+                throw crashed("its output ended before the ack");
             }
             if (x instanceof Problem) {
-                throw new Misbehaviour(Problem.FLOOD, "a reply line longer than " + limits.maxLine() + " bytes at step " + step);
+                throw new Misbehaviour(Problem.FLOOD, "a reply line longer than " + limits.maxLine() + " bytes");
             }
             String line = (String) x;
             if (line.isBlank()) {
@@ -121,20 +122,19 @@ public final class SutProcess implements AutoCloseable {
                 n = null;
             }
             if (n == null || !n.isObject() || !n.path("type").isTextual()) {
-                throw new Misbehaviour(Problem.GARBAGE, "reply line " + (events.size() + 1) + " of step " + step + " (" + cmd
-                        + ") is not a JSON object with a type: " + abbreviate(line));
+                throw new Misbehaviour(Problem.GARBAGE, "reply line " + (events.size() + 1) + " is not a JSON object with a type: " + abbreviate(line));
             }
             if (n.get("type").asText().equals("ack")) {
                 if (n.has("error")) {
-                    throw new Misbehaviour(Problem.PROTOCOL, "the system refused step " + step + " (" + cmd + "): " + n.get("error").asText());
+                    throw new Misbehaviour(Problem.PROTOCOL, "the system refused the command: " + n.get("error").asText());
                 }
-                return new Reply(events, n.path("t").asDouble(Double.NaN), n.path("idle").asBoolean(false));
+                return new Reply(events, n.path("t").asDouble(Double.NaN), n.path("idle").asBoolean(false), line);
             }
             events.add(line);
             bytes += line.length();
             if (events.size() > limits.maxEvents() || bytes > limits.maxBytes()) {
                 throw new Misbehaviour(Problem.FLOOD, "more than " + limits.maxEvents() + " events or " + (limits.maxBytes() >> 20)
-                        + " MiB in the reply to step " + step + " (" + cmd + ")");
+                        + " MiB in one reply");
             }
         }
     }

@@ -54,35 +54,60 @@ public final class Core {
         return take(s, new Event.Place(r, h, s.policy().chooseBackup(s, rec, h)));
     }
 
-    public static Step prefill(ClusterState s, int r) {
-        return take(s, new Event.Prefill(r, req(s, r).server(), SpecStep.expectedPrefillTokens(req(s, r))));
+    /** The pages a Prefill of r writes: from its KV so far to KvLen (the prompt, for a first prefill). */
+    public static int[] prefillRange(RequestRec r) {
+        return new int[] {r.kv().length() + 1, r.outLen() == 0 ? r.promptLen() : r.kvLen()};
     }
 
-    public static Step prefill(ClusterState s, int r, int[] tokens) {
-        return take(s, new Event.Prefill(r, req(s, r).server(), tokens), false);
+    public static Step prefill(ClusterState s, int r) {
+        RequestRec rec = req(s, r);
+        int[] range = prefillRange(rec);
+        return take(s, new Event.Prefill(r, rec.server(), SpecStep.expectedPrefillTokens(rec),
+                PageDigest.synthetic(r, range[0], range[1], s.config().pageTokens())));
+    }
+
+    /** Prefill with the model's tokens and the content of the pages the server wrote. */
+    public static Step prefill(ClusterState s, int r, int[] tokens, PageDigest[] pages) {
+        return take(s, new Event.Prefill(r, req(s, r).server(), tokens, pages), false);
     }
 
     public static Step decode(ClusterState s, int r) {
-        return take(s, new Event.Decode(r, req(s, r).server(), SpecStep.expectedDecodeTokens(req(s, r))));
+        RequestRec rec = req(s, r);
+        int[] toks = SpecStep.expectedDecodeTokens(rec);
+        int from = rec.kv().length() + 1;
+        return take(s, new Event.Decode(r, rec.server(), toks,
+                PageDigest.synthetic(r, from, from + toks.length - 1, s.config().pageTokens())));
     }
 
-    public static Step decode(ClusterState s, int r, int[] tokens) {
-        return take(s, new Event.Decode(r, req(s, r).server(), tokens), false);
+    /** Decode with the model's tokens and the content of the pages the server wrote. */
+    public static Step decode(ClusterState s, int r, int[] tokens, PageDigest[] pages) {
+        return take(s, new Event.Decode(r, req(s, r).server(), tokens, pages), false);
     }
 
     /** StreamPage: r's checkpoint grows to {@code upTo} positions (at most what its server wrote). */
     public static Step streamPage(ClusterState s, int r, int upTo) {
         RequestRec rec = req(s, r);
-        return take(s, new Event.StreamPage(r, rec.holder(), upTo));
+        return streamPage(s, r, upTo, PageDigest.synthetic(r, rec.ckpt().length() + 1, upTo, s.config().pageTokens()));
+    }
+
+    /** StreamPage with the content of the copy's pages that changed. */
+    public static Step streamPage(ClusterState s, int r, int upTo, PageDigest[] pages) {
+        RequestRec rec = req(s, r);
+        return take(s, new Event.StreamPage(r, rec.holder(), upTo, pages));
     }
 
     /** StreamPage to r's backup holder (lumen-dual): its copy grows to {@code upTo} positions. */
     public static Step streamBackupPage(ClusterState s, int r, int upTo) {
         RequestRec rec = req(s, r);
+        return streamBackupPage(s, r, upTo, PageDigest.synthetic(r, rec.bckpt().length() + 1, upTo, s.config().pageTokens()));
+    }
+
+    public static Step streamBackupPage(ClusterState s, int r, int upTo, PageDigest[] pages) {
+        RequestRec rec = req(s, r);
         if (rec.backup() < 0) {
             throw new IllegalStateException("StreamPage is not enabled: request " + r + " has no backup");
         }
-        return take(s, new Event.StreamPage(r, rec.backup(), upTo));
+        return take(s, new Event.StreamPage(r, rec.backup(), upTo, pages));
     }
 
     public static Step complete(ClusterState s, int r) {
@@ -99,17 +124,23 @@ public final class Core {
     /** Route: Eq. 6 under the policy; RESTORE on the holder or REPREFILL on the least loaded. */
     public static Step route(ClusterState s, int r) {
         RequestRec rec = req(s, r);
+        return route(s, r, s.useHolder(rec) ? PageDigest.synthetic(r, 1, rec.ckpt().length(), s.config().pageTokens()) : new PageDigest[0]);
+    }
+
+    /** Route, with the content of the pages a RESTORE brought back into the GPU (unused for a REPREFILL). */
+    public static Step route(ClusterState s, int r, PageDigest[] restored) {
+        RequestRec rec = req(s, r);
         if (rec.phase() != RequestPhase.INTERRUPTED) {
             throw new IllegalStateException("Route is not enabled: request " + r + " is " + rec.phase());
         }
         if (s.useHolder(rec)) {
-            return take(s, new Event.Route(r, RouteMode.RESTORE, rec.holder(), rec.ckpt().length(), rec.savedPositions()));
+            return take(s, new Event.Route(r, RouteMode.RESTORE, rec.holder(), rec.ckpt().length(), rec.savedPositions(), restored));
         }
         int t = s.reprefillTarget();
         if (t < 0) {
             throw new IllegalStateException("Route is not enabled: no worker is UP");
         }
-        return take(s, new Event.Route(r, RouteMode.REPREFILL, t, 0, rec.savedPositions()));
+        return take(s, new Event.Route(r, RouteMode.REPREFILL, t, 0, rec.savedPositions(), new PageDigest[0]));
     }
 
     public static Step restart(ClusterState s, int w) {
@@ -150,6 +181,37 @@ public final class Core {
         int target = s.assistTarget();
         return rr != null && rr.phase() == RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen()
                 && s.isUp(rr.server()) && target >= 0 && s.load(rr.server()) == s.load(target);
+    }
+
+    /**
+     * Event {@code e} with the synthetic content ({@link PageDigest#synthetic}) it would carry as
+     * a step from {@code s}, when it carries none: for drivers and tests that build events by hand,
+     * so that a v2 trace shows content for them. Events that write or copy no KV are returned as
+     * they are.
+     */
+    public static Event withSyntheticContent(ClusterState s, Event e) {
+        int pt = s.config().pageTokens();
+        RequestRec r = e.req() >= 0 ? s.request(e.req()) : null;
+        if (r == null) {
+            return e;
+        }
+        if (e instanceof Event.Prefill p && p.pages() == null) {
+            int[] range = prefillRange(r);
+            return new Event.Prefill(p.req(), p.worker(), p.tokens(), PageDigest.synthetic(p.req(), range[0], range[1], pt));
+        }
+        if (e instanceof Event.Decode d && d.pages() == null) {
+            return new Event.Decode(d.req(), d.worker(), d.tokens(),
+                    PageDigest.synthetic(d.req(), r.kv().length() + 1, r.kv().length() + d.tokens().length, pt));
+        }
+        if (e instanceof Event.StreamPage sp && sp.pages() == null) {
+            int have = r.backup() >= 0 && sp.holder() == r.backup() && sp.holder() != r.holder() ? r.bckpt().length() : r.ckpt().length();
+            return new Event.StreamPage(sp.req(), sp.holder(), sp.ckpt(), PageDigest.synthetic(sp.req(), have + 1, sp.ckpt(), pt));
+        }
+        if (e instanceof Event.Route rt && rt.pages() == null) {
+            return new Event.Route(rt.req(), rt.mode(), rt.worker(), rt.resumed(), rt.freed(),
+                    rt.mode() == RouteMode.RESTORE ? PageDigest.synthetic(rt.req(), 1, rt.resumed(), pt) : new PageDigest[0]);
+        }
+        return e;
     }
 
     /** FullReady: the atomic handover. */

@@ -7,6 +7,10 @@ import java.util.Arrays;
  * one record per spec action, and the trace contract writes each as one JSON line whose
  * {@code type} is the action's spec name. Workers and requests are ints; -1 means the spec's
  * None. Lengths count positions (the spec's pages).
+ *
+ * <p>The events that write or copy KV (Prefill, Decode, StreamPage, a RESTORE) carry its content
+ * in trace contract v2: {@code pages}, one {@link PageDigest} per page touched. {@code null}
+ * means the content is not shown (a v1 trace).
  */
 public sealed interface Event {
     Action action();
@@ -18,6 +22,23 @@ public sealed interface Event {
 
     /** The worker the event is about (its server, holder, target or source). */
     int worker();
+
+    /** This event without its KV content (what a v1 trace shows of it). */
+    default Event withoutContent() {
+        if (this instanceof Prefill p) {
+            return new Prefill(p.req(), p.worker(), p.tokens());
+        }
+        if (this instanceof Decode d) {
+            return new Decode(d.req(), d.worker(), d.tokens());
+        }
+        if (this instanceof StreamPage sp) {
+            return new StreamPage(sp.req(), sp.holder(), sp.ckpt());
+        }
+        if (this instanceof Route r) {
+            return new Route(r.req(), r.mode(), r.worker(), r.resumed(), r.freed());
+        }
+        return this;
+    }
 
     /** r arrives and the gateway queues it on {@code worker} (a shortest queue). */
     record Arrive(int req, int worker, int promptLen, int[] ref) implements Event {
@@ -55,15 +76,23 @@ public sealed interface Event {
         }
     }
 
-    /** r's server computes the KV pages it lacks; {@code tokens} is the first token, if any. */
-    record Prefill(int req, int worker, int[] tokens) implements Event {
+    /**
+     * r's server computes the KV pages it lacks; {@code tokens} is the first token, if any;
+     * {@code pages} the content of every page it wrote to (null: not shown).
+     */
+    record Prefill(int req, int worker, int[] tokens, PageDigest[] pages) implements Event {
+        public Prefill(int req, int worker, int[] tokens) {
+            this(req, worker, tokens, null);
+        }
+
         public Action action() {
             return Action.PREFILL;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Prefill p && p.req == req && p.worker == worker && Arrays.equals(p.tokens, tokens);
+            return o instanceof Prefill p && p.req == req && p.worker == worker && Arrays.equals(p.tokens, tokens)
+                    && Arrays.equals(p.pages, pages);
         }
 
         @Override
@@ -72,15 +101,23 @@ public sealed interface Event {
         }
     }
 
-    /** One decode iteration of r: the tokens it delivered (one, or a verified draft plus one). */
-    record Decode(int req, int worker, int[] tokens) implements Event {
+    /**
+     * One decode iteration of r: the tokens it delivered (one, or a verified draft plus one), and
+     * the content of every page it wrote to (null: not shown).
+     */
+    record Decode(int req, int worker, int[] tokens, PageDigest[] pages) implements Event {
+        public Decode(int req, int worker, int[] tokens) {
+            this(req, worker, tokens, null);
+        }
+
         public Action action() {
             return Action.DECODE;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Decode d && d.req == req && d.worker == worker && Arrays.equals(d.tokens, tokens);
+            return o instanceof Decode d && d.req == req && d.worker == worker && Arrays.equals(d.tokens, tokens)
+                    && Arrays.equals(d.pages, pages);
         }
 
         @Override
@@ -91,16 +128,31 @@ public sealed interface Event {
 
     /**
      * r's server streamed pages to {@code holder} (its holder, or under lumen-dual its backup):
-     * that copy now holds positions 1..ckpt. One event may stand for several of the spec's
+     * that copy now holds positions 1..ckpt, and {@code pages} is the content of every page of the
+     * copy that changed (null: not shown). One event may stand for several of the spec's
      * one-position StreamPage steps.
      */
-    record StreamPage(int req, int holder, int ckpt) implements Event {
+    record StreamPage(int req, int holder, int ckpt, PageDigest[] pages) implements Event {
+        public StreamPage(int req, int holder, int ckpt) {
+            this(req, holder, ckpt, null);
+        }
+
         public Action action() {
             return Action.STREAM_PAGE;
         }
 
         public int worker() {
             return holder;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof StreamPage p && p.req == req && p.holder == holder && p.ckpt == ckpt && Arrays.equals(p.pages, pages);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * req + holder) + ckpt;
         }
     }
 
@@ -139,11 +191,27 @@ public sealed interface Event {
 
     /**
      * Interrupted r is routed to {@code worker} in {@code mode}, starting with {@code resumed}
-     * KV positions; {@code freed} checkpoint positions were freed (over all copies).
+     * KV positions; {@code freed} checkpoint positions were freed (over all copies); for a
+     * RESTORE, {@code pages} is the content of every page restored into the GPU (null: not shown).
      */
-    record Route(int req, RouteMode mode, int worker, int resumed, int freed) implements Event {
+    record Route(int req, RouteMode mode, int worker, int resumed, int freed, PageDigest[] pages) implements Event {
+        public Route(int req, RouteMode mode, int worker, int resumed, int freed) {
+            this(req, mode, worker, resumed, freed, null);
+        }
+
         public Action action() {
             return Action.ROUTE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Route r && r.req == req && r.mode == mode && r.worker == worker && r.resumed == resumed
+                    && r.freed == freed && Arrays.equals(r.pages, pages);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * (31 * req + worker) + resumed) + freed;
         }
     }
 

@@ -4,10 +4,12 @@ import java.util.Arrays;
 
 /**
  * A sequence of KV pages as the spec sees it: page i (1-based, one per context position) is
- * intact when it holds i, and a hole when it was never written. The spec's {@code Intact(s)} is
- * {@link #intact()}. The holes are kept explicitly (almost always none), so a restore that
- * resumes past its checkpoint, or a stream that copies a page not yet written, is represented
- * exactly and caught by S6 and S9.
+ * intact when it holds position i of its request, and not intact ("a hole") when it was never
+ * written or holds other content (a digest that differs from what the server wrote, in a v2
+ * trace). The spec's {@code Intact(r, s)} is {@link #intact()}. The holes are kept explicitly
+ * (almost always none), so a restore that resumes past its checkpoint, a stream that copies a
+ * page not yet written, or a copy whose bytes differ, is represented exactly and caught by S6
+ * and S9.
  */
 public record PageSeq(int length, int[] holes) {
     private static final int[] NO_HOLES = new int[0];
@@ -84,6 +86,23 @@ public record PageSeq(int length, int[] holes) {
         return new PageSeq(newLength, h);
     }
 
+    /** This sequence with positions {@code bad} (within 1..length) not intact. */
+    public PageSeq withHoles(int[] bad) {
+        if (bad.length == 0) {
+            return this;
+        }
+        java.util.TreeSet<Integer> all = new java.util.TreeSet<>();
+        for (int h : holes) {
+            all.add(h);
+        }
+        for (int b : bad) {
+            if (b >= 1 && b <= length) {
+                all.add(b);
+            }
+        }
+        return new PageSeq(length, all.stream().mapToInt(Integer::intValue).toArray());
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof PageSeq p && p.length == length && Arrays.equals(p.holes, holes);
@@ -99,6 +118,7 @@ public record PageSeq(int length, int[] holes) {
         if (length == 0) {
             return "no pages";
         }
-        return holes.length == 0 ? "pages 1.." + length : "pages 1.." + length + " with holes at " + Arrays.toString(holes);
+        return holes.length == 0 ? "pages 1.." + length : "pages 1.." + length + " with holes (never written, or other content) at "
+                + (holes.length <= 12 ? Arrays.toString(holes) : Arrays.toString(Arrays.copyOf(holes, 12)).replace("]", ", ...] (" + holes.length + ")"));
     }
 }

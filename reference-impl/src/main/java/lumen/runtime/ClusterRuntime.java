@@ -12,6 +12,7 @@ import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Core;
 import lumen.core.Event;
+import lumen.core.PageDigest;
 import lumen.core.PageSeq;
 import lumen.core.RequestPhase;
 import lumen.core.RequestRec;
@@ -383,13 +384,13 @@ public final class ClusterRuntime {
                 }
                 // the first token's own KV is written by the first decode step, which feeds it back
                 int tok = models.target(q.a.seed(), 1, w.gpu.digest(r, p));
-                emit(Core.prefill(state, r, new int[] {tok}));
+                emit(Core.prefill(state, r, new int[] {tok}, content(w, r, have + 1, p)));
                 q.out.add(tok);
             } else {
                 if (have < rr.kvLen()) {
                     w.gpu.compute(r, q.a.seed(), have + 1, rr.kvLen());
                 }
-                emit(Core.prefill(state, r, new int[0]));
+                emit(Core.prefill(state, r, new int[0], content(w, r, have + 1, rr.kvLen())));
             }
         }
         kick(w.id);
@@ -423,12 +424,24 @@ public final class ClusterRuntime {
             for (int t : out) {
                 q.out.add(t);
             }
-            emit(Core.decode(state, r, out));
+            int kv = w.gpu.positions(r);
+            emit(Core.decode(state, r, out, content(w, r, kv - out.length + 1, kv)));
             if (rec(r).outLen() == rec(r).refLen()) {
                 complete(r);
             }
         }
         kick(w.id);
+    }
+
+    /** The content of r's pages on w's GPU that positions from..to touch, as the trace reports it. */
+    private PageDigest[] content(W w, int r, int from, int to) {
+        int[][] shape = PageDigest.shape(from, to, cfg.pageTokens());
+        PageDigest[] out = new PageDigest[shape.length];
+        for (int i = 0; i < shape.length; i++) {
+            int page = (shape[i][0] - 1) / cfg.pageTokens();
+            out[i] = new PageDigest(shape[i][0], shape[i][1], w.gpu.pageDigest(r, page, shape[i][1]));
+        }
+        return out;
     }
 
     private void complete(int r) {
@@ -502,8 +515,11 @@ public final class ClusterRuntime {
                 && rr.server() == w.id && state.isUp(w.id) && target >= 0 && state.isUp(target)
                 && copy.length() == page * pt && w.gpu.positions(r) >= (page + 1) * pt;
         if (valid) {
-            ws[target].host.computeIfAbsent(r, k -> new ArrayList<>()).add(w.gpu.gather(r, page));
-            emit(toBackup ? Core.streamBackupPage(state, r, (page + 1) * pt) : Core.streamPage(state, r, (page + 1) * pt));
+            byte[] sent = w.gpu.gather(r, page);
+            ws[target].host.computeIfAbsent(r, k -> new ArrayList<>()).add(sent);
+            // the content of the copy as the holder's host memory now has it
+            PageDigest[] got = {new PageDigest(page * pt + 1, pt, PageBytes.pageDigest(sent, 0, opt.geometry().pageBytes()))};
+            emit(toBackup ? Core.streamBackupPage(state, r, (page + 1) * pt, got) : Core.streamPage(state, r, (page + 1) * pt, got));
             stats.pagesStreamed++;
         } else {
             stats.streamCopiesDiscarded++;
@@ -550,29 +566,32 @@ public final class ClusterRuntime {
 
     private void route(int r) {
         RequestRec before = rec(r);
-        Step st = Core.route(state, r);
-        emit(st);
-        Event.Route e = (Event.Route) st.event();
-        if (e.mode() == RouteMode.RESTORE) {
-            W h = ws[e.worker()];
-            List<byte[]> pages = h.host.remove(r);
-            if (before.backup() >= 0) {
-                ws[before.backup()].host.remove(r);
-            }
-            if (pages == null) {
-                pages = List.of();
-            }
-            if (opt.flipRestoredBit() && !pages.isEmpty()) {
-                pages.get(0)[0] ^= 1;
-            }
-            checkRestored(r, pages, e.resumed());
-            h.gpu.restore(r, pages, e.resumed());
-            stats.restores++;
-            stats.pagesRestored += pages.size();
-        } else {
+        if (!state.useHolder(before)) {
+            emit(Core.route(state, r, new PageDigest[0]));
             dropCopies(before);
             stats.reprefills++;
+            reqs.get(r).resetPages(rec(r), cfg.pageTokens());
+            return;
         }
+        // RESTORE: the holder loads the copy in its host memory into its GPU, then reports what
+        // the GPU now holds
+        W h = ws[before.holder()];
+        int resumed = before.ckpt().length();
+        List<byte[]> pages = h.host.remove(r);
+        if (before.backup() >= 0) {
+            ws[before.backup()].host.remove(r);
+        }
+        if (pages == null) {
+            pages = List.of();
+        }
+        if (opt.flipRestoredBit() && !pages.isEmpty()) {
+            pages.get(0)[0] ^= 1;
+        }
+        checkRestored(r, pages, resumed);
+        h.gpu.restore(r, pages, resumed);
+        emit(Core.route(state, r, content(h, r, 1, resumed)));
+        stats.restores++;
+        stats.pagesRestored += pages.size();
         reqs.get(r).resetPages(rec(r), cfg.pageTokens());
     }
 

@@ -60,6 +60,11 @@ public final class CpuKvPlane implements KvDataPlane {
     }
 
     @Override
+    public long pageDigest(int req, int page, int count) {
+        return PageBytes.pageDigest(pages.get(req).get(page), 0, count * g.layers() * g.bytesPerTokenLayer());
+    }
+
+    @Override
     public long digest(int req, int n) {
         long d = PageBytes.DIGEST_START;
         List<byte[]> ps = pages.get(req);

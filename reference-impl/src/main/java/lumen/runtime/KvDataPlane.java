@@ -22,6 +22,15 @@ public interface KvDataPlane {
     /** Replaces r's KV with restored pages holding positions 1..positions. */
     void restore(int req, List<byte[]> pages, int positions);
 
+    /**
+     * The content digest of page {@code page} (0-based) of r over its first {@code count}
+     * positions, every layer ({@link PageBytes#pageDigest}), as the trace reports it.
+     */
+    default long pageDigest(int req, int page, int count) {
+        KvGeometry g = geometry();
+        return PageBytes.pageDigest(gather(req, page), 0, count * g.layers() * g.bytesPerTokenLayer());
+    }
+
     /** The digest of r's KV for positions 1..n, every layer, as attention reads it. */
     long digest(int req, int n);
 

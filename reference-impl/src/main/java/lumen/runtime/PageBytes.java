@@ -37,4 +37,22 @@ public final class PageBytes {
     }
 
     public static final long DIGEST_START = 0xcbf29ce484222325L;
+
+    private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+
+    /**
+     * The page digest the kit's reference implementation reports in its traces (trace contract
+     * v2): the sum mod 2^64 of mix(w_i XOR i * 0x9E3779B97F4A7C15) over the little-endian 64-bit
+     * words w_0, w_1, ... of {@code len} bytes from {@code off} (len a multiple of 8). It is the
+     * GPU harness's page checksum, which a kernel computes in parallel. The validator only
+     * compares digests, so other systems may use any hash of the bytes.
+     */
+    public static long pageDigest(byte[] b, int off, int len) {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long acc = 0;
+        for (int i = 0; i < len / 8; i++) {
+            acc += mix(buf.getLong(off + 8 * i) ^ (i * GOLDEN));
+        }
+        return acc;
+    }
 }

@@ -8,6 +8,7 @@ import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import lumen.core.Config;
 import lumen.core.Event;
+import lumen.core.PageDigest;
 import lumen.core.PropertyId;
 import lumen.core.RouteMode;
 
@@ -151,7 +152,8 @@ public final class Scenarios {
                     public Event apply(Event e) {
                         if (!done && e instanceof Event.Route r && r.mode() == RouteMode.RESTORE) {
                             done = true;
-                            return new Event.Route(r.req(), r.mode(), r.worker(), r.resumed() + 16, r.freed());
+                            return new Event.Route(r.req(), r.mode(), r.worker(), r.resumed() + 16, r.freed(),
+                                    PageDigest.claimed(r.pages(), r.resumed() + 16, 16));
                         }
                         return e;
                     }

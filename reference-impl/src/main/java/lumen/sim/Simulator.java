@@ -86,6 +86,8 @@ public final class Simulator {
     private final Sink sink;
     private final SplittableRandom rnd;
     private final W[] ws;
+    /** Per worker: link time, in positions, left over from the last iteration's streaming (less than a page). */
+    private final double[] streamCredit;
     private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
     private final Map<Integer, Integer> progress = new HashMap<>();
     private final Set<Integer> restoring = new HashSet<>();
@@ -104,6 +106,7 @@ public final class Simulator {
         this.rnd = new SplittableRandom(opt.seed());
         this.state = ClusterState.initial(cfg);
         this.ws = new W[cfg.workers()];
+        this.streamCredit = new double[cfg.workers()];
         for (int i = 0; i < ws.length; i++) {
             ws[i] = new W(i);
         }
@@ -359,33 +362,48 @@ public final class Simulator {
         }
     }
 
-    /** Streams checkpoint positions of this worker's requests for {@code ms} of link time. */
+    /**
+     * Streams checkpoint positions of this worker's requests for {@code ms} of link time. A copy
+     * takes pages as the server wrote them: it stops at a page boundary, or at the written KV, and
+     * link time too short for a whole page carries over (up to one page) to the next iteration.
+     */
     private void stream(int wid, double ms) {
-        double budget = cost.streamablePositions(ms);
+        double budget = streamCredit[wid] + cost.streamablePositions(ms);
+        int pt = cfg.pageTokens();
         for (int r : state.worker(wid).runq().keys()) {
-            if (budget < 1) {
-                return;
-            }
             RequestRec rr = rec(r);
             if (rr.phase() != RequestPhase.QUEUED && rr.phase() != RequestPhase.DECODE) {
                 continue;
             }
-            if (rr.holder() >= 0 && rr.ckpt().length() < rr.kv().length()) {
-                int adv = (int) Math.min(rr.kv().length() - rr.ckpt().length(), budget);
-                if (adv > 0) {
-                    emit(Core.streamPage(state, r, rr.ckpt().length() + adv));
-                    budget -= adv;
+            if (rr.holder() >= 0) {
+                int to = cut(rr.ckpt().length(), rr.kv().length(), budget, pt);
+                if (to > rr.ckpt().length()) {
+                    budget -= to - rr.ckpt().length();
+                    emit(Core.streamPage(state, r, to));
                 }
             }
             rr = rec(r);
-            if (rr.backup() >= 0 && rr.bckpt().length() < rr.kv().length() && budget >= 1) {
-                int adv = (int) Math.min(rr.kv().length() - rr.bckpt().length(), budget);
-                if (adv > 0) {
-                    emit(Core.streamBackupPage(state, r, rr.bckpt().length() + adv));
-                    budget -= adv;
+            if (rr.backup() >= 0) {
+                int to = cut(rr.bckpt().length(), rr.kv().length(), budget, pt);
+                if (to > rr.bckpt().length()) {
+                    budget -= to - rr.bckpt().length();
+                    emit(Core.streamBackupPage(state, r, to));
                 }
             }
         }
+        streamCredit[wid] = Math.min(budget, pt);
+    }
+
+    /** Where a copy of {@code have} positions can stop with {@code budget} positions of link time: -1 if nowhere. */
+    private static int cut(int have, int kv, double budget, int pt) {
+        if (have >= kv) {
+            return -1;
+        }
+        if (kv - have <= budget) {
+            return kv;
+        }
+        int boundary = (int) ((have + budget) / pt) * pt;
+        return boundary > have ? boundary : -1;
     }
 
     // ---- failures and recovery ---------------------------------------------------------------
@@ -423,6 +441,7 @@ public final class Simulator {
     }
 
     private void fail(int wid) {
+        streamCredit[wid] = 0;
         if (state.worker(wid).state() == WorkerState.FAILED || !state.anotherUp(wid)) {
             result.failuresSkipped++;
             return;

@@ -26,6 +26,7 @@ public final class TraceReader implements Closeable {
     private final String source;
     private final JsonParser p;
     private final Config config;
+    private int version;
     private long lastLine;
     private long eventLine;
     private double eventTime = Double.NaN;
@@ -39,6 +40,19 @@ public final class TraceReader implements Closeable {
 
     public Config config() {
         return config;
+    }
+
+    /** The trace contract version the header declares (1 or 2). */
+    public int version() {
+        return version;
+    }
+
+    /**
+     * The KV content the last event reported ({@code pages}), or null when it reported none (a
+     * v1 trace, or an event without content).
+     */
+    public lumen.core.PageDigest[] pages() {
+        return pages;
     }
 
     /** The line of the event {@link #next} returned last. */
@@ -141,9 +155,11 @@ public final class TraceReader implements Closeable {
         if (!TraceFormat.FORMAT.equals(format)) {
             throw error(eventLine, "header: format must be \"" + TraceFormat.FORMAT + "\", found " + quote(format));
         }
-        if (version == null || version != TraceFormat.VERSION) {
-            throw error(eventLine, "header: this kit reads trace format version " + TraceFormat.VERSION + ", found " + version);
+        if (version == null || version < TraceFormat.OLDEST || version > TraceFormat.VERSION) {
+            throw error(eventLine, "header: this kit reads trace format versions " + TraceFormat.OLDEST + " to " + TraceFormat.VERSION
+                    + ", found " + version);
         }
+        this.version = version;
         if (cfg == null) {
             throw error(eventLine, "header: missing field 'config'");
         }
@@ -240,6 +256,7 @@ public final class TraceReader implements Closeable {
     private final boolean[] hasInt = new boolean[N_INTS];
     private final int[][] arrays = new int[ARRAY_NAMES.length][];
     private int[] buf = new int[64];
+    private lumen.core.PageDigest[] pages;
 
     /** The next event, or null at the end of the trace. */
     public Event next() throws IOException, TraceFormatException {
@@ -252,6 +269,7 @@ public final class TraceReader implements Closeable {
         String mode = null;
         eventTime = Double.NaN;
         citedLoads = null;
+        pages = null;
         while (token() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken v = token();
@@ -260,6 +278,12 @@ public final class TraceReader implements Closeable {
                 case "t" -> eventTime = number(f, v);
                 case "loads" -> citedLoads = loads(v);
                 case "mode" -> mode = string(f, v);
+                case "pages" -> {
+                    if (version < 2) {
+                        throw error(tokenLine(), "unknown field 'pages' (KV content is trace contract v2; the header declares version " + version + ")");
+                    }
+                    pages = pageList(v);
+                }
                 default -> field(f, v);
             }
         }
@@ -311,6 +335,59 @@ public final class TraceReader implements Closeable {
             buf[n++] = (int) x;
         }
         return Arrays.copyOf(buf, n);
+    }
+
+    /** {@code pages}: [[first, count, "16 hex digits"], ...], page-aligned, in order, each within one page. */
+    private lumen.core.PageDigest[] pageList(JsonToken v) throws IOException, TraceFormatException {
+        String shape = "field 'pages' must be an array of [first, count, \"digest\"] entries (digest: 16 hexadecimal digits)";
+        if (v != JsonToken.START_ARRAY) {
+            throw error(tokenLine(), shape + ", found " + describe(v));
+        }
+        int pt = config.pageTokens();
+        java.util.List<lumen.core.PageDigest> out = new java.util.ArrayList<>();
+        JsonToken t;
+        while ((t = token()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.START_ARRAY) {
+                throw error(tokenLine(), shape + ", found " + describe(t) + " as an entry");
+            }
+            long first = integer("pages[].first", token());
+            long count = integer("pages[].count", token());
+            JsonToken d = token();
+            if (d != JsonToken.VALUE_STRING) {
+                throw error(tokenLine(), shape + ": the digest must be a string, found " + describe(d));
+            }
+            String hex = p.getText();
+            if (token() != JsonToken.END_ARRAY) {
+                throw error(tokenLine(), shape + ": an entry has exactly three members");
+            }
+            if (hex.length() != 16 || !hex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+                throw error(tokenLine(), "field 'pages': digest \"" + cut(hex) + "\" is not 16 hexadecimal digits");
+            }
+            if (first < 1 || (first - 1) % pt != 0) {
+                throw error(tokenLine(), "field 'pages': an entry starts at position " + first + ", which is not the first position of a page ("
+                        + pt + " positions per page: 1, " + (pt + 1) + ", " + (2 * pt + 1) + ", ...)");
+            }
+            if (count < 1 || count > pt) {
+                throw error(tokenLine(), "field 'pages': an entry holds " + count + " positions; a page holds 1 to " + pt);
+            }
+            if (!out.isEmpty() && first <= out.get(out.size() - 1).first()) {
+                throw error(tokenLine(), "field 'pages': entries must be in increasing order of position, one per page");
+            }
+            out.add(new lumen.core.PageDigest((int) first, (int) count, Long.parseUnsignedLong(hex, 16)));
+        }
+        return out.toArray(new lumen.core.PageDigest[0]);
+    }
+
+    private static String cut(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "... (" + s.length() + " characters)";
+    }
+
+    /** In a v2 trace, an event that writes or copies KV must show its content. */
+    private lumen.core.PageDigest[] content(String type) throws TraceFormatException {
+        if (version >= 2 && pages == null) {
+            throw error(eventLine, type + ": missing field 'pages' (trace contract v2: the KV content of every page the event writes or copies)");
+        }
+        return pages;
     }
 
     private double[] loads(JsonToken v) throws IOException, TraceFormatException {
@@ -396,6 +473,9 @@ public final class TraceReader implements Closeable {
         if (citedLoads != null && a != Action.PLACE && a != Action.ROUTE && a != Action.ASSIST) {
             throw error(eventLine, type + ": unexpected field 'loads' (only Place, Route and Assist cite loads)");
         }
+        if (pages != null && a != Action.PREFILL && a != Action.DECODE && a != Action.STREAM_PAGE && a != Action.ROUTE) {
+            throw error(eventLine, type + ": unexpected field 'pages' (only Prefill, Decode, StreamPage and Route carry KV content)");
+        }
         switch (a) {
             case ARRIVE -> {
                 onlyFields(type, "req", "worker", "promptLen", "ref");
@@ -421,7 +501,7 @@ public final class TraceReader implements Closeable {
             }
             case PREFILL -> {
                 onlyFields(type, "req", "worker", "tokens");
-                return new Event.Prefill(need(type, F_REQ), workerField(type, F_WORKER), needArray(type, "tokens"));
+                return new Event.Prefill(need(type, F_REQ), workerField(type, F_WORKER), needArray(type, "tokens"), content(type));
             }
             case DECODE -> {
                 onlyFields(type, "req", "worker", "tokens");
@@ -429,11 +509,11 @@ public final class TraceReader implements Closeable {
                 if (toks.length == 0) {
                     throw error(eventLine, "Decode: tokens must hold at least one token");
                 }
-                return new Event.Decode(need(type, F_REQ), workerField(type, F_WORKER), toks);
+                return new Event.Decode(need(type, F_REQ), workerField(type, F_WORKER), toks, content(type));
             }
             case STREAM_PAGE -> {
                 onlyFields(type, "req", "holder", "ckpt");
-                return new Event.StreamPage(need(type, F_REQ), workerField(type, F_HOLDER), need(type, F_CKPT));
+                return new Event.StreamPage(need(type, F_REQ), workerField(type, F_HOLDER), need(type, F_CKPT), content(type));
             }
             case COMPLETE -> {
                 onlyFields(type, "req", "worker", "freed");
@@ -456,7 +536,13 @@ public final class TraceReader implements Closeable {
                 } catch (IllegalArgumentException ex) {
                     throw error(eventLine, "Route: mode must be \"RESTORE\" or \"REPREFILL\", found \"" + mode + "\"");
                 }
-                return new Event.Route(need(type, F_REQ), m, workerField(type, F_WORKER), need(type, F_RESUMED), need(type, F_FREED));
+                if (m == RouteMode.RESTORE) {
+                    content(type + " (RESTORE)");
+                } else if (pages != null && pages.length > 0) {
+                    throw error(eventLine, "Route: a REPREFILL restores no pages; 'pages' must be empty or absent");
+                }
+                return new Event.Route(need(type, F_REQ), m, workerField(type, F_WORKER), need(type, F_RESUMED), need(type, F_FREED),
+                        m == RouteMode.RESTORE || version < 2 ? pages : new lumen.core.PageDigest[0]);
             }
             case RESTART -> {
                 onlyFields(type, "worker");

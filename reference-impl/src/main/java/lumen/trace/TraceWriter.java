@@ -13,18 +13,31 @@ import java.nio.charset.StandardCharsets;
 import lumen.core.Config;
 import lumen.core.Event;
 
-/** Writes a trace, in Jackson's streaming mode: the header, then one event per line. */
+/**
+ * Writes a trace, in Jackson's streaming mode: the header, then one event per line. It writes
+ * trace contract v2 (the KV content an event carries, as {@code pages}); a v1 writer, for tests
+ * of the v1 reader, leaves the content out.
+ */
 public final class TraceWriter implements Closeable {
     private static final JsonFactory JSON = new JsonFactory();
     private final JsonGenerator gen;
+    private final int version;
 
     public TraceWriter(OutputStream out, Config config) throws IOException {
+        this(out, config, TraceFormat.VERSION);
+    }
+
+    public TraceWriter(OutputStream out, Config config, int version) throws IOException {
+        if (version < TraceFormat.OLDEST || version > TraceFormat.VERSION) {
+            throw new IllegalArgumentException("trace contract version " + version);
+        }
+        this.version = version;
         gen = JSON.createGenerator(out, JsonEncoding.UTF8);
         gen.setPrettyPrinter(new MinimalPrettyPrinter(""));
         gen.writeStartObject();
         gen.writeStringField("type", "header");
         gen.writeStringField("format", TraceFormat.FORMAT);
-        gen.writeNumberField("version", TraceFormat.VERSION);
+        gen.writeNumberField("version", version);
         gen.writeObjectFieldStart("config");
         gen.writeStringField("policy", config.policy());
         gen.writeNumberField("workers", config.workers());
@@ -42,7 +55,7 @@ public final class TraceWriter implements Closeable {
 
     /** Writes one event; {@code t} is its time in ms, or NaN to leave it out. */
     public void write(Event e, double t) throws IOException {
-        writeEvent(gen, e, t);
+        writeEvent(gen, e, t, version >= 2);
         gen.writeRaw('\n');
     }
 
@@ -68,7 +81,7 @@ public final class TraceWriter implements Closeable {
     public static String toJson(Event e, double t) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
-            writeEvent(g, e, t);
+            writeEvent(g, e, t, true);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
@@ -88,7 +101,22 @@ public final class TraceWriter implements Closeable {
         }
     }
 
-    static void writeEvent(JsonGenerator g, Event e, double t) throws IOException {
+    private static void pages(JsonGenerator g, lumen.core.PageDigest[] pages, boolean content) throws IOException {
+        if (!content || pages == null) {
+            return;
+        }
+        g.writeArrayFieldStart("pages");
+        for (lumen.core.PageDigest p : pages) {
+            g.writeStartArray();
+            g.writeNumber(p.first());
+            g.writeNumber(p.count());
+            g.writeString(p.hex());
+            g.writeEndArray();
+        }
+        g.writeEndArray();
+    }
+
+    static void writeEvent(JsonGenerator g, Event e, double t, boolean content) throws IOException {
         g.writeStartObject();
         g.writeStringField("type", e.action().specName());
         if (!Double.isNaN(t)) {
@@ -115,18 +143,21 @@ public final class TraceWriter implements Closeable {
                 g.writeNumberField("req", p.req());
                 g.writeNumberField("worker", p.worker());
                 ints(g, "tokens", p.tokens());
+                pages(g, p.pages(), content);
             }
             case DECODE -> {
                 Event.Decode d = (Event.Decode) e;
                 g.writeNumberField("req", d.req());
                 g.writeNumberField("worker", d.worker());
                 ints(g, "tokens", d.tokens());
+                pages(g, d.pages(), content);
             }
             case STREAM_PAGE -> {
                 Event.StreamPage s = (Event.StreamPage) e;
                 g.writeNumberField("req", s.req());
                 worker(g, "holder", s.holder());
                 g.writeNumberField("ckpt", s.ckpt());
+                pages(g, s.pages(), content);
             }
             case COMPLETE -> {
                 Event.Complete c = (Event.Complete) e;
@@ -150,6 +181,9 @@ public final class TraceWriter implements Closeable {
                 g.writeNumberField("worker", r.worker());
                 g.writeNumberField("resumed", r.resumed());
                 g.writeNumberField("freed", r.freed());
+                if (r.mode() == lumen.core.RouteMode.RESTORE) {
+                    pages(g, r.pages(), content);
+                }
             }
             case RESTART, DRAFT_READY -> g.writeNumberField("worker", e.worker());
             case ASSIST -> {

@@ -19,7 +19,7 @@ final class StateView {
                 s.config().tau(), s.config().budget(), s.failures()));
         int shown = 0;
         for (int w = 0; w < s.workerCount(); w++) {
-            boolean relevant = w == e.worker() || s.workerCount() <= MAX_WORKERS;
+            boolean relevant = (e != null && w == e.worker()) || s.workerCount() <= MAX_WORKERS;
             if (!relevant && shown >= MAX_WORKERS) {
                 continue;
             }

@@ -6,56 +6,103 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import lumen.core.ActionProperties;
 import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.Finding;
 import lumen.core.Invariants;
-import lumen.core.SpecStep;
-import lumen.core.Transition;
 import lumen.trace.TraceFormatException;
 import lumen.trace.TraceReader;
-import lumen.trace.TraceWriter;
 
 /**
- * The Java mirror of the spec: replays a trace event by event on the decision core's state and
- * decides whether it is a behaviour of the composed spec.
+ * Trace validation on the Java mirror of the spec ({@link Mirror}): replays a trace event by event
+ * and decides whether it is a behaviour of the composed spec in which every property holds.
  *
- * <p>For each event it checks whether the event is a step of the spec from the state before it
- * ({@link SpecStep}), applies the event as reported ({@link Transition}), checks the invariants
- * (S1 to S11) on what the event touched, and checks the action properties (A1 to A3) on the
- * step. The first event with any finding is the divergence. Invariants are reported before
- * action properties, and both before a bare "not a step of the spec", so a wrong step is named
- * by the most specific property it breaks.
+ * <p>For each event the mirror checks whether it is a step of the spec from the state before it,
+ * the KV content it reports (v2), the invariants on what it touched, the action properties, and
+ * the bounded fairness of the mechanisms; the first event with any finding is the divergence, named
+ * by the highest-ranked property it breaks. At the end it checks every invariant on the whole state
+ * and, when asked ({@link Options#complete}), that the run is finished.
  *
- * <p>Memory is bounded by the live requests and the longest line, not by the trace's length.
+ * <p>Outputs are judged (S7) against a reference: the kit's own when one is given
+ * ({@link Options#reference}), else the system's self-reported {@code Arrive.ref}, and the verdict
+ * says which. Memory is bounded by the live requests and the longest line, not by the trace's
+ * length.
  */
 public final class Validator {
     private Validator() {}
 
+    /**
+     * How to judge.
+     *
+     * @param complete        an unfinished run (a request not DONE, a failed worker not UP at the
+     *                        end) is INCOMPLETE rather than ACCEPTED
+     * @param reference       the kit's reference output of each request, replacing the trace's
+     *                        self-reported {@code Arrive.ref}; null to use the trace's
+     * @param referenceSource where that reference came from, for the verdict
+     * @param fairnessSteps   the bound of the finite-trace fairness checks L3 and L4
+     */
+    public record Options(boolean complete, Map<Integer, int[]> reference, String referenceSource, int fairnessSteps) {
+        public static Options defaults() {
+            return new Options(false, null, null, Mirror.DEFAULT_FAIRNESS_STEPS);
+        }
+
+        public Options withComplete(boolean c) {
+            return new Options(c, reference, referenceSource, fairnessSteps);
+        }
+
+        public Options withReference(Map<Integer, int[]> ref, String source) {
+            return new Options(complete, ref, source, fairnessSteps);
+        }
+
+        public Options withFairnessSteps(int n) {
+            return new Options(complete, reference, referenceSource, n);
+        }
+    }
+
+    /** What a result says of the outputs' reference when the trace's own was used. */
+    public static final String SELF_REPORTED = "the system's self-reported reference (Arrive.ref)";
+
     public static ValidationResult validate(InputStream in, String source) throws IOException {
+        return validate(in, source, Options.defaults());
+    }
+
+    public static ValidationResult validate(InputStream in, String source, Options opt) throws IOException {
         Map<String, Long> byType = new LinkedHashMap<>();
+        String refSource = opt.reference() == null ? SELF_REPORTED : opt.referenceSource();
         TraceReader reader;
         try {
             reader = new TraceReader(in, source);
         } catch (TraceFormatException ex) {
-            return new ValidationResult(source, Verdict.MALFORMED, null, 0, byType, 0, 0, null, ex);
+            return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, byType, 0, 0, null, ex, List.of(), refSource, List.of());
         }
         Config config = reader.config();
-        ClusterState s = ClusterState.initial(config);
+        int version = reader.version();
+        List<String> notes = notes(version, opt);
+        Mirror mirror = new Mirror(config, opt.fairnessSteps());
         long events = 0;
         long done = 0;
         long arrived = 0;
+        long line = 1;
         try (reader) {
             Event e;
             while ((e = reader.next()) != null) {
                 events++;
+                line = reader.line();
                 byType.merge(e.action().specName(), 1L, Long::sum);
-                knownRequests(s, e, source, reader.line());
-                Replayed o = replay(s, e, reader.line(), reader.citedLoads());
-                if (o.divergence() != null) {
-                    return new ValidationResult(source, Verdict.REJECTED, config, events, byType, done, arrived - done, o.divergence(), null);
+                knownRequests(mirror.state(), e, source, line);
+                if (e instanceof Event.Arrive a && opt.reference() != null) {
+                    int[] ref = opt.reference().get(a.req());
+                    if (ref == null) {
+                        throw new TraceFormatException(source, line, "Arrive: the reference (" + opt.referenceSource()
+                                + ") has no output for request " + a.req());
+                    }
+                    e = new Event.Arrive(a.req(), a.worker(), a.promptLen(), ref);
+                }
+                Divergence d = mirror.step(e, line, reader.citedLoads());
+                if (d != null) {
+                    return new ValidationResult(source, Verdict.REJECTED, config, version, events, byType, done, arrived - done, d, null,
+                            List.of(), refSource, notes);
                 }
                 if (e instanceof Event.Arrive) {
                     arrived++;
@@ -63,12 +110,60 @@ public final class Validator {
                 if (e instanceof Event.Complete) {
                     done++;
                 }
-                s = o.post();
             }
         } catch (TraceFormatException ex) {
-            return new ValidationResult(source, Verdict.MALFORMED, config, events, byType, done, arrived - done, null, ex);
+            return new ValidationResult(source, Verdict.MALFORMED, config, version, events, byType, done, arrived - done, null, ex,
+                    List.of(), refSource, notes);
         }
-        return new ValidationResult(source, Verdict.ACCEPTED, config, events, byType, done, arrived - done, null, null);
+        ClusterState end = mirror.state();
+        List<Finding> whole = Invariants.all(end);
+        if (!whole.isEmpty()) {
+            Divergence d = new Divergence(line, "(the end of the trace)", whole.get(0), whole.subList(1, whole.size()),
+                    StateView.describe(end, null, new int[0]));
+            return new ValidationResult(source, Verdict.REJECTED, config, version, events, byType, done, arrived - done, d, null,
+                    List.of(), refSource, notes);
+        }
+        List<String> unfinished = opt.complete() ? unfinished(end) : List.of();
+        Verdict v = unfinished.isEmpty() ? Verdict.ACCEPTED : Verdict.INCOMPLETE;
+        return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, null, null, unfinished, refSource, notes);
+    }
+
+    /** What a trace of this version, judged with these options, cannot show. */
+    static List<String> notes(int version, Options opt) {
+        List<String> out = new ArrayList<>();
+        if (version < 2) {
+            out.add("trace contract v1 shows no KV content: S6, S9, S12 and S13 were judged on the positions the events claim,"
+                    + " not on the bytes written, streamed and restored");
+        }
+        if (opt.reference() == null) {
+            out.add("outputs (S7, S1) were judged against " + SELF_REPORTED + "; give the kit's own reference"
+                    + " (--reference FILE, or lumen conform) to judge them against an oracle the system does not supply");
+        }
+        if (!opt.complete()) {
+            out.add("completeness was not required: a run that stops with requests unfinished or workers down is not rejected"
+                    + " for it (--complete requires it)");
+        }
+        if (opt.fairnessSteps() <= 0) {
+            out.add("the bounded fairness of streaming (L3) and assist (L4) was not checked");
+        }
+        return out;
+    }
+
+    /** Each request not DONE and each worker not UP, in words. */
+    static List<String> unfinished(ClusterState s) {
+        List<String> out = new ArrayList<>();
+        for (int id : s.requests().keys()) {
+            lumen.core.RequestRec r = s.request(id);
+            if (r.phase() != lumen.core.RequestPhase.DONE) {
+                out.add("request " + id + " is " + r.phase() + " with " + r.outLen() + " of " + r.refLen() + " tokens");
+            }
+        }
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (!s.isUp(w)) {
+                out.add("worker " + w + " is " + s.worker(w).state());
+            }
+        }
+        return out;
     }
 
     /** Every request an event names must have arrived (and only Arrive may name a new one). */
@@ -106,63 +201,9 @@ public final class Validator {
         return null;
     }
 
-    private static int[] concat(int[] a, int[] b) {
+    static int[] concat(int[] a, int[] b) {
         int[] c = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, c, a.length, b.length);
         return c;
     }
-
-    /** The divergence at this event, or null when it is a step of the spec that breaks nothing. */
-    public static Divergence check(ClusterState s, Event e, long line) {
-        return check(s, e, line, null);
-    }
-
-    /**
-     * As {@link #check(ClusterState, Event, long)}, with the loads the event's decision cites
-     * (null for none): each UP worker's cited load must equal the load derived from the trace.
-     */
-    public static Divergence check(ClusterState s, Event e, long line, double[] cited) {
-        return replay(s, e, line, cited).divergence();
-    }
-
-    /** One replayed event: the state after it (as the event reports it), and its divergence (null when none). */
-    public record Replayed(ClusterState post, Divergence divergence) {}
-
-    /** Checks one event as {@link #check(ClusterState, Event, long, double[])} does, and returns the state after it too. */
-    public static Replayed replay(ClusterState s, Event e, long line, double[] cited) {
-        List<Finding> found = new ArrayList<>(0);
-        if (cited != null) {
-            Finding stale = staleLoads(s, e, cited);
-            if (stale != null) {
-                found.add(stale);
-            }
-        }
-        Finding step = SpecStep.check(s, e);
-        ClusterState post = Transition.apply(s, e);
-        found.addAll(Invariants.touched(s, post, e));
-        Finding a = ActionProperties.check(s, e);
-        if (a != null) {
-            found.add(a);
-        }
-        if (step != null) {
-            found.add(step);
-        }
-        if (found.isEmpty()) {
-            return new Replayed(post, null);
-        }
-        // invariants, then action properties, each by ID, then a bare "not a step of the spec"
-        found.sort(Finding.BY_RANK);
-        Finding first = found.get(0);
-        if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
-            // name the property, but keep the spec's expected/actual for the step
-            first = new Finding(first.property(), first.message(), step.expected(), step.actual());
-        }
-        List<Finding> others = new ArrayList<>(found.subList(1, found.size()));
-        int[] reqs = e.req() >= 0 ? new int[] {e.req()} : new int[0];
-        if (e instanceof Event.Fail f) {
-            reqs = concat(f.interrupted(), f.orphaned());
-        }
-        return new Replayed(post, new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs)));
-    }
-
 }

@@ -6,6 +6,12 @@ public enum Verdict {
     ACCEPTED,
     /** Some event is not a step of the spec or breaks a property: see the divergence. */
     REJECTED,
+    /**
+     * Every event is a step of the spec and no property breaks, but the run is not finished: some
+     * request is not DONE or some failed worker is not UP at the end (with {@code --complete}, and
+     * always in conformance).
+     */
+    INCOMPLETE,
     /** The trace could not be read: not JSON Lines, a schema violation, an unknown worker or request. */
     MALFORMED
 }

@@ -71,12 +71,12 @@ final class RandomWalk {
             }
             if (r.holder() >= 0 && r.ckpt().length() < r.kv().length()
                     && (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE)) {
-                int upTo = r.ckpt().length() + 1 + rnd.nextInt(r.kv().length() - r.ckpt().length());
+                int upTo = cut(r.ckpt().length(), r.kv().length(), s.config().pageTokens());
                 options.add(() -> Core.streamPage(s, id, upTo));
             }
             if (r.backup() >= 0 && r.bckpt().length() < r.kv().length()
                     && (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE)) {
-                int upTo = r.bckpt().length() + 1 + rnd.nextInt(r.kv().length() - r.bckpt().length());
+                int upTo = cut(r.bckpt().length(), r.kv().length(), s.config().pageTokens());
                 options.add(() -> Core.streamBackupPage(s, id, upTo));
             }
         });
@@ -114,6 +114,17 @@ final class RandomWalk {
         state = st.state();
         events.add(st.event());
         return true;
+    }
+
+    /**
+     * Where a stream from {@code have} positions may stop: a page boundary up to the written KV,
+     * or the written KV itself (a copy takes pages as the server wrote them).
+     */
+    int cut(int have, int kv, int pt) {
+        int boundaries = kv / pt - have / pt;
+        int k = rnd.nextInt(boundaries + 1);
+        int upTo = k < boundaries ? (have / pt + 1 + k) * pt : kv;
+        return upTo > have ? upTo : kv;
     }
 
     /** A draft that agrees with the reference for a random number of tokens, then does not. */

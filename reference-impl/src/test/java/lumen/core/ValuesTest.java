@@ -52,7 +52,7 @@ class ValuesTest {
         assertEquals(PageSeq.intact(4), PageSeq.intact(3).streamFrom(PageSeq.intact(9), 4));
         assertEquals("no pages", PageSeq.EMPTY.toString());
         assertEquals("pages 1..3", a.toString());
-        assertTrue(holes.toString().contains("holes at [4, 5]"));
+        assertTrue(holes.toString().contains("at [4, 5]"), holes::toString);
         assertThrows(IllegalArgumentException.class, () -> new PageSeq(-1, new int[0]));
     }
 

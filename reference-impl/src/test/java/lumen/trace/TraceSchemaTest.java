@@ -86,7 +86,8 @@ class TraceSchemaTest {
             TraceFormatException ex = assertThrows(TraceFormatException.class, r::next, "reader accepts " + line);
             assertEquals(3, ex.line());
         }
-        assertFalse(check(HEADER.replace("\"version\":1", "\"version\":2")).isEmpty());
+        assertTrue(check(HEADER.replace("\"version\":1", "\"version\":2")).isEmpty());
+        assertFalse(check(HEADER.replace("\"version\":1", "\"version\":3")).isEmpty());
         assertFalse(check(HEADER.replace("\"workers\":3", "\"workers\":1")).isEmpty());
     }
 }

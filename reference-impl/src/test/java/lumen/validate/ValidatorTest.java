@@ -51,7 +51,7 @@ class ValidatorTest {
                     w.write(e, 1.5);
                 }
                 for (Event e : extra) {
-                    w.write(e);
+                    w.write(Core.withSyntheticContent(s, e));
                 }
             }
             return b.toByteArray();
@@ -63,7 +63,8 @@ class ValidatorTest {
     }
 
     static Config cfg() {
-        return new Config("lumen", 3, 1, 1, 5, 3, 40, 4, 3);
+        // one position per page: a copy may stop at any position (it takes pages as the server wrote them)
+        return new Config("lumen", 3, 1, 1, 5, 3, 40, 1, 3);
     }
 
     /** r0 arrived on w0, placed on w1, prefilled, decoded twice, 3 positions streamed. */
@@ -196,7 +197,7 @@ class ValidatorTest {
     @Test
     void a2AReprefillMustGoToALeastLoadedSurvivorFromNothing() throws Exception {
         // a loaded holder (theta 0) and a short prefix (tau 10): Eq. 6 re-prefills on w2 (L=0)
-        Config c = new Config("lumen", 3, 1, 1, 0, 10, 40, 4, 3);
+        Config c = new Config("lumen", 3, 1, 1, 0, 10, 40, 1, 3);
         Trace t = new Trace(c).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0)).step(s -> Core.prefill(s, 0))
                 .step(s -> Core.streamPage(s, 0, 2)).step(s -> Core.fail(s, 0));
         assertEquals(Verdict.ACCEPTED, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 2)).verdict());
@@ -238,7 +239,7 @@ class ValidatorTest {
     }
 
     static Trace dual() {
-        Config c = new Config("lumen-dual", 4, 1, 1, 50, 3, 40, 4, 3);
+        Config c = new Config("lumen-dual", 4, 1, 1, 50, 3, 40, 1, 3);
         return new Trace(c).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0)).step(s -> Core.prefill(s, 0))
                 .step(s -> Core.streamPage(s, 0, 3)).step(s -> Core.streamBackupPage(s, 0, 2));
     }
@@ -332,7 +333,7 @@ class ValidatorTest {
         malformed("[1,2]\n", 1, "expected a JSON object");
         malformed(ARRIVE, 1, "the first line must be the header");
         malformed(HEADER.replace("lumen-trace", "other"), 1, "format must be");
-        malformed(HEADER.replace("\"version\":1", "\"version\":2"), 1, "version 1");
+        malformed(HEADER.replace("\"version\":1", "\"version\":3"), 1, "versions 1 to 2");
         malformed(HEADER.replace("\"workers\":3", "\"workers\":1"), 1, "config.workers");
         malformed(HEADER.replace("\"policy\":\"lumen\"", "\"policy\":\"nope\""), 1, "unknown policy");
         malformed(HEADER.replace(",\"k\":3", ""), 1, "missing 'k'");

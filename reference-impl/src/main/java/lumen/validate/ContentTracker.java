@@ -1,0 +1,230 @@
+package lumen.validate;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import lumen.core.ClusterState;
+import lumen.core.Event;
+import lumen.core.Finding;
+import lumen.core.PageDigest;
+import lumen.core.PropertyId;
+import lumen.core.RequestRec;
+import lumen.core.RouteMode;
+
+/**
+ * The KV content a v2 trace shows, followed copy by copy: what each request's server wrote (from
+ * Prefill and Decode), what each checkpoint copy received (from StreamPage), and what a RESTORE
+ * brought back. The spec tags every page with its request and position (and, in host memory, the
+ * worker holding it); this is that tagging for real bytes: a copied page is intact exactly when
+ * its digest equals the digest the server reported for the same page with the same number of
+ * positions, and a restored page is the holder's copy exactly when its digest equals the copy's.
+ *
+ * <p>For each event it checks the content's shape (every page the event's positions touch,
+ * page-aligned, each with the count of positions it now holds: a bare "not a step of the spec"
+ * otherwise), returns the positions of a copy whose content differs from what the server wrote
+ * (the validator marks them not intact, so S6 judges them), and reports a restore whose content is
+ * not the copy streamed to that holder (S13). Memory is bounded by the live requests' pages.
+ */
+final class ContentTracker {
+    /** One copy's pages: (page, count) -> digest, every count it has held. */
+    private static final class Copy {
+        final Map<Long, Long> digests = new HashMap<>();
+
+        Long at(int first, int count) {
+            return digests.get(key(first, count));
+        }
+
+        void put(PageDigest p) {
+            digests.put(key(p.first(), p.count()), p.digest());
+        }
+
+        static long key(int first, int count) {
+            return ((long) first << 20) | count;
+        }
+    }
+
+    /** The server's KV, the holder's copy and the backup's copy of one live request. */
+    private static final class Req {
+        Copy written = new Copy();
+        Copy holder = new Copy();
+        Copy backup = new Copy();
+    }
+
+    /** What one event's content showed: findings (ranked by the validator), and positions of a copy to mark not intact. */
+    record Result(List<Finding> findings, int[] badCopyPositions, boolean toBackup) {
+        static final Result NONE = new Result(List.of(), new int[0], false);
+    }
+
+    private final int pageTokens;
+    private final Map<Integer, Req> reqs = new HashMap<>();
+
+    ContentTracker(int pageTokens) {
+        this.pageTokens = pageTokens;
+    }
+
+    /** Checks event e's content against the state before it, then follows the copies it changes. */
+    Result step(ClusterState s, Event e) {
+        return switch (e.action()) {
+            case ARRIVE -> {
+                reqs.put(e.req(), new Req());
+                yield Result.NONE;
+            }
+            case PLACE -> {
+                Req q = req(e.req());
+                q.holder = new Copy();
+                q.backup = new Copy();
+                yield Result.NONE;
+            }
+            case PREFILL -> written(s, e.req(), "Prefill", ((Event.Prefill) e).pages(), prefillTo(s.request(e.req())));
+            case DECODE -> {
+                RequestRec r = s.request(e.req());
+                yield written(s, e.req(), "Decode", ((Event.Decode) e).pages(), r.kv().length() + ((Event.Decode) e).tokens().length);
+            }
+            case STREAM_PAGE -> stream(s, (Event.StreamPage) e);
+            case ROUTE -> route(s, (Event.Route) e);
+            case COMPLETE -> {
+                reqs.remove(e.req());
+                yield Result.NONE;
+            }
+            case FAIL -> {
+                fail(s, (Event.Fail) e);
+                yield Result.NONE;
+            }
+            default -> Result.NONE;
+        };
+    }
+
+    private Req req(int r) {
+        return reqs.computeIfAbsent(r, k -> new Req());
+    }
+
+    private static int prefillTo(RequestRec r) {
+        return r.outLen() == 0 ? r.promptLen() : r.kvLen();
+    }
+
+    /** The shape pages of positions from..to must have; a finding when the event's differ. */
+    private Finding shape(String what, PageDigest[] pages, int from, int to) {
+        int[][] want = PageDigest.shape(from, to, pageTokens);
+        boolean ok = pages.length == want.length;
+        for (int i = 0; ok && i < want.length; i++) {
+            ok = pages[i].first() == want[i][0] && pages[i].count() == want[i][1];
+        }
+        if (ok) {
+            return null;
+        }
+        StringBuilder w = new StringBuilder();
+        for (int[] p : want) {
+            w.append(w.length() == 0 ? "" : ", ").append(p[0]).append("..").append(p[0] + p[1] - 1);
+        }
+        StringBuilder g = new StringBuilder();
+        for (PageDigest p : pages) {
+            g.append(g.length() == 0 ? "" : ", ").append(p.first()).append("..").append(p.last());
+        }
+        return new Finding(null, what + " reports the content of every page its positions " + from + ".." + to
+                + " touch (page-aligned, " + pageTokens + " positions per page)", w.length() == 0 ? "no pages" : w.toString(),
+                g.length() == 0 ? "no pages" : g.toString());
+    }
+
+    private Result written(ClusterState s, int r, String action, PageDigest[] pages, int to) {
+        if (pages == null) {
+            return Result.NONE;
+        }
+        RequestRec rec = s.request(r);
+        Finding f = shape(action + " of request " + r, pages, rec.kv().length() + 1, to);
+        if (f != null) {
+            return new Result(List.of(f), new int[0], false);
+        }
+        Req q = req(r);
+        for (PageDigest p : pages) {
+            q.written.put(p);
+        }
+        return Result.NONE;
+    }
+
+    private Result stream(ClusterState s, Event.StreamPage sp) {
+        if (sp.pages() == null) {
+            return Result.NONE;
+        }
+        RequestRec r = s.request(sp.req());
+        boolean toBackup = r.backup() >= 0 && sp.holder() == r.backup() && sp.holder() != r.holder();
+        int from = (toBackup ? r.bckpt() : r.ckpt()).length() + 1;
+        Finding f = shape("StreamPage of request " + r.id(), sp.pages(), from, sp.ckpt());
+        if (f != null) {
+            return new Result(List.of(f), new int[0], toBackup);
+        }
+        Req q = req(r.id());
+        Copy copy = toBackup ? q.backup : q.holder;
+        List<Integer> bad = new ArrayList<>();
+        List<Finding> out = new ArrayList<>(0);
+        for (PageDigest p : sp.pages()) {
+            Long w = q.written.at(p.first(), p.count());
+            if (w == null && p.last() <= r.kv().length() && out.isEmpty()) {
+                out.add(new Finding(null, "StreamPage of request " + r.id() + " copies positions " + p.first() + ".." + p.last()
+                        + " of a page its server never reported with " + p.count() + " positions: a copy takes a page as the server"
+                        + " wrote it (a whole page, or as a Prefill or Decode left it), so its content can be compared",
+                        "a count the server reported for the page starting at " + p.first(), Integer.toString(p.count())));
+            } else if (w == null || w != p.digest()) {
+                for (int pos = Math.max(p.first(), from); pos <= p.last(); pos++) {
+                    bad.add(pos);
+                }
+            }
+            copy.put(p);
+        }
+        return new Result(out, bad.stream().mapToInt(Integer::intValue).toArray(), toBackup);
+    }
+
+    private Result route(ClusterState s, Event.Route rt) {
+        RequestRec r = s.request(rt.req());
+        Req q = req(r.id());
+        Copy holderCopy = q.holder;
+        q.holder = new Copy();
+        q.backup = new Copy();
+        q.written = new Copy();
+        if (rt.mode() != RouteMode.RESTORE || rt.pages() == null) {
+            if (rt.pages() != null && rt.pages().length > 0) {
+                return new Result(List.of(new Finding(null, "a REPREFILL of request " + r.id() + " restores no pages",
+                        "no pages", PageDigest.describe(rt.pages()))), new int[0], false);
+            }
+            return Result.NONE;
+        }
+        Finding f = shape("RESTORE of request " + r.id(), rt.pages(), 1, rt.resumed());
+        if (f != null) {
+            return new Result(List.of(f), new int[0], false);
+        }
+        List<Finding> out = new ArrayList<>(0);
+        for (PageDigest p : rt.pages()) {
+            Long c = holderCopy.at(p.first(), p.count());
+            if (out.isEmpty() && (c == null || c != p.digest())) {
+                out.add(new Finding(PropertyId.S13, "RESTORE of request " + r.id() + " brings back positions " + p.first() + ".." + p.last()
+                        + " that are not the copy streamed to its holder " + rt.worker(),
+                        c == null ? "a page the holder received (it holds none with these positions)" : "digest " + Long.toHexString(c),
+                        "digest " + p.hex()));
+            }
+            q.written.put(p);
+        }
+        return new Result(out, new int[0], false);
+    }
+
+    private void fail(ClusterState s, Event.Fail f) {
+        for (int id : f.interrupted()) {
+            req(id).written = new Copy();
+        }
+        int[] promoted = f.promoted().clone();
+        Arrays.sort(promoted);
+        for (int id : f.orphaned()) {
+            RequestRec r = s.request(id);
+            Req q = req(id);
+            if (r.holder() == f.worker()) {
+                q.holder = Arrays.binarySearch(promoted, id) >= 0 ? q.backup : new Copy();
+                if (Arrays.binarySearch(promoted, id) >= 0) {
+                    q.backup = new Copy();
+                }
+            }
+            if (r.backup() == f.worker()) {
+                q.backup = new Copy();
+            }
+        }
+    }
+}

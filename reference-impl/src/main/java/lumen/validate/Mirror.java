@@ -1,0 +1,204 @@
+package lumen.validate;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import lumen.core.ActionProperties;
+import lumen.core.ClusterState;
+import lumen.core.Config;
+import lumen.core.Event;
+import lumen.core.Finding;
+import lumen.core.Invariants;
+import lumen.core.PropertyId;
+import lumen.core.RequestPhase;
+import lumen.core.RequestRec;
+import lumen.core.SpecStep;
+import lumen.core.Transition;
+import lumen.core.WorkerState;
+import lumen.trace.TraceWriter;
+
+/**
+ * The Java mirror of the spec, one event at a time: the spec state (the decision core's
+ * {@link ClusterState}), the KV content a v2 trace shows ({@link ContentTracker}), and the
+ * finite-trace reading of the mechanisms' weak fairness (L3, L4). {@link #step} checks one event:
+ * whether it is a step of the spec from the state before it ({@link SpecStep}), the content it
+ * reports, the invariants on what it touched after applying it as reported ({@link Transition},
+ * {@link Invariants}), the action properties ({@link ActionProperties}), and the bounded
+ * fairness obligations; every finding is ranked ({@link Finding#BY_RANK}) and the first is the
+ * divergence.
+ *
+ * <p>Bounded fairness. The spec's weak fairness of StreamPage and Assist says an action that stays
+ * possible is eventually taken; a finite trace can only be held to a bound. L3: a request whose
+ * checkpoint on a live holder lags its server's KV by at least one whole page ({@code pageTokens}
+ * positions) across more than {@code fairnessSteps} of its own decode steps, without any
+ * StreamPage of that copy in between. L4: a recovering worker that proposes no draft at all during
+ * an ASSISTING stint in which it could have proposed one for some request at more than
+ * {@code fairnessSteps} of that request's decode steps. Both count a request's own decode steps,
+ * so the bound does not depend on the batch size.
+ */
+public final class Mirror {
+    /** The default bound of L3 and L4, in decode steps. */
+    public static final int DEFAULT_FAIRNESS_STEPS = 64;
+
+    private ClusterState state;
+    private final ContentTracker content;
+    private final int fairnessSteps;
+    /** Per request (and copy: key r*2+1 for the backup): decode steps since its copy could grow and did not. */
+    private final Map<Integer, Integer> streamLag = new HashMap<>();
+    /** Per ASSISTING worker: 0 while it has proposed nothing in this stint, -1 once it has. */
+    private final Map<Integer, Integer> assistMissed = new HashMap<>();
+    /** Per (ASSISTING worker, request) in a stint without any proposal: decode steps of the request it could have proposed for. */
+    private final Map<Long, Integer> assistOpportunities = new HashMap<>();
+
+    public Mirror(Config config) {
+        this(config, DEFAULT_FAIRNESS_STEPS);
+    }
+
+    /** @param fairnessSteps the bound of L3 and L4 (0 turns the bounded fairness checks off) */
+    public Mirror(Config config, int fairnessSteps) {
+        this.state = ClusterState.initial(config);
+        this.content = new ContentTracker(config.pageTokens());
+        this.fairnessSteps = fairnessSteps;
+    }
+
+    public ClusterState state() {
+        return state;
+    }
+
+    /** Requests still running at this point (arrived, not DONE). */
+    public long running() {
+        long n = 0;
+        for (int id : state.requests().keys()) {
+            n += unfinished(state.request(id)) ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * Checks event {@code e} (on trace line {@code line}, citing {@code cited} loads or null) and
+     * applies it as reported. Returns the divergence, or null when it is a step of the spec that
+     * breaks nothing; the state moves on either way.
+     */
+    public Divergence step(Event e, long line, double[] cited) {
+        ClusterState s = state;
+        List<Finding> found = new ArrayList<>(0);
+        if (cited != null) {
+            Finding stale = Validator.staleLoads(s, e, cited);
+            if (stale != null) {
+                found.add(stale);
+            }
+        }
+        Finding step = SpecStep.check(s, e);
+        ContentTracker.Result shown = content.step(s, e);
+        found.addAll(shown.findings());
+        ClusterState post = taint(Transition.apply(s, e), e, shown);
+        found.addAll(Invariants.touched(s, post, e));
+        Finding a = ActionProperties.check(s, e);
+        if (a != null) {
+            found.add(a);
+        }
+        fairness(s, e, found);
+        if (step != null) {
+            found.add(step);
+        }
+        state = post;
+        if (found.isEmpty()) {
+            return null;
+        }
+        // invariants, then action properties, each by ID, then liveness, then a bare "not a step of the spec"
+        found.sort(Finding.BY_RANK);
+        Finding first = found.get(0);
+        if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
+            // name the property, but keep the spec's expected/actual for the step
+            first = new Finding(first.property(), first.message(), step.expected(), step.actual());
+        }
+        List<Finding> others = new ArrayList<>(found.subList(1, found.size()));
+        int[] reqs = e.req() >= 0 ? new int[] {e.req()} : new int[0];
+        if (e instanceof Event.Fail f) {
+            reqs = Validator.concat(f.interrupted(), f.orphaned());
+        }
+        return new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs));
+    }
+
+    /** The copy positions whose content differs from what the server wrote are not intact. */
+    private static ClusterState taint(ClusterState post, Event e, ContentTracker.Result shown) {
+        if (shown.badCopyPositions().length == 0) {
+            return post;
+        }
+        RequestRec r = post.request(e.req());
+        return post.withRequest(shown.toBackup() ? r.withBackup(r.backup(), r.bckpt().withHoles(shown.badCopyPositions()))
+                : r.withHolder(r.holder(), r.ckpt().withHoles(shown.badCopyPositions())));
+    }
+
+    private void fairness(ClusterState s, Event e, List<Finding> found) {
+        if (fairnessSteps <= 0) {
+            return;
+        }
+        switch (e.action()) {
+            case DECODE -> {
+                RequestRec r = s.request(e.req());
+                if (r == null) {
+                    return;
+                }
+                lag(s, r, r.holder(), r.ckpt().length(), r.id() * 2, found);
+                lag(s, r, r.backup(), r.bckpt().length(), r.id() * 2 + 1, found);
+                missedAssists(s, r, found);
+            }
+            case STREAM_PAGE, PLACE, ROUTE, COMPLETE -> {
+                streamLag.remove(e.req() * 2);
+                streamLag.remove(e.req() * 2 + 1);
+            }
+            case DRAFT_READY -> assistMissed.put(e.worker(), 0);
+            case ASSIST -> {
+                assistMissed.put(e.worker(), -1);
+                assistOpportunities.keySet().removeIf(k -> k / 1_000_003L == e.worker());
+            }
+            case FULL_READY, FAIL -> {
+                assistMissed.remove(e.worker());
+                assistOpportunities.keySet().removeIf(k -> k / 1_000_003L == e.worker());
+            }
+            default -> { }
+        }
+    }
+
+    private void lag(ClusterState s, RequestRec r, int holder, int saved, int key, List<Finding> found) {
+        int pt = s.config().pageTokens();
+        if (holder < 0 || !s.isUp(holder) || r.kv().length() - saved < pt) {
+            streamLag.remove(key);
+            return;
+        }
+        int n = streamLag.merge(key, 1, Integer::sum);
+        if (n == fairnessSteps + 1) {
+            found.add(new Finding(PropertyId.L3, "request " + r.id() + "'s " + (key % 2 == 0 ? "checkpoint" : "backup copy") + " on worker "
+                    + holder + " lags its KV by at least a page (" + pt + " positions) across " + n
+                    + " of its decode steps without a StreamPage: streaming could act and did not (weak fairness, bound "
+                    + fairnessSteps + " steps)", "a StreamPage within " + fairnessSteps + " decode steps",
+                    "checkpoint " + saved + " of " + r.kv().length() + " positions"));
+        }
+    }
+
+    private void missedAssists(ClusterState s, RequestRec r, List<Finding> found) {
+        if (r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())
+                || s.assistTarget() < 0 || s.load(r.server()) != s.load(s.assistTarget())) {
+            return;
+        }
+        for (int w : assistMissed.keySet().stream().mapToInt(Integer::intValue).toArray()) {
+            if (assistMissed.get(w) < 0 || s.worker(w).state() != WorkerState.ASSISTING) {
+                continue;
+            }
+            int n = assistOpportunities.merge(w * 1_000_003L + r.id(), 1, Integer::sum);
+            if (n == fairnessSteps + 1) {
+                found.add(new Finding(PropertyId.L4, "worker " + w + " is ASSISTING with its draft loaded and has proposed no draft"
+                        + " in this stint, although it could have for request " + r.id() + " at " + n + " of its decode steps:"
+                        + " the assist could act and did not (weak fairness, bound " + fairnessSteps + " steps)",
+                        "an Assist within " + fairnessSteps + " decode steps", "none"));
+            }
+        }
+    }
+
+    /** Whether request r is unfinished in the current state (arrived, not DONE). */
+    static boolean unfinished(RequestRec r) {
+        return r.phase() != RequestPhase.DONE;
+    }
+}

@@ -87,30 +87,29 @@ StreamPage(r) ==
 (* Properties *)
 
 \* S4: a request's checkpoint never sits on the worker that serves it.
-S4_HolderIsNotServerInv ==
-    \A r \in Requests : /\ (holder[r] = None \/ holder[r] # Server(r))
-                       /\ (backup[r] = None \/ (backup[r] # Server(r) /\ backup[r] # holder[r]))
+S4(r) == /\ (holder[r] = None \/ holder[r] # Server(r))
+         /\ (backup[r] = None \/ (backup[r] # Server(r) /\ backup[r] # holder[r]))
+S4_HolderIsNotServerInv == \A r \in Requests : S4(r)
 
 \* S5: Eq. 5, sum_{r in C(w)} |KV_r| <= M_budget, for every worker.
-S5_BudgetRespectedInv ==
-    \A w \in Workers : StoredSum(w) <= Budget
+S5(w) == StoredSum(w) <= Budget
+S5_BudgetRespectedInv == \A w \in Workers : S5(w)
 
 \* S6: a checkpoint holds r's own pages in order, never past what r's server has written.
-S6_CheckpointWithinPrefixInv ==
-    \A r \in Requests : /\ Intact(r, ckpt[r]) /\ Len(ckpt[r]) <= KvLen(r)
-                       /\ Intact(r, bckpt[r]) /\ Len(bckpt[r]) <= KvLen(r)
+S6(r) == /\ Intact(r, ckpt[r]) /\ Len(ckpt[r]) <= KvLen(r)
+         /\ Intact(r, bckpt[r]) /\ Len(bckpt[r]) <= KvLen(r)
+S6_CheckpointWithinPrefixInv == \A r \in Requests : S6(r)
 
 \* S8: checkpoint pages exist only for a live request's current run, on a live holder: a
 \* request that completed or was routed (its placement decision is pending again) holds none.
-S8_NoCheckpointLeakInv ==
-    \A r \in Requests :
-        /\ ckpt[r] # <<>> => holder[r] # None
-        /\ holder[r] # None => /\ phase[r] \in {"QUEUED", "DECODE", "INTERRUPTED"}
-                               /\ wstate[holder[r]] = "UP"
-        /\ bckpt[r] # <<>> => backup[r] # None
-        /\ backup[r] # None => /\ phase[r] \in {"QUEUED", "DECODE", "INTERRUPTED"}
-                               /\ wstate[backup[r]] = "UP"
-        /\ ~placed[r] => holder[r] = None /\ backup[r] = None
+S8(r) == /\ ckpt[r] # <<>> => holder[r] # None
+         /\ holder[r] # None => /\ phase[r] \in {"QUEUED", "DECODE", "INTERRUPTED"}
+                                /\ wstate[holder[r]] = "UP"
+         /\ bckpt[r] # <<>> => backup[r] # None
+         /\ backup[r] # None => /\ phase[r] \in {"QUEUED", "DECODE", "INTERRUPTED"}
+                                /\ wstate[backup[r]] = "UP"
+         /\ ~placed[r] => holder[r] = None /\ backup[r] = None
+S8_NoCheckpointLeakInv == \A r \in Requests : S8(r)
 
 (***************************************************************************)
 (* S13: copy provenance.  Every page of a checkpoint copy lives in the    *)
@@ -119,15 +118,14 @@ S8_NoCheckpointLeakInv ==
 (* every page a server restored into its GPU came from its own host       *)
 (* memory.                                                                 *)
 (***************************************************************************)
-S13_CopyProvenanceInv ==
-    \A r \in Requests :
-        /\ \A i \in 1..Len(ckpt[r]) : ckpt[r][i][3] = holder[r]
-        /\ \A i \in 1..Len(bckpt[r]) : bckpt[r][i][3] = backup[r]
-        /\ \A i \in 1..Len(kv[r]) : Len(kv[r][i]) = 3 => kv[r][i][3] = Server(r)
+S13(r) == /\ \A i \in 1..Len(ckpt[r]) : ckpt[r][i][3] = holder[r]
+          /\ \A i \in 1..Len(bckpt[r]) : bckpt[r][i][3] = backup[r]
+          /\ \A i \in 1..Len(kv[r]) : Len(kv[r][i]) = 3 => kv[r][i][3] = Server(r)
+S13_CopyProvenanceInv == \A r \in Requests : S13(r)
 
 \* S15: each worker's counters equal the sums over the checkpoints it holds.
-S15_AccountingInv ==
-    \A w \in Workers : stored[w] = StoredSum(w) /\ reserved[w] = ReservedSum(w)
+S15(w) == stored[w] = StoredSum(w) /\ reserved[w] = ReservedSum(w)
+S15_AccountingInv == \A w \in Workers : S15(w)
 
 (***************************************************************************)
 (* A1: under LUMEN (and DUAL) every placement is an argmin of Eq. 4 over  *)
@@ -152,14 +150,16 @@ BackupIsArgMin(r) ==
     ELSE /\ backup'[r] \in rest
          /\ \A w \in rest : Eq4Load(backup'[r]) <= Eq4Load(w)
 
-A1_PlacementIsArgMinProp ==
-    [][(Policy \in LoadAware) =>
+A1_Step ==
+    (Policy \in LoadAware) =>
         \A r \in Requests : PlacementStep(r) =>
             /\ IF Eligible(r) = {}
                THEN holder'[r] = None
                ELSE /\ holder'[r] \in Eligible(r)
                     /\ \A w \in Eligible(r) : Eq4Load(holder'[r]) <= Eq4Load(w)
-            /\ Policy = "DUAL" => BackupIsArgMin(r)]_vars
+            /\ Policy = "DUAL" => BackupIsArgMin(r)
+
+A1_PlacementIsArgMinProp == [][A1_Step]_vars
 
 (***************************************************************************)
 (* S14: re-protection.  No request is served (prefilled or decoded) while *)
@@ -175,8 +175,9 @@ Protectable(r) ==
 ServeStep(r) == \/ phase[r] = "QUEUED" /\ phase'[r] = "DECODE"
                 \/ phase[r] = "DECODE" /\ Len(out'[r]) > Len(out[r])
 
-S14_ReProtectionProp ==
-    [][\A r \in Requests : (ServeStep(r) /\ holder[r] = None) => Protectable(r) = {}]_vars
+S14_Step == \A r \in Requests : (ServeStep(r) /\ holder[r] = None) => Protectable(r) = {}
+
+S14_ReProtectionProp == [][S14_Step]_vars
 
 -----------------------------------------------------------------------------
 (* The mechanism alone: serving and placement, no failures. *)

@@ -339,18 +339,19 @@ TypeOK ==
 \* S1: an arrived request is always somewhere: in exactly the run queue of a
 \* worker while QUEUED or DECODE, known as INTERRUPTED to the coordinator,
 \* or DONE with its whole output.
-S1_NoLostRequestInv ==
-    \A r \in Requests :
-        /\ phase[r] \in {"QUEUED", "DECODE"} => \E w \in Workers : r \in runq[w]
-        /\ phase[r] \in {"NEW", "INTERRUPTED", "DONE"} => \A w \in Workers : r \notin runq[w]
-        /\ phase[r] = "DONE" => out[r] = Ref[r]
+\* (Each invariant is stated for one request or one worker, S1(r), and then for all; trace
+\* validation checks the ones a step touched, as the Java checks do.)
+S1(r) == /\ phase[r] \in {"QUEUED", "DECODE"} => \E w \in Workers : r \in runq[w]
+         /\ phase[r] \in {"NEW", "INTERRUPTED", "DONE"} => \A w \in Workers : r \notin runq[w]
+         /\ phase[r] = "DONE" => out[r] = Ref[r]
+S1_NoLostRequestInv == \A r \in Requests : S1(r)
 
 \* S2: no request is queued on or served by two workers at once.
-S2_NoDuplicateServingInv ==
-    \A r \in Requests : Cardinality({w \in Workers : r \in runq[w]}) <= 1
+S2(r) == Cardinality({w \in Workers : r \in runq[w]}) <= 1
+S2_NoDuplicateServingInv == \A r \in Requests : S2(r)
 
 \* S7: failures, restores, re-prefills and speculation never change a token.
-S7_OutputIsReferencePrefixInv ==
-    \A r \in Requests : IsPrefix(out[r], Ref[r])
+S7(r) == IsPrefix(out[r], Ref[r])
+S7_OutputIsReferencePrefixInv == \A r \in Requests : S7(r)
 
 =============================================================================

@@ -49,13 +49,18 @@ DraftProposals(r) ==
 \* The survivors a recovering worker assists: the most loaded UP workers.
 AssistTargets == ArgMaxLoad(Serving)
 
-Assist(w, r) ==
+\* When w may propose a draft for r: w assists, r decodes on a most loaded UP worker, with no
+\* draft in flight and tokens left.
+AssistGuard(w, r) ==
     /\ Policy \in LoadAware
     /\ wstate[w] = "ASSISTING"
     /\ phase[r] = "DECODE"
     /\ Server(r) \in AssistTargets
     /\ proposal[r] = None
     /\ Len(out[r]) < Len(Ref[r])
+
+Assist(w, r) ==
+    /\ AssistGuard(w, r)
     /\ \E d \in DraftProposals(r) :
          proposal' = [proposal EXCEPT ![r] = [src |-> w, toks |-> d]]
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
@@ -77,25 +82,26 @@ FullReady(w) ==
 (* Properties *)
 
 \* S10: only a worker whose full model is active is given or serves requests.
-S10_NoServingBeforeFullModelInv ==
-    \A w \in Workers : runq[w] # {} => wstate[w] = "UP" /\ active[w] = "FULL"
+S10(w) == runq[w] # {} => wstate[w] = "UP" /\ active[w] = "FULL"
+S10_NoServingBeforeFullModelInv == \A w \in Workers : S10(w)
 
 \* S11: each worker has exactly the model its state calls for, and every
 \* in-flight draft comes from a worker whose draft is the active model.
 ModelFor(s) == CASE s = "UP" -> "FULL" [] s = "ASSISTING" -> "DRAFT" [] OTHER -> "NONE"
 
-S11_ExactlyOneActiveModelInv ==
-    /\ \A w \in Workers : active[w] = ModelFor(wstate[w])
-    /\ \A r \in Requests : proposal[r] # None =>
-           /\ wstate[proposal[r].src] = "ASSISTING"
-           /\ active[proposal[r].src] = "DRAFT"
+S11W(w) == active[w] = ModelFor(wstate[w])
+S11R(r) == proposal[r] # None => /\ wstate[proposal[r].src] = "ASSISTING"
+                                 /\ active[proposal[r].src] = "DRAFT"
+S11_ExactlyOneActiveModelInv == (\A w \in Workers : S11W(w)) /\ (\A r \in Requests : S11R(r))
 
 \* A3: every draft goes to a request on a most loaded UP worker.
-A3_AssistTargetsMostLoadedProp ==
-    [][\A r \in Requests :
+A3_Step ==
+    \A r \in Requests :
          (proposal[r] = None /\ proposal'[r] # None) =>
-            /\ wstate[Server(r)] = "UP"
-            /\ \A v \in Workers : wstate[v] = "UP" => Load(Server(r)) >= Load(v)]_vars
+            /\ Server(r) # None /\ wstate[Server(r)] = "UP"
+            /\ \A v \in Workers : wstate[v] = "UP" => Eq4Load(Server(r)) >= Eq4Load(v)
+
+A3_AssistTargetsMostLoadedProp == [][A3_Step]_vars
 
 -----------------------------------------------------------------------------
 (* The mechanism alone: serving, failures and recovery without streaming. *)

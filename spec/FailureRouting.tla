@@ -104,13 +104,13 @@ Route(r) ==
 (* Properties *)
 
 \* S3: no request is queued on or served by a failed worker.
-S3_NeverServedByDeadWorkerInv ==
-    \A w \in Workers : wstate[w] = "FAILED" => runq[w] = {}
+S3(w) == wstate[w] = "FAILED" => runq[w] = {}
+S3_NeverServedByDeadWorkerInv == \A w \in Workers : S3(w)
 
 \* S9: the KV a server holds for r is r's own, in order, and never past what r's context has
 \* written: a restore resumes at the saved prefix |C_r| and nothing past it is assumed.
-S9_RestoreResumesAtSavedPrefixInv ==
-    \A r \in Requests : Intact(r, kv[r]) /\ Len(kv[r]) <= KvLen(r)
+S9(r) == Intact(r, kv[r]) /\ Len(kv[r]) <= KvLen(r)
+S9_RestoreResumesAtSavedPrefixInv == \A r \in Requests : S9(r)
 
 RoutingStep(r) == phase[r] = "INTERRUPTED" /\ phase'[r] # "INTERRUPTED"
 
@@ -120,10 +120,14 @@ RoutingStep(r) == phase[r] = "INTERRUPTED" /\ phase'[r] # "INTERRUPTED"
 (* saved position, nothing more, nothing less.  (S9 bounds what any KV    *)
 (* may hold; this says what a restore must bring back.)                   *)
 (***************************************************************************)
-S12_RestoreResumesAtCheckpointProp ==
-    [][\A r \in Requests : (RoutingStep(r) /\ UseHolder(r)) =>
-          /\ r \in runq'[holder[r]]
-          /\ Content(kv'[r]) = Content(ckpt[r])]_vars
+\* What a restore of r must bring back: r on its live holder with exactly the holder's checkpoint.
+RestoredExactly(r) == /\ holder[r] # None /\ wstate[holder[r]] = "UP"
+                      /\ r \in runq'[holder[r]]
+                      /\ Content(kv'[r]) = Content(ckpt[r])
+
+S12_Step == \A r \in Requests : (RoutingStep(r) /\ UseHolder(r)) => RestoredExactly(r)
+
+S12_RestoreResumesAtCheckpointProp == [][S12_Step]_vars
 
 (***************************************************************************)
 (* A2: under LUMEN (and DUAL) every routing step follows Eq. 6, restated   *)
@@ -137,8 +141,8 @@ Eq6Restore(r) ==
     /\ wstate[holder[r]] = "UP"
     /\ Eq4Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
 
-A2_RoutingFollowsRuleProp ==
-    [][(Policy \in LoadAware) =>
+A2_Step ==
+    (Policy \in LoadAware) =>
         \A r \in Requests : RoutingStep(r) =>
             IF Eq6Restore(r)
             THEN r \in runq'[holder[r]] /\ Content(kv'[r]) = Content(ckpt[r])
@@ -146,7 +150,9 @@ A2_RoutingFollowsRuleProp ==
                                       /\ wstate[t] = "UP"
                                       /\ \A v \in Workers : wstate[v] = "UP" => Eq4Load(t) <= Eq4Load(v)
                  /\ kv'[r] = <<>>
-                 /\ ckpt'[r] = <<>>]_vars
+                 /\ ckpt'[r] = <<>>
+
+A2_RoutingFollowsRuleProp == [][A2_Step]_vars
 
 -----------------------------------------------------------------------------
 (* The mechanism alone.  A failed worker comes back through RecoverEnv, an *)

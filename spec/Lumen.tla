@@ -61,7 +61,7 @@ L3_CheckpointCatchesUp ==
 
 \* L4: a recovering worker with its draft loaded proposes a draft while some survivor has a
 \* request it could assist, or leaves ASSISTING (hands over, or fails).
-CanAssist(w) == \E r \in Requests : ENABLED Assist(w, r)
+CanAssist(w) == \E r \in Requests : AssistGuard(w, r)
 
 L4_DraftAssists ==
     \A w \in Workers :

@@ -1,43 +1,59 @@
 ----------------------------- MODULE TraceLumen -----------------------------
 (***************************************************************************)
-(* Trace validation: is a recorded trace a behaviour of the composed spec? *)
+(* Trace validation: is a recorded trace a behaviour of the composed spec, *)
+(* and does every property hold along it?                                  *)
 (*                                                                         *)
 (* In the manner of CCF's and etcd's trace specs.  `lumen validate --tlc`  *)
-(* generates a small module from a JSON Lines trace (trace contract v1,    *)
-(* docs/trace-format.md) that EXTENDS this one and defines TraceLog, the   *)
-(* events as records, and the constants the trace's header and Arrive      *)
-(* events fix.  TLC then explores the behaviours of Lumen's Next that      *)
-(* match the log event by event: each event must be a step of the spec    *)
-(* action it names, and the spec state after the step must agree with the  *)
-(* outcome the event reports.  The trace is a behaviour of the spec        *)
-(* exactly when some behaviour consumes the whole log.                     *)
+(* generates a small module from a JSON Lines trace (trace contract v1 or  *)
+(* v2, docs/trace-format.md) that EXTENDS this one and defines TraceLog,   *)
+(* the events as records, and the constants the trace's header and Arrive  *)
+(* events fix.                                                             *)
 (*                                                                         *)
-(*  event (JSON type)  spec action        compared after the step          *)
+(* Each event is applied AS REPORTED (Apply): the spec state after it is   *)
+(* what the event claims, not what the spec would have done.  TraceInv     *)
+(* then names the first thing wrong with the step, in one order shared     *)
+(* with the Java mirror (lumen.core.PropertyId.rank): an invariant the new *)
+(* state breaks (S1..S11, S13, S15, by ID), an action property the step    *)
+(* breaks (S12, S14, A1, A2, A3), a bounded fairness obligation (L3, L4),  *)
+(* and last "step" when the step is not one of the spec's actions (the     *)
+(* spec's own action formula, evaluated on the reported pre- and post-     *)
+(* state).  So TLC checks every property at the trace's own constants,     *)
+(* not only at the CI models' bounds.  The trace is a behaviour of the     *)
+(* spec in which every property holds exactly when TraceInv holds to the  *)
+(* end of the log.                                                         *)
+(*                                                                         *)
+(*  event (JSON type)  spec action        as reported                      *)
 (*  -----------------  -----------------  -------------------------------  *)
-(*  Arrive             Arrive(req)        req in runq'[worker]             *)
-(*  Place              Place(req)         holder'[req], backup'[req]       *)
-(*  Prefill            Prefill(req)       Server(req), out'[req]           *)
-(*  Decode             Decode(req)        Server(req), out'[req]           *)
-(*  StreamPage         StreamPage(req)    the copy that grew (holder or    *)
-(*                     once per position  backup) and its new length ckpt  *)
-(*  Complete           Complete(req)      Server(req); freed = |C_r|       *)
-(*  Fail               Fail(worker)       interrupted = runq[w]; orphaned, *)
-(*                                        promoted (holder or backup on w) *)
-(*  Route              Route(req)         mode = UseHolder(req); worker;   *)
-(*                                        resumed = |kv'[req]|; freed      *)
-(*  Restart            Restart(worker)    -                                *)
-(*  DraftReady         DraftReady(worker) -                                *)
-(*  Assist             Assist(worker,req) proposal'[req].toks (abstracted) *)
-(*  FullReady          FullReady(worker)  dropped = w's proposals          *)
+(*  Arrive             Arrive(req)        req queued on worker             *)
+(*  Place              Place(req)         holder, backup, empty copies     *)
+(*  Prefill            Prefill(req)       tokens appended, KV to KvLen,    *)
+(*                                        served by worker                 *)
+(*  Decode             Decode(req)        tokens appended, their KV        *)
+(*  StreamPage         StreamPage(req)^n  the copy on holder grows to ckpt *)
+(*                                        (pages whose digest differs from *)
+(*                                        what the server wrote: a Hole)   *)
+(*  Complete           Complete(req)      DONE; freed positions freed      *)
+(*  Fail               Fail(worker)       the listed requests interrupted, *)
+(*                                        the listed copies lost, promoted *)
+(*                                        backups take over; the worker's  *)
+(*                                        queue is gone whatever is listed *)
+(*  Route              Route(req)         queued on worker, resuming with  *)
+(*                                        resumed positions (a restored    *)
+(*                                        page that is not the holder's    *)
+(*                                        copy comes from Elsewhere)       *)
+(*  Restart, DraftReady, Assist, FullReady: as the spec's, with the draft  *)
+(*  abstracted to what verification can tell of it (AbsDraft).             *)
 (*  "loads" (optional, on Place, Route, Assist): each UP worker's cited    *)
-(*  load equals Load(w) before the step.                                   *)
+(*  load equals Load(w) before the step, else the decision's property.     *)
+(*                                                                         *)
+(* Content (v2): wdig, hdig and bdig hold, per request, the digest of each *)
+(* (page, count) as the server wrote it and as the holder's and backup's  *)
+(* copies received it; TLC compares digests, as the Java ContentTracker    *)
+(* does, and turns them into the spec's page tags.                         *)
 (*                                                                         *)
 (* Trade-offs, each sound for the verdict:                                 *)
-(*  - One StreamPage event may cover several positions; it is matched by   *)
-(*    as many StreamPage steps, and the log advances after the last.       *)
-(*  - A draft is abstracted to what verification can tell of it: its      *)
-(*    tokens up to the first that disagrees with the reference, then Wrong *)
-(*    for every token from there on (DraftProposals' shape).  Verified     *)
+(*  - A draft is abstracted to its tokens up to the first that disagrees   *)
+(*    with the reference, then Wrong (DraftProposals' shape).  Verified    *)
 (*    gives the same tokens for the draft and for its abstraction.         *)
 (*  - Loads and Theta: the generator refuses non-integral Alpha or Beta   *)
 (*    (TLC has no reals).  Loads are then integers, so L <= theta is       *)
@@ -46,18 +62,41 @@
 (*  - The ablation policies (lumen-no-...) are combinations of mechanism  *)
 (*    choices that Policy does not name; their traces are checked by the   *)
 (*    Java mirror only.                                                    *)
+(*  - S12 on a trace judges the RESTOREs the trace reports (the event's   *)
+(*    mode); in model checking it judges the restores the policy decides. *)
 (***************************************************************************)
 EXTENDS Lumen, Integers, TLC
 
-CONSTANT TraceLog   \* <<event, event, ...>>: the trace's events, in order
+CONSTANTS
+    TraceLog,       \* <<event, event, ...>>: the trace's events, in order
+    Elsewhere,      \* a model value: the source of restored bytes that are not the holder's copy
+    PageTokens,     \* positions per physical page (the header's pageTokens)
+    FairnessSteps   \* the bound of the finite-trace fairness checks L3 and L4 (0: off)
 
-VARIABLE l          \* the index in TraceLog of the next event to match
+VARIABLES
+    l,      \* the index in TraceLog of the next event
+    tR,     \* the requests the last event touched (its invariants are checked on them)
+    tW,     \* the workers the last event touched
+    pending, \* what the last step broke as a step: an action property, a fairness bound, "step", or "none"
+    wdig,   \* wdig[r]: <<first, count>> :> digest of r's pages as its server wrote them
+    hdig,   \* hdig[r]: the same for the copy on r's holder
+    bdig,   \* bdig[r]: the same for the copy on r's backup
+    slag,   \* slag[<<r, c>>]: r's decode steps with copy c ("h" or "b") a page behind, no StreamPage
+    amiss,  \* amiss[w]: "none" while ASSISTING w has proposed nothing in this stint, "some" once it has
+    aopp    \* aopp[<<w, r>>]: r's decode steps at which w could have proposed, in a stint with none
 
-traceVars == <<vars, l>>
+auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp>>
+traceVars == <<vars, l, auxVars>>
 
 Ev == TraceLog[l]
 
 SetOf(s) == {s[i] : i \in 1..Len(s)}
+Max(a, b) == IF a > b THEN a ELSE b
+Min(a, b) == IF a < b THEN a ELSE b
+
+NoDigests == [x \in {} |-> 0]
+Put(f, k, v) == (k :> v) @@ f
+Has(f, k) == k \in DOMAIN f
 
 \* A draft as verification sees it: its agreeing prefix, then Wrong.
 AbsDraft(r, d) ==
@@ -65,104 +104,418 @@ AbsDraft(r, d) ==
         agrees(i) == \A j \in 1..i : n + j <= Len(Ref[r]) /\ d[j] = Ref[r][n + j]
     IN  [i \in 1..Len(d) |-> IF agrees(i) THEN d[i] ELSE Wrong]
 
-\* The loads a decision cites (if any) are the loads of Eq. 4 now.
+\* The content an event carries, if any (a v1 event has none).
+HasPages == "pages" \in DOMAIN Ev
+PagesOf == IF HasPages THEN Ev.pages ELSE <<>>
+
+\* The pages positions from..to touch, page-aligned, each with the count a copy holding 1..to has.
+Shape(from, to) ==
+    IF to < from THEN <<>>
+    ELSE LET k0 == (from - 1) \div PageTokens
+             k1 == (to - 1) \div PageTokens
+         IN  [i \in 1..(k1 - k0 + 1) |->
+                LET first == (k0 + i - 1) * PageTokens + 1
+                IN  <<first, Min((k0 + i) * PageTokens, to) - first + 1>>]
+
+ShapeOK(from, to) ==
+    ~HasPages \/ (Len(Ev.pages) = Len(Shape(from, to))
+                  /\ \A i \in 1..Len(Ev.pages) : <<Ev.pages[i][1], Ev.pages[i][2]>> = Shape(from, to)[i])
+
+\* The entry of the event's content that covers position p.
+EntryAt(p) == CHOOSE i \in 1..Len(Ev.pages) : Ev.pages[i][1] <= p /\ p < Ev.pages[i][1] + Ev.pages[i][2]
+
+Resize(s, n) == [i \in 1..n |-> IF i <= Len(s) THEN s[i] ELSE Hole]
+
+-----------------------------------------------------------------------------
+(* Each event, as reported. *)
+
+ServedBy(r, w) == runq' = [runq EXCEPT ![w] = @ \cup {r}]
+
+ApplyArrive == LET r == Ev.req IN
+    /\ runq' = [runq EXCEPT ![Ev.worker] = @ \cup {r}]
+    /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
+    /\ placed' = [placed EXCEPT ![r] = FALSE]
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+ApplyPlace == LET r == Ev.req
+                  released(w) == (IF holder[r] = w THEN 1 ELSE 0) + (IF backup[r] = w THEN 1 ELSE 0)
+                  taken(w) == (IF Ev.holder = w THEN 1 ELSE 0) + (IF Ev.backup = w THEN 1 ELSE 0)
+              IN
+    /\ holder' = [holder EXCEPT ![r] = Ev.holder]
+    /\ backup' = [backup EXCEPT ![r] = Ev.backup]
+    /\ ckpt' = [ckpt EXCEPT ![r] = <<>>]
+    /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
+    /\ placed' = [placed EXCEPT ![r] = TRUE]
+    /\ reserved' = [w \in Workers |-> reserved[w] + (taken(w) - released(w)) * Size(r)]
+    /\ stored' = [w \in Workers |-> stored[w] - (IF holder[r] = w THEN Len(ckpt[r]) ELSE 0)
+                                               - (IF backup[r] = w THEN Len(bckpt[r]) ELSE 0)]
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures>>
+    /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
+    /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
+    /\ UNCHANGED wdig
+
+\* The server's own writes: recorded as the truth for r's pages.
+Record(r) == wdig' = [wdig EXCEPT ![r] = LET new == IF HasPages THEN Ev.pages ELSE <<>> IN
+                        [k \in DOMAIN @ \cup {<<new[i][1], new[i][2]>> : i \in 1..Len(new)} |->
+                            IF \E i \in 1..Len(new) : <<new[i][1], new[i][2]>> = k
+                            THEN new[CHOOSE i \in 1..Len(new) : <<new[i][1], new[i][2]>> = k][3]
+                            ELSE @[k]]]
+
+ApplyPrefill == LET r == Ev.req
+                    newOut == out[r] \o Ev.tokens
+                    target == PromptLen[r] + Len(newOut) - 1
+                IN
+    /\ out' = [out EXCEPT ![r] = newOut]
+    /\ kv' = [kv EXCEPT ![r] = IF Len(@) < target THEN @ \o Written(r, Len(@) + 1, target) ELSE @]
+    /\ phase' = [phase EXCEPT ![r] = "DECODE"]
+    /\ ServedBy(r, Ev.worker)
+    /\ Record(r)
+    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<hdig, bdig>>
+
+ApplyDecode == LET r == Ev.req IN
+    /\ out' = [out EXCEPT ![r] = @ \o Ev.tokens]
+    /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, Len(@) + Len(Ev.tokens))]
+    /\ proposal' = [proposal EXCEPT ![r] = None]
+    /\ ServedBy(r, Ev.worker)
+    /\ Record(r)
+    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved>>
+    /\ UNCHANGED <<hdig, bdig>>
+
+\* Which copy a StreamPage grows: the backup's when it names the backup, else the holder's.
+ToBackup(r) == backup[r] # None /\ Ev.holder = backup[r] /\ Ev.holder # holder[r]
+
+\* Position i as the copy receives it: the server's page, or a Hole where the server has none
+\* or the copied bytes are not what the server wrote.
+Copied(r, i, from) ==
+    LET src == IF i <= Len(kv[r]) THEN kv[r][i] ELSE Hole
+        e == Ev.pages[EntryAt(i)]
+        same == ~HasPages \/ ~ShapeOK(from, Ev.ckpt) \/ (Has(wdig[r], <<e[1], e[2]>>) /\ wdig[r][<<e[1], e[2]>>] = e[3])
+    IN  IF same THEN CopyTo(src, Ev.holder) ELSE CopyTo(Hole, Ev.holder)
+
+\* A copy's digests after the event's pages.
+Received(f) == LET new == PagesOf IN
+    [k \in DOMAIN f \cup {<<new[i][1], new[i][2]>> : i \in 1..Len(new)} |->
+        IF \E i \in 1..Len(new) : <<new[i][1], new[i][2]>> = k
+        THEN new[CHOOSE i \in 1..Len(new) : <<new[i][1], new[i][2]>> = k][3] ELSE f[k]]
+
+ApplyStream == LET r == Ev.req
+                   c == IF ToBackup(r) THEN bckpt[r] ELSE ckpt[r]
+                   grown == IF Ev.ckpt <= Len(c) THEN c ELSE c \o [j \in 1..(Ev.ckpt - Len(c)) |-> Copied(r, Len(c) + j, Len(c) + 1)]
+                   owner == IF ToBackup(r) THEN backup[r] ELSE holder[r]
+               IN
+    /\ IF ToBackup(r)
+       THEN /\ bckpt' = [bckpt EXCEPT ![r] = grown] /\ UNCHANGED ckpt
+            /\ bdig' = [bdig EXCEPT ![r] = Received(@)] /\ UNCHANGED hdig
+       ELSE /\ ckpt' = [ckpt EXCEPT ![r] = grown] /\ UNCHANGED bckpt
+            /\ hdig' = [hdig EXCEPT ![r] = Received(@)] /\ UNCHANGED bdig
+    /\ stored' = IF owner = None THEN stored ELSE [stored EXCEPT ![owner] = @ + (Len(grown) - Len(c))]
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved>>
+    /\ UNCHANGED wdig
+
+(***************************************************************************)
+(* Freeing as reported: Ev.freed positions, the backup's copy first; a     *)
+(* copy freed whole releases its holder and its reservation, a copy freed *)
+(* in part keeps the rest (a leak, which S8 names).                       *)
+(***************************************************************************)
+FreeAsReported(r) ==
+    LET left0 == Max(0, Ev.freed)
+        bwhole == backup[r] # None /\ left0 >= Len(bckpt[r])
+        left1 == IF backup[r] = None THEN left0 ELSE IF bwhole THEN left0 - Len(bckpt[r]) ELSE 0
+        bkeep == IF backup[r] = None \/ bwhole THEN 0 ELSE Len(bckpt[r]) - left0
+        hwhole == holder[r] # None /\ left1 >= Len(ckpt[r])
+        hkeep == IF holder[r] = None \/ hwhole THEN 0 ELSE Len(ckpt[r]) - left1
+    IN  /\ backup' = [backup EXCEPT ![r] = IF backup[r] # None /\ ~bwhole THEN backup[r] ELSE None]
+        /\ bckpt' = [bckpt EXCEPT ![r] = SubSeq(bckpt[r], 1, bkeep)]
+        /\ holder' = [holder EXCEPT ![r] = IF holder[r] # None /\ ~hwhole THEN holder[r] ELSE None]
+        /\ ckpt' = [ckpt EXCEPT ![r] = SubSeq(ckpt[r], 1, hkeep)]
+        /\ stored' = [w \in Workers |-> stored[w] - (IF backup[r] = w THEN Len(bckpt[r]) - bkeep ELSE 0)
+                                                   - (IF holder[r] = w THEN Len(ckpt[r]) - hkeep ELSE 0)]
+        /\ reserved' = [w \in Workers |-> reserved[w] - (IF backup[r] = w /\ bwhole THEN Size(r) ELSE 0)
+                                                       - (IF holder[r] = w /\ hwhole THEN Size(r) ELSE 0)]
+
+ApplyComplete == LET r == Ev.req IN
+    /\ phase' = [phase EXCEPT ![r] = "DONE"]
+    /\ runq' = IF Server(r) = None THEN runq ELSE [runq EXCEPT ![Server(r)] = @ \ {r}]
+    /\ kv' = [kv EXCEPT ![r] = <<>>]
+    /\ proposal' = [proposal EXCEPT ![r] = None]
+    /\ FreeAsReported(r)
+    /\ UNCHANGED <<wstate, active, placed, out, failures>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+ApplyFail == LET w == Ev.worker
+                 lost == SetOf(Ev.interrupted)
+                 gone == SetOf(Ev.orphaned)
+                 promoted == SetOf(Ev.promoted)
+                 asBackup(r) == r \in gone /\ backup[r] = w /\ holder[r] # w
+                 asHolder(r) == r \in gone /\ holder[r] = w
+                 promote(r) == asHolder(r) /\ r \in promoted /\ backup[r] # None
+             IN
+    /\ wstate' = [wstate EXCEPT ![w] = "FAILED"]
+    /\ active' = [active EXCEPT ![w] = "NONE"]
+    /\ runq' = [v \in Workers |-> IF v = w THEN {} ELSE runq[v] \ lost]
+    /\ phase' = [r \in Requests |-> IF r \in lost THEN "INTERRUPTED" ELSE phase[r]]
+    /\ kv' = [r \in Requests |-> IF r \in lost THEN <<>> ELSE kv[r]]
+    /\ holder' = [r \in Requests |-> IF promote(r) THEN backup[r] ELSE IF asHolder(r) THEN None ELSE holder[r]]
+    /\ ckpt' = [r \in Requests |-> IF promote(r) THEN bckpt[r] ELSE IF asHolder(r) THEN <<>> ELSE ckpt[r]]
+    /\ backup' = [r \in Requests |-> IF promote(r) \/ asBackup(r) THEN None ELSE backup[r]]
+    /\ bckpt' = [r \in Requests |-> IF promote(r) \/ asBackup(r) THEN <<>> ELSE bckpt[r]]
+    /\ proposal' = [r \in Requests |->
+                      IF r \in lost \/ (proposal[r] # None /\ proposal[r].src = w) THEN None ELSE proposal[r]]
+    /\ stored' = [stored EXCEPT ![w] = @ - SumOf({r \in gone : asBackup(r)}, [r \in Requests |-> Len(bckpt[r])])
+                                         - SumOf({r \in gone : asHolder(r)}, [r \in Requests |-> Len(ckpt[r])])]
+    /\ reserved' = [reserved EXCEPT ![w] = @ - SumOf({r \in gone : asBackup(r) \/ asHolder(r)}, [r \in Requests |-> Size(r)])]
+    /\ failures' = failures + 1
+    /\ UNCHANGED <<out, placed>>
+    /\ wdig' = [r \in Requests |-> IF r \in lost THEN NoDigests ELSE wdig[r]]
+    /\ hdig' = [r \in Requests |-> IF promote(r) THEN bdig[r] ELSE IF asHolder(r) THEN NoDigests ELSE hdig[r]]
+    /\ bdig' = [r \in Requests |-> IF promote(r) \/ asBackup(r) THEN NoDigests ELSE bdig[r]]
+
+\* Position i as a RESTORE brings it back: the holder's page, or bytes from Elsewhere when the
+\* restored digest is not the holder's copy's.
+Restored(r, i) ==
+    LET p == Resize(ckpt[r], Ev.resumed)[i]
+        e == Ev.pages[EntryAt(i)]
+        same == ~HasPages \/ ~ShapeOK(1, Ev.resumed) \/ (Has(hdig[r], <<e[1], e[2]>>) /\ hdig[r][<<e[1], e[2]>>] = e[3])
+    IN  IF same \/ Len(p) # 3 THEN p ELSE <<p[1], p[2], Elsewhere>>
+
+ApplyRoute == LET r == Ev.req IN
+    /\ kv' = [kv EXCEPT ![r] = IF Ev.mode = "RESTORE" THEN [i \in 1..Ev.resumed |-> Restored(r, i)]
+                                ELSE Resize(<<>>, Ev.resumed)]
+    /\ runq' = [runq EXCEPT ![Ev.worker] = @ \cup {r}]
+    /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
+    /\ placed' = [placed EXCEPT ![r] = FALSE]
+    /\ FreeAsReported(r)
+    /\ UNCHANGED <<wstate, active, out, proposal, failures>>
+    /\ wdig' = [wdig EXCEPT ![r] = IF Ev.mode = "RESTORE" THEN Received(NoDigests) ELSE NoDigests]
+    /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
+    /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
+
+ApplyRestart == LET w == Ev.worker IN
+    /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
+    /\ active' = [active EXCEPT ![w] = "NONE"]
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+ApplyDraftReady == LET w == Ev.worker IN
+    /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
+    /\ active' = [active EXCEPT ![w] = "DRAFT"]
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+ApplyAssist == LET r == Ev.req IN
+    /\ proposal' = [proposal EXCEPT ![r] = [src |-> Ev.worker, toks |-> AbsDraft(r, Ev.draft)]]
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+ApplyFullReady == LET w == Ev.worker
+                      dropped == SetOf(Ev.dropped)
+                  IN
+    /\ wstate' = [wstate EXCEPT ![w] = "UP"]
+    /\ active' = [active EXCEPT ![w] = "FULL"]
+    /\ proposal' = [r \in Requests |-> IF r \in dropped /\ proposal[r] # None /\ proposal[r].src = w
+                                       THEN None ELSE proposal[r]]
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+Apply ==
+    CASE Ev.type = "Arrive"     -> ApplyArrive
+      [] Ev.type = "Place"      -> ApplyPlace
+      [] Ev.type = "Prefill"    -> ApplyPrefill
+      [] Ev.type = "Decode"     -> ApplyDecode
+      [] Ev.type = "StreamPage" -> ApplyStream
+      [] Ev.type = "Complete"   -> ApplyComplete
+      [] Ev.type = "Fail"       -> ApplyFail
+      [] Ev.type = "Route"      -> ApplyRoute
+      [] Ev.type = "Restart"    -> ApplyRestart
+      [] Ev.type = "DraftReady" -> ApplyDraftReady
+      [] Ev.type = "Assist"     -> ApplyAssist
+      [] Ev.type = "FullReady"  -> ApplyFullReady
+
+-----------------------------------------------------------------------------
+(* Bounded fairness on a finite trace (L3, L4), as lumen.validate.Mirror. *)
+
+\* r's copy (holder's or backup's) is a whole page behind its server's KV, on a live holder.
+Behind(r, h, c) == h # None /\ wstate[h] = "UP" /\ Len(kv[r]) - Len(c) >= PageTokens
+
+LagKeys(r) == {<<r, "h">>, <<r, "b">>}
+
+\* Whether w could have proposed a draft for r at r's decode step now.
+Missed(w, r) == /\ w \in DOMAIN amiss /\ amiss[w] = "none" /\ wstate[w] = "ASSISTING"
+                /\ proposal[r] = None /\ Len(out[r]) < Len(Ref[r])
+                /\ Server(r) # None /\ wstate[Server(r)] = "UP"
+                /\ \A v \in Workers : wstate[v] = "UP" => Load(Server(r)) >= Load(v)
+
+Fair ==
+    CASE Ev.type = "Decode" ->
+           LET r == Ev.req
+               lagH == IF Behind(r, holder[r], ckpt[r]) THEN (IF Has(slag, <<r, "h">>) THEN slag[<<r, "h">>] ELSE 0) + 1 ELSE 0
+               lagB == IF Behind(r, backup[r], bckpt[r]) THEN (IF Has(slag, <<r, "b">>) THEN slag[<<r, "b">>] ELSE 0) + 1 ELSE 0
+               opp == {w \in DOMAIN amiss : Missed(w, r)}
+           IN  /\ slag' = [k \in (DOMAIN slag \ LagKeys(r))
+                                 \cup {x \in LagKeys(r) : (x[2] = "h" /\ lagH > 0) \/ (x[2] = "b" /\ lagB > 0)} |->
+                              IF k = <<r, "h">> THEN lagH ELSE IF k = <<r, "b">> THEN lagB ELSE slag[k]]
+               /\ aopp' = [k \in DOMAIN aopp \cup {<<w, r>> : w \in opp} |->
+                              IF k[2] = r /\ k[1] \in opp THEN (IF Has(aopp, k) THEN aopp[k] ELSE 0) + 1 ELSE aopp[k]]
+               /\ UNCHANGED amiss
+      [] Ev.type \in {"StreamPage", "Place", "Route", "Complete"} ->
+           /\ slag' = [k \in DOMAIN slag \ LagKeys(Ev.req) |-> slag[k]]
+           /\ UNCHANGED <<amiss, aopp>>
+      [] Ev.type = "DraftReady" ->
+           /\ amiss' = (Ev.worker :> "none") @@ amiss
+           /\ UNCHANGED <<slag, aopp>>
+      [] Ev.type = "Assist" ->
+           /\ amiss' = (Ev.worker :> "some") @@ amiss
+           /\ aopp' = [k \in {x \in DOMAIN aopp : x[1] # Ev.worker} |-> aopp[k]]
+           /\ UNCHANGED slag
+      [] Ev.type \in {"FullReady", "Fail"} ->
+           /\ amiss' = [w \in DOMAIN amiss \ {Ev.worker} |-> amiss[w]]
+           /\ aopp' = [k \in {x \in DOMAIN aopp : x[1] # Ev.worker} |-> aopp[k]]
+           /\ UNCHANGED slag
+      [] OTHER -> UNCHANGED <<slag, amiss, aopp>>
+
+L3_Bounded == FairnessSteps = 0 \/ Ev.type # "Decode"
+              \/ \A k \in DOMAIN slag' : k[1] = Ev.req => slag'[k] <= FairnessSteps
+L4_Bounded == FairnessSteps = 0 \/ Ev.type # "Decode"
+              \/ \A k \in DOMAIN aopp' : k[2] = Ev.req => aopp'[k] <= FairnessSteps
+
+-----------------------------------------------------------------------------
+(* Is the reported step one of the spec's? Each spec action, evaluated on the reported
+   pre- and post-state; a StreamPage event is several one-position StreamPage steps. *)
+
+StreamPagesStep(r) ==
+    LET toB == ToBackup(r)
+        owner == IF toB THEN backup[r] ELSE holder[r]
+        c == IF toB THEN bckpt[r] ELSE ckpt[r]
+        n == Ev.ckpt - Len(c)
+    IN  /\ phase[r] \in {"QUEUED", "DECODE"}
+        /\ owner # None /\ Ev.holder = owner
+        /\ n >= 1 /\ Ev.ckpt <= StreamLimit(r)
+        /\ (IF toB THEN bckpt'[r] ELSE ckpt'[r]) = c \o [j \in 1..n |-> CopyTo(kv[r][Len(c) + j], owner)]
+        /\ (IF toB THEN ckpt' = ckpt ELSE bckpt' = bckpt)
+        /\ stored' = [stored EXCEPT ![owner] = @ + n]
+        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved>>
+
 CitedLoadsHold ==
     "loads" \in DOMAIN Ev =>
         \A w \in Workers : wstate[w] = "UP" => Ev.loads[w + 1] = Load(w)
 
-Saved(r) == Len(ckpt[r]) + Len(bckpt[r])
+\* The content's shape: every page the event's positions touch.
+ContentShapeOK ==
+    CASE Ev.type = "Prefill" -> ShapeOK(Len(kv[Ev.req]) + 1, IF out[Ev.req] = <<>> THEN PromptLen[Ev.req] ELSE KvLen(Ev.req))
+      [] Ev.type = "Decode" -> ShapeOK(Len(kv[Ev.req]) + 1, Len(kv[Ev.req]) + Len(Ev.tokens))
+      [] Ev.type = "StreamPage" -> ShapeOK((IF ToBackup(Ev.req) THEN Len(bckpt[Ev.req]) ELSE Len(ckpt[Ev.req])) + 1, Ev.ckpt)
+      [] Ev.type = "Route" -> IF Ev.mode = "RESTORE" THEN ShapeOK(1, Ev.resumed) ELSE (~HasPages \/ Ev.pages = <<>>)
+      [] OTHER -> TRUE
 
------------------------------------------------------------------------------
-(* One match per event type. *)
+SpecStepOK ==
+    /\ ContentShapeOK
+    /\ CASE Ev.type = "Arrive"     -> Arrive(Ev.req)
+         [] Ev.type = "Place"      -> Place(Ev.req)
+         [] Ev.type = "Prefill"    -> Server(Ev.req) = Ev.worker /\ Prefill(Ev.req)
+         [] Ev.type = "Decode"     -> Server(Ev.req) = Ev.worker /\ Decode(Ev.req)
+         [] Ev.type = "StreamPage" -> StreamPagesStep(Ev.req)
+         [] Ev.type = "Complete"   -> Server(Ev.req) = Ev.worker /\ Complete(Ev.req)
+         [] Ev.type = "Fail"       -> /\ SetOf(Ev.interrupted) = runq[Ev.worker]
+                                      /\ SetOf(Ev.orphaned) = {r \in Requests : holder[r] = Ev.worker \/ backup[r] = Ev.worker}
+                                      /\ SetOf(Ev.promoted) = {r \in Requests : holder[r] = Ev.worker /\ backup[r] # None}
+                                      /\ Fail(Ev.worker)
+         [] Ev.type = "Route"      -> /\ (Ev.mode = "RESTORE") = UseHolder(Ev.req)
+                                      /\ Route(Ev.req)
+         [] Ev.type = "Restart"    -> Restart(Ev.worker)
+         [] Ev.type = "DraftReady" -> DraftReady(Ev.worker)
+         [] Ev.type = "Assist"     -> Assist(Ev.worker, Ev.req)
+         [] Ev.type = "FullReady"  -> FullReady(Ev.worker)
 
-ArriveEv == LET r == Ev.req IN
-    /\ Arrive(r)
-    /\ r \in runq'[Ev.worker]
+\* S12 on a trace: a Route the trace reports as a RESTORE resumes on the request's live holder with
+\* exactly the checkpoint it saved.
+S12_Trace == Ev.type = "Route" /\ Ev.mode = "RESTORE" => RestoredExactly(Ev.req)
 
-PlaceEv == LET r == Ev.req IN
-    /\ CitedLoadsHold
-    /\ Place(r)
-    /\ holder'[r] = Ev.holder
-    /\ backup'[r] = Ev.backup
+\* What the step breaks as a step, in lumen.core.PropertyId.rank's order, or "none".
+StepWrong ==
+    CASE ~S12_Trace -> "S12"
+      [] ~S14_Step -> "S14"
+      [] ~A1_Step \/ (Ev.type = "Place" /\ ~CitedLoadsHold) -> "A1"
+      [] ~A2_Step \/ (Ev.type = "Route" /\ ~CitedLoadsHold) -> "A2"
+      [] ~A3_Step \/ (Ev.type = "Assist" /\ ~CitedLoadsHold) -> "A3"
+      [] ~L3_Bounded -> "L3"
+      [] ~L4_Bounded -> "L4"
+      [] ~SpecStepOK -> "step"
+      [] OTHER -> "none"
 
-PrefillEv == LET r == Ev.req IN
-    /\ Server(r) = Ev.worker
-    /\ Prefill(r)
-    /\ out'[r] = out[r] \o Ev.tokens
+\* The first invariant broken by some request of R or worker of W, in rank order, or "none".
+InvWrong(R, W) ==
+    CASE \E r \in R : ~S1(r) -> "S1"
+      [] \E r \in R : ~S2(r) -> "S2"
+      [] \E w \in W : ~S3(w) -> "S3"
+      [] \E r \in R : ~S4(r) -> "S4"
+      [] \E w \in W : ~S5(w) -> "S5"
+      [] \E r \in R : ~S6(r) -> "S6"
+      [] \E r \in R : ~S7(r) -> "S7"
+      [] \E r \in R : ~S8(r) -> "S8"
+      [] \E r \in R : ~S9(r) -> "S9"
+      [] \E w \in W : ~S10(w) -> "S10"
+      [] (\E w \in W : ~S11W(w)) \/ (\E r \in R : ~S11R(r)) -> "S11"
+      [] \E r \in R : ~S13(r) -> "S13"
+      [] \E w \in W : ~S15(w) -> "S15"
+      [] OTHER -> "none"
 
-DecodeEv == LET r == Ev.req IN
-    /\ Server(r) = Ev.worker
-    /\ Decode(r)
-    /\ out'[r] = out[r] \o Ev.tokens
-
-\* One position of a StreamPage event; the log advances when the copy reaches Ev.ckpt.
-StreamPageEv == LET r == Ev.req IN
-    /\ Ev.holder # None
-    /\ StreamPage(r)
-    /\ \/ /\ Ev.holder = holder[r]
-          /\ Len(ckpt'[r]) = Len(ckpt[r]) + 1
-          /\ Len(ckpt'[r]) <= Ev.ckpt
-       \/ /\ Ev.holder = backup[r]
-          /\ Len(bckpt'[r]) = Len(bckpt[r]) + 1
-          /\ Len(bckpt'[r]) <= Ev.ckpt
-
-StreamedTo(r) == IF Ev.holder = holder[r] THEN Len(ckpt'[r]) ELSE Len(bckpt'[r])
-
-CompleteEv == LET r == Ev.req IN
-    /\ Server(r) = Ev.worker
-    /\ Ev.freed = Saved(r)
-    /\ Complete(r)
-
-FailEv == LET w == Ev.worker IN
-    /\ SetOf(Ev.interrupted) = runq[w]
-    /\ SetOf(Ev.orphaned) = {r \in Requests : holder[r] = w \/ backup[r] = w}
-    /\ SetOf(Ev.promoted) = {r \in Requests : holder[r] = w /\ backup[r] # None}
-    /\ Fail(w)
-
-RouteEv == LET r == Ev.req IN
-    /\ CitedLoadsHold
-    /\ (Ev.mode = "RESTORE") = UseHolder(r)
-    /\ Ev.freed = Saved(r)
-    /\ Route(r)
-    /\ r \in runq'[Ev.worker]
-    /\ Len(kv'[r]) = Ev.resumed
-
-AssistEv == LET r == Ev.req IN
-    /\ CitedLoadsHold
-    /\ Assist(Ev.worker, r)
-    /\ proposal'[r].toks = AbsDraft(r, Ev.draft)
-
-FullReadyEv == LET w == Ev.worker IN
-    /\ SetOf(Ev.dropped) = {r \in Requests : proposal[r] # None /\ proposal[r].src = w}
-    /\ FullReady(w)
+\* What an event can have changed: its request (every request, for a worker's event) and the
+\* workers whose queue, copies or counters it changed.
+WorkerEvent == Ev.type \in {"Fail", "FullReady", "Restart", "DraftReady"}
+TouchedR == IF WorkerEvent THEN Requests ELSE {Ev.req}
+TouchedW ==
+    IF WorkerEvent THEN Workers
+    ELSE LET r == Ev.req IN
+         {w \in Workers : \/ r \in runq[w] \/ r \in runq'[w]
+                          \/ w \in {holder[r], holder'[r], backup[r], backup'[r]}
+                          \/ ("worker" \in DOMAIN Ev /\ Ev.worker = w)
+                          \/ ("holder" \in DOMAIN Ev /\ Ev.holder = w)}
 
 (***************************************************************************)
-(* The verdict.  TLC explores every behaviour that matches the log (they   *)
-(* differ only where the spec leaves a choice the log does not pin) and    *)
-(* prints each time some behaviour matches an event further than before.  *)
-(* The trace is ACCEPTED when the last line printed is Len(TraceLog);      *)
-(* otherwise event (last printed + 1) is the first no behaviour matches.   *)
-(* TLC register 1 holds the furthest match; it needs one TLC worker.       *)
+(* The verdict.  Each event is applied as reported; the step records what  *)
+(* it touched and what it broke as a step (pending).  TraceInv then judges  *)
+(* the new state: the invariants on what the event touched first, then     *)
+(* pending, and prints <<"lumen-trace-violation", line index, what>> for   *)
+(* the first wrong event, which ends the check.  After the last event it  *)
+(* checks every invariant on the whole state and prints                   *)
+(* <<"lumen-trace-end", unfinished>>: the requests not DONE plus the      *)
+(* workers not UP (for INCOMPLETE).  Every event has exactly one reported *)
+(* successor, so TLC follows one path.                                     *)
 (***************************************************************************)
-Report(n) == n > TLCGet(1) => (TLCSet(1, n) /\ PrintT(<<"lumen-trace-matched", n>>))
+Unfinished == Cardinality({r \in Requests : phase[r] # "DONE"}) + Cardinality({w \in Workers : wstate[w] # "UP"})
 
 TraceNext ==
     /\ l <= Len(TraceLog)
-    /\ CASE Ev.type = "Arrive"     -> ArriveEv /\ l' = l + 1
-         [] Ev.type = "Place"      -> PlaceEv /\ l' = l + 1
-         [] Ev.type = "Prefill"    -> PrefillEv /\ l' = l + 1
-         [] Ev.type = "Decode"     -> DecodeEv /\ l' = l + 1
-         [] Ev.type = "StreamPage" -> StreamPageEv /\ l' = IF StreamedTo(Ev.req) = Ev.ckpt THEN l + 1 ELSE l
-         [] Ev.type = "Complete"   -> CompleteEv /\ l' = l + 1
-         [] Ev.type = "Fail"       -> FailEv /\ l' = l + 1
-         [] Ev.type = "Route"      -> RouteEv /\ l' = l + 1
-         [] Ev.type = "Restart"    -> Restart(Ev.worker) /\ l' = l + 1
-         [] Ev.type = "DraftReady" -> DraftReady(Ev.worker) /\ l' = l + 1
-         [] Ev.type = "Assist"     -> AssistEv /\ l' = l + 1
-         [] Ev.type = "FullReady"  -> FullReadyEv /\ l' = l + 1
-    /\ Report(l' - 1)
+    /\ Apply
+    /\ Fair
+    /\ tR' = TouchedR
+    /\ tW' = TouchedW
+    /\ pending' = StepWrong
+    /\ l' = l + 1
 
-TraceInit == Init /\ l = 1 /\ TLCSet(1, 0) /\ PrintT(<<"lumen-trace-matched", 0>>)
+TraceInv ==
+    LET inv == InvWrong(tR, tW)
+        v == IF inv # "none" THEN inv ELSE pending
+    IN  IF v # "none" THEN PrintT(<<"lumen-trace-violation", l - 1, v>>) /\ FALSE
+        ELSE IF l <= Len(TraceLog) THEN TRUE
+        ELSE LET whole == InvWrong(Requests, Workers) IN
+             IF whole # "none" THEN PrintT(<<"lumen-trace-violation", Len(TraceLog) + 1, whole>>) /\ FALSE
+             ELSE PrintT(<<"lumen-trace-end", Unfinished>>)
+
+TraceInit ==
+    /\ Init
+    /\ l = 1
+    /\ tR = {}
+    /\ tW = {}
+    /\ pending = "none"
+    /\ wdig = [r \in Requests |-> NoDigests]
+    /\ hdig = [r \in Requests |-> NoDigests]
+    /\ bdig = [r \in Requests |-> NoDigests]
+    /\ slag = [x \in {} |-> 0]
+    /\ amiss = [x \in {} |-> "none"]
+    /\ aopp = [x \in {} |-> 0]
 
 TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 

@@ -19,7 +19,6 @@ import lumen.core.Step;
 import lumen.core.WorkerRec;
 import lumen.runtime.Arrival;
 import lumen.runtime.Fault;
-import lumen.validate.Validator;
 
 /**
  * Runs a schedule on the decision core alone, without the runtime's data plane and timing: at
@@ -41,7 +40,8 @@ public final class CoreRunner {
         }
         SplittableRandom rnd = new SplittableRandom(seed);
         ClusterState s = ClusterState.initial(sc.config());
-        ClusterState mirror = s;
+        // the core alone schedules at random, unfairly on purpose: the bounded fairness checks are off
+        lumen.validate.Mirror mirror = new lumen.validate.Mirror(sc.config(), 0);
         List<Arrival> pending = new ArrayList<>(sc.arrivals());
         pending.sort(java.util.Comparator.comparingDouble(Arrival::atMs));
         List<Fault> faults = new ArrayList<>(sc.faults());
@@ -66,28 +66,28 @@ public final class CoreRunner {
             }
             n++;
             Event e = st.event();
-            PropertyCheck.observe(mirror, e, features, assisting);
-            Validator.Replayed r = Validator.replay(mirror, e, n, null);
-            if (r.divergence() != null) {
-                return new PropertyCheck.Outcome(r.divergence().finding(), "step " + n + " (clock " + clock + "): " + r.divergence().event(), n, features);
+            PropertyCheck.observe(mirror.state(), e, features, assisting);
+            lumen.validate.Divergence d = mirror.step(e, n, null);
+            if (d != null) {
+                return new PropertyCheck.Outcome(d.finding(), "step " + n + " (clock " + clock + "): " + d.event(), n, features);
             }
-            mirror = r.post();
             s = st.state();
         }
-        List<Finding> all = Invariants.all(mirror);
+        ClusterState end = mirror.state();
+        List<Finding> all = Invariants.all(end);
         if (!all.isEmpty()) {
             return new PropertyCheck.Outcome(all.get(0), "final state", n, features);
         }
         for (Arrival a : sc.arrivals()) {
-            RequestRec r = mirror.request(a.id());
+            RequestRec r = end.request(a.id());
             if (r == null || r.phase() != RequestPhase.DONE) {
                 return new PropertyCheck.Outcome(Finding.of(PropertyId.L1, "request " + a.id() + " is " + (r == null ? "not arrived" : r.phase())
                         + " at the end"), "end of run", n, features);
             }
         }
         for (int w = 0; w < sc.config().workers(); w++) {
-            if (!mirror.isUp(w)) {
-                return new PropertyCheck.Outcome(Finding.of(PropertyId.L2, "worker " + w + " is " + mirror.worker(w).state() + " at the end"),
+            if (!end.isUp(w)) {
+                return new PropertyCheck.Outcome(Finding.of(PropertyId.L2, "worker " + w + " is " + end.worker(w).state() + " at the end"),
                         "end of run", n, features);
             }
         }
@@ -147,19 +147,31 @@ public final class CoreRunner {
         };
     }
 
+    /**
+     * Where a stream from {@code have} positions may stop: a page boundary up to the written KV,
+     * or the written KV itself (a copy takes pages as the server wrote them).
+     */
+    static int cut(int have, int kv, int pt, SplittableRandom rnd) {
+        int boundaries = kv / pt - have / pt;
+        int k = rnd.nextInt(boundaries + 1);
+        int upTo = k < boundaries ? (have / pt + 1 + k) * pt : kv;
+        return upTo > have ? upTo : kv;
+    }
+
     /** One enabled step of the cluster itself, chosen at random; null when none is enabled. */
     private static Supplier<Step> choose(ClusterState s, SplittableRandom rnd, double agreement) {
         List<Supplier<Step>> options = new ArrayList<>();
         s.requests().forEachKey(id -> {
             RequestRec r = s.request(id);
             boolean live = r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE;
-            if (live && !r.placed() && s.isUp(r.server())) {
+            boolean due = live && s.needsProtection(r);
+            if (live && (!r.placed() || due) && s.isUp(r.server())) {
                 options.add(() -> Core.place(s, id));
             }
-            if (r.phase() == RequestPhase.QUEUED && r.placed() && s.isUp(r.server())) {
+            if (r.phase() == RequestPhase.QUEUED && r.placed() && !due && s.isUp(r.server())) {
                 options.add(() -> Core.prefill(s, id));
             }
-            if (r.phase() == RequestPhase.DECODE && r.outLen() < r.refLen() && r.kv().length() == r.ctx()) {
+            if (r.phase() == RequestPhase.DECODE && r.outLen() < r.refLen() && r.kv().length() == r.kvLen() && !due) {
                 options.add(() -> Core.decode(s, id));
             }
             if (r.phase() == RequestPhase.DECODE && r.outLen() == r.refLen()) {
@@ -169,11 +181,11 @@ public final class CoreRunner {
                 options.add(() -> Core.route(s, id));
             }
             if (live && r.holder() >= 0 && r.ckpt().length() < r.kv().length()) {
-                int upTo = r.ckpt().length() + 1 + rnd.nextInt(r.kv().length() - r.ckpt().length());
+                int upTo = cut(r.ckpt().length(), r.kv().length(), s.config().pageTokens(), rnd);
                 options.add(() -> Core.streamPage(s, id, upTo));
             }
             if (live && r.backup() >= 0 && r.bckpt().length() < r.kv().length()) {
-                int upTo = r.bckpt().length() + 1 + rnd.nextInt(r.kv().length() - r.bckpt().length());
+                int upTo = cut(r.bckpt().length(), r.kv().length(), s.config().pageTokens(), rnd);
                 options.add(() -> Core.streamBackupPage(s, id, upTo));
             }
         });

@@ -17,7 +17,6 @@ import lumen.core.RequestRec;
 import lumen.core.RouteMode;
 import lumen.runtime.ClusterRuntime;
 import lumen.runtime.SimpleCostModel;
-import lumen.validate.Validator;
 
 /**
  * Runs one schedule through the cluster runtime and checks every property after every step:
@@ -51,7 +50,7 @@ public final class PropertyCheck {
      * runtime takes the bug's policy, and each event passes through the bug before it is checked.
      */
     public static Outcome run(Schedule sc, Bug bug) {
-        final ClusterState[] mirror = {ClusterState.initial(sc.config())};
+        lumen.validate.Mirror mirror = new lumen.validate.Mirror(sc.config());
         final Finding[] bad = {null};
         final String[] where = {null};
         final long[] n = {0};
@@ -64,19 +63,17 @@ public final class PropertyCheck {
             if (bad[0] != null) {
                 return;
             }
-            ClusterState s = mirror[0];
+            ClusterState s = mirror.state();
             Event e = bug == null ? orig : bug.rewrite(s, orig, sc.config());
             if (e == null) {
                 return;
             }
             observe(s, e, features, assisting);
-            Validator.Replayed r = Validator.replay(s, e, n[0], null);
-            if (r.divergence() != null) {
-                bad[0] = r.divergence().finding();
-                where[0] = "event " + n[0] + " at " + t + " ms: " + r.divergence().event();
-                return;
+            lumen.validate.Divergence d = mirror.step(e, n[0], null);
+            if (d != null) {
+                bad[0] = d.finding();
+                where[0] = "event " + n[0] + " at " + t + " ms: " + d.event();
             }
-            mirror[0] = r.post();
         });
         try {
             rt.run(sc.arrivals(), sc.faults());
@@ -88,7 +85,8 @@ public final class PropertyCheck {
         if (bad[0] != null) {
             return new Outcome(bad[0], where[0], n[0], features);
         }
-        List<Finding> all = Invariants.all(mirror[0]);
+        ClusterState end = mirror.state();
+        List<Finding> all = Invariants.all(end);
         if (!all.isEmpty()) {
             return new Outcome(all.get(0), "final state", n[0], features);
         }
@@ -103,8 +101,8 @@ public final class PropertyCheck {
                     "end of run", n[0], features);
         }
         for (int w = 0; w < sc.config().workers(); w++) {
-            if (!mirror[0].isUp(w)) {
-                return new Outcome(Finding.of(PropertyId.L2, "worker " + w + " is " + mirror[0].worker(w).state() + " at the end"),
+            if (!end.isUp(w)) {
+                return new Outcome(Finding.of(PropertyId.L2, "worker " + w + " is " + end.worker(w).state() + " at the end"),
                         "end of run", n[0], features);
             }
         }

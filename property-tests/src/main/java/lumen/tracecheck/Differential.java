@@ -9,7 +9,8 @@ import lumen.validate.Verdict;
 
 /**
  * The differential check of the two validators on one trace: the Java mirror and TLC must give
- * the same verdict and, when they reject a trace or find it malformed, name the same line.
+ * the same verdict and, when they reject a trace or find it malformed, name the same line and,
+ * for a rejection, the same property (or both "not a step of the spec").
  */
 public final class Differential {
 
@@ -23,8 +24,13 @@ public final class Differential {
             return tlc.verdict() == Verdict.MALFORMED ? tlc.error().line() : tlc.line();
         }
 
+        public lumen.core.PropertyId mirrorProperty() {
+            return mirror.divergence() == null ? null : mirror.divergence().finding().property();
+        }
+
         public boolean agree() {
-            return mirror.verdict() == tlc.verdict() && mirrorLine() == tlcLine();
+            return mirror.verdict() == tlc.verdict() && mirrorLine() == tlcLine()
+                    && (mirror.verdict() != Verdict.REJECTED || mirrorProperty() == tlc.property());
         }
 
         /** A disagreement, in words: which checker said what, where. */
@@ -32,7 +38,8 @@ public final class Differential {
             return String.format(Locale.ROOT, "%s: mirror %s%s, TLC %s%s", name, mirror.verdict(),
                     mirrorLine() < 0 ? "" : " at line " + mirrorLine() + " ("
                             + (mirror.divergence() != null ? mirror.divergence().finding() : mirror.error().getMessage()) + ")",
-                    tlc.verdict(), tlcLine() < 0 ? "" : " at line " + tlcLine() + (tlc.event() == null ? "" : " (no spec step matches " + tlc.event() + ")"));
+                    tlc.verdict(), tlcLine() < 0 ? "" : " at line " + tlcLine() + (tlc.event() == null ? ""
+                            : " (" + (tlc.property() == null ? "not a step of the spec" : tlc.property().label()) + ": " + tlc.event() + ")"));
         }
     }
 
@@ -40,7 +47,12 @@ public final class Differential {
 
     public static Outcome compare(byte[] trace, String name, String id, TlcTraceCheck tlc)
             throws IOException, TraceModule.Unsupported, TlcTraceCheck.ToolFailure {
-        ValidationResult m = Validator.validate(new ByteArrayInputStream(trace), name);
-        return new Outcome(name, m, tlc.check(new ByteArrayInputStream(trace), name, id));
+        return compare(trace, name, id, tlc, Validator.Options.defaults());
+    }
+
+    public static Outcome compare(byte[] trace, String name, String id, TlcTraceCheck tlc, Validator.Options opt)
+            throws IOException, TraceModule.Unsupported, TlcTraceCheck.ToolFailure {
+        ValidationResult m = Validator.validate(new ByteArrayInputStream(trace), name, opt);
+        return new Outcome(name, m, tlc.check(new ByteArrayInputStream(trace), name, id, opt));
     }
 }

@@ -11,28 +11,35 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import lumen.spec.tlc.TlcResult;
 import lumen.spec.tlc.TlcRunner;
+import lumen.core.PropertyId;
 import lumen.trace.TraceFormatException;
+import lumen.validate.Validator;
 import lumen.validate.Verdict;
 
 /**
  * Trace validation by TLC, the authoritative path: generates the trace's module
- * ({@link TraceModule}), runs TLC on it with one worker in a fresh JVM, and reads the furthest
- * event any behaviour of the spec matched.
+ * ({@link TraceModule}), runs TLC on it with one worker in a fresh JVM, and reads the verdict the
+ * module prints: the first event whose reported step breaks a property (or is not a step of the
+ * spec), with what it breaks, or the end of the log with the number of unfinished requests and
+ * workers.
  */
 public final class TlcTraceCheck {
-    private static final Pattern MATCHED = Pattern.compile("<<\"lumen-trace-matched\", (\\d+)>>");
+    private static final Pattern VIOLATION = Pattern.compile("<<\"lumen-trace-violation\", (\\d+), \"([A-Za-z0-9]+)\">>");
+    private static final Pattern END = Pattern.compile("<<\"lumen-trace-end\", (\\d+)>>");
 
     /**
      * TLC's verdict on one trace.
      *
-     * @param events   events in the log TLC checked (those before a syntax error, if any)
-     * @param matched  the furthest event some behaviour of the spec matched
-     * @param line     the trace line of the first event no behaviour matches, -1 when accepted
-     * @param event    that event, as the TLA+ record TLC saw, or null
-     * @param error    the syntax error that makes the trace MALFORMED, or null
+     * @param events     events in the log TLC checked (those before a syntax error, if any)
+     * @param matched    events applied before the first wrong one (all of them when none is)
+     * @param line       the trace line of the first wrong event, -1 when none
+     * @param event      that event, as the TLA+ record TLC saw, or null
+     * @param property   what it breaks: a property ID ("S6"), or null for a step that is not one of the spec's
+     * @param unfinished at the end of an accepted log: requests not DONE plus workers not UP
+     * @param error      the syntax error that makes the trace MALFORMED, or null
      */
-    public record Result(String source, Verdict verdict, int events, int matched, long line, String event,
-                         TraceFormatException error, Duration tlcTime) {}
+    public record Result(String source, Verdict verdict, int events, int matched, long line, String event, PropertyId property,
+                         long unfinished, TraceFormatException error, Duration tlcTime) {}
 
     /** TLC could not give a verdict: it failed, or stopped at the time limit. */
     public static final class ToolFailure extends Exception {
@@ -71,11 +78,17 @@ public final class TlcTraceCheck {
 
     public Result check(InputStream trace, String source, String name)
             throws IOException, TraceModule.Unsupported, ToolFailure {
+        return check(trace, source, name, Validator.Options.defaults());
+    }
+
+    /** As {@link #check(InputStream, String, String)}, with the validator's options (reference, completeness, fairness bound). */
+    public Result check(InputStream trace, String source, String name, Validator.Options opt)
+            throws IOException, TraceModule.Unsupported, ToolFailure {
         String module = "Trace_" + name.replaceAll("[^A-Za-z0-9]", "_");
-        TraceModule.Generated g = mutation == null ? TraceModule.generate(trace, source, module)
-                : TraceModule.generate(trace, source, module, mutation.module(), mutation.overrides());
+        TraceModule.Generated g = mutation == null ? TraceModule.generate(trace, source, module, TraceModule.BASE, List.of(), opt)
+                : TraceModule.generate(trace, source, module, mutation.module(), mutation.overrides(), opt);
         if (g.tla() == null) {
-            return new Result(source, Verdict.MALFORMED, 0, 0, -1, null, g.malformed(), Duration.ZERO);
+            return new Result(source, Verdict.MALFORMED, 0, 0, -1, null, null, 0, g.malformed(), Duration.ZERO);
         }
         Path dir = workDir.resolve(module);
         Files.createDirectories(dir);
@@ -87,26 +100,37 @@ public final class TlcTraceCheck {
             Files.writeString(dir.resolve(mutation.module() + ".tla"), mutation.text(), StandardCharsets.UTF_8);
         }
         TlcResult r = runner.run(new TlcRunner.Request(tla, cfg, specDir, dir, 1, timeout, null, null), m -> { });
-        if (r.status() != TlcResult.Status.PASS) {
+        boolean judged = r.status() == TlcResult.Status.PASS
+                || r.status() == TlcResult.Status.SAFETY_VIOLATION && "TraceInv".equals(r.violatedProperty());
+        if (!judged) {
             throw new ToolFailure("TLC could not check " + source + " (" + r.status()
                     + (r.errorText() == null ? "" : ": " + r.errorText()) + "); its output is in " + dir.resolve("tlc.out"));
         }
-        int matched = -1;
+        int wrongAt = -1;
+        String what = null;
+        long unfinished = -1;
         for (String line : Files.readAllLines(dir.resolve("tlc.out"), StandardCharsets.UTF_8)) {
-            Matcher m = MATCHED.matcher(line);
-            if (m.find()) {
-                matched = Math.max(matched, Integer.parseInt(m.group(1)));
+            Matcher v = VIOLATION.matcher(line);
+            if (v.find() && wrongAt < 0) {
+                wrongAt = Integer.parseInt(v.group(1));
+                what = v.group(2);
+            }
+            Matcher e = END.matcher(line);
+            if (e.find()) {
+                unfinished = Long.parseLong(e.group(1));
             }
         }
-        if (matched < 0) {
-            throw new ToolFailure("TLC printed no match report for " + source + "; its output is in " + dir.resolve("tlc.out"));
+        if (wrongAt > 0) {
+            PropertyId p = what.equals("step") ? null : PropertyId.valueOf(what);
+            int at = Math.min(wrongAt, g.events());   // past the last event: the whole final state
+            return new Result(source, Verdict.REJECTED, g.events(), at - 1, g.lines()[at - 1],
+                    wrongAt > g.events() ? "(the end of the trace)" : recordAt(g.tla(), at - 1), p, 0, null, r.duration());
         }
-        if (matched < g.events()) {
-            String ev = recordAt(g.tla(), matched);
-            return new Result(source, Verdict.REJECTED, g.events(), matched, g.lines()[matched], ev, null, r.duration());
+        if (unfinished < 0) {
+            throw new ToolFailure("TLC printed no verdict for " + source + "; its output is in " + dir.resolve("tlc.out"));
         }
-        Verdict v = g.malformed() == null ? Verdict.ACCEPTED : Verdict.MALFORMED;
-        return new Result(source, v, g.events(), matched, -1, null, g.malformed(), r.duration());
+        Verdict v = g.malformed() != null ? Verdict.MALFORMED : opt.complete() && unfinished > 0 ? Verdict.INCOMPLETE : Verdict.ACCEPTED;
+        return new Result(source, v, g.events(), g.events(), -1, null, null, unfinished, g.malformed(), r.duration());
     }
 
     /** The i-th (0-based) record of the generated log. */

@@ -33,7 +33,8 @@ class TlcTraceCheckTest {
                         r.line(), r.events(), r.tlcTime());
                 assertEquals(java.verdict(), r.verdict(), p.toString());
                 if (java.verdict() == Verdict.REJECTED) {
-                    assertEquals(java.divergence().line(), r.line(), p + ": first unmatched line");
+                    assertEquals(java.divergence().line(), r.line(), p + ": first wrong line");
+                    assertEquals(java.divergence().finding().property(), r.property(), p + ": the property it breaks");
                 }
             }
         }

@@ -39,6 +39,11 @@ public final class ActionProperties {
         }
         RequestRec r = s.request(rt.req());
         int h = r.holder();
+        if (h >= 0 && rt.worker() != h && r.ckpt().length() > 0 && rt.resumed() > 0) {
+            // the pages it resumes with are the holder's copy, now on another worker's GPU
+            return new Finding(PropertyId.S13, "RESTORE of request " + r.id() + " on worker " + rt.worker()
+                    + ", which holds no copy of it: a restore reads the copy streamed to its holder", "worker " + h, "worker " + rt.worker());
+        }
         if (h >= 0 && s.isUp(h) && rt.worker() == h && rt.resumed() == r.ckpt().length()) {
             return null;
         }

@@ -51,6 +51,12 @@ public final class Invariants {
             }
         }
         checkWorkerIf(post, e.worker(), out);
+        if (r >= 0 && (e.action() == Action.PREFILL || e.action() == Action.DECODE)) {
+            RequestRec was = pre.request(r);
+            if (was != null && was.server() != e.worker()) {
+                add(out, s2(post, r));
+            }
+        }
         if (r >= 0) {
             for (ClusterState s : new ClusterState[] {pre, post}) {
                 RequestRec rec = s.request(r);

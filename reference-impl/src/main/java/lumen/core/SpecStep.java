@@ -73,19 +73,13 @@ public final class SpecStep {
     }
 
     /**
-     * A step of r reported by a worker other than its server: r is served twice (S2) when that
-     * worker is UP, by a dead worker (S3) when it is FAILED, before the full model (S10) when it
-     * is recovering.
+     * A step of r reported by a worker other than its server. As reported, that worker serves r
+     * too, so the invariants name it (S2, or S3 or S10 when that worker is down or recovering).
      */
     private static Finding onServer(ClusterState s, RequestRec r, int w, String action) {
-        if (r.server() == w) {
-            return null;
-        }
-        WorkerState st = s.worker(w).state();
-        PropertyId p = st == WorkerState.UP ? PropertyId.S2 : st == WorkerState.FAILED ? PropertyId.S3 : PropertyId.S10;
-        String why = st == WorkerState.UP ? "a second worker serves it" : "worker " + w + " is " + st;
-        return new Finding(p, action + " of request " + r.id() + " reported by worker " + w + ", but it is queued on worker "
-                + r.server() + " (" + why + ")", "worker " + r.server(), "worker " + w);
+        return r.server() == w ? null
+                : mismatch(action + " of request " + r.id() + " reported by worker " + w + ", but it is queued on worker " + r.server(),
+                        "worker " + r.server(), "worker " + w);
     }
 
     private static Finding first(Finding... fs) {
@@ -100,7 +94,7 @@ public final class SpecStep {
     private static Finding arrive(ClusterState s, Event.Arrive a) {
         RequestRec r = s.request(a.req());
         if (r != null) {
-            return queued(s, r)
+            return queued(s, r) && r.server() != a.worker()
                     ? Finding.of(PropertyId.S2, "request " + a.req() + " arrives again while queued on worker " + r.server())
                     : guard("request " + a.req() + " arrives again (it is " + r.phase() + ")");
         }
@@ -283,7 +277,7 @@ public final class SpecStep {
     private static Finding route(ClusterState s, Event.Route rt) {
         RequestRec r = s.request(rt.req());
         if (r.phase() != RequestPhase.INTERRUPTED) {
-            return queued(s, r)
+            return queued(s, r) && r.server() != rt.worker()
                     ? Finding.of(PropertyId.S2, "request " + r.id() + " is routed to worker " + rt.worker() + " while queued on worker " + r.server())
                     : phaseIs(r, "Route", RequestPhase.INTERRUPTED);
         }
@@ -297,7 +291,10 @@ public final class SpecStep {
         Finding f = rt.freed() == r.savedPositions() ? null
                 : mismatch("Route of request " + r.id() + " frees its checkpoint", r.savedPositions(), rt.freed());
         if (mode == RouteMode.RESTORE) {
-            return first(rt.worker() == r.holder() ? null : mismatch("RESTORE of request " + r.id() + " on its holder", r.holder(), rt.worker()),
+            return first(rt.worker() == r.holder() ? null
+                            : new Finding(PropertyId.S13, "RESTORE of request " + r.id() + " on worker " + rt.worker()
+                                    + ", which holds no copy of it: a restore reads the copy streamed to its holder",
+                                    "worker " + r.holder(), "worker " + rt.worker()),
                     rt.resumed() == r.ckpt().length() ? null
                             : new Finding(PropertyId.S12, "RESTORE of request " + r.id() + " resumes at its saved prefix |C_r|",
                                     Integer.toString(r.ckpt().length()), Integer.toString(rt.resumed())),

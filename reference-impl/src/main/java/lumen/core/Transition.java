@@ -39,6 +39,10 @@ public final class Transition {
         return s.withRequest(r).withWorker(s.worker(a.worker()).enqueue(a.req()));
     }
 
+    /**
+     * A placement as reported: the old copies (a correct trace has none here) are released, the new
+     * holder and backup reserve Size(r) and start with empty copies.
+     */
     private static ClusterState place(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
         ClusterState n = s;
@@ -49,24 +53,30 @@ public final class Transition {
             n = n.withWorker(n.worker(r.backup()).release(r.id(), r.size(), r.bckpt().length()));
         }
         if (p.holder() >= 0) {
-            n = n.withWorker(n.worker(p.holder()).hold(r.id(), r.size(), r.ckpt().length()));
+            n = n.withWorker(n.worker(p.holder()).hold(r.id(), r.size(), 0));
         }
         if (p.backup() >= 0) {
-            n = n.withWorker(n.worker(p.backup()).hold(r.id(), r.size(), r.bckpt().length()));
+            n = n.withWorker(n.worker(p.backup()).hold(r.id(), r.size(), 0));
         }
-        return n.withRequest(r.withHolder(p.holder(), r.ckpt()).withBackup(p.backup(), r.bckpt()).withPlaced(true));
+        return n.withRequest(r.withHolder(p.holder(), PageSeq.EMPTY).withBackup(p.backup(), PageSeq.EMPTY).withPlaced(true));
+    }
+
+    /** A step of r reported by a worker other than its server: that worker serves r too (S2, S3 or S10 judge it). */
+    private static ClusterState servedBy(ClusterState s, int req, int w) {
+        RequestRec r = s.request(req);
+        return r.server() == w || w < 0 ? s : s.withWorker(s.worker(w).enqueue(req));
     }
 
     private static ClusterState prefill(ClusterState s, Event.Prefill p) {
         RequestRec r = s.request(p.req()).withOutput(p.tokens());
         r = r.withKv(r.kv().extendIntact(r.kvLen())).withPhase(RequestPhase.DECODE);
-        return s.withRequest(r);
+        return servedBy(s, p.req(), p.worker()).withRequest(r);
     }
 
     private static ClusterState decode(ClusterState s, Event.Decode d) {
         RequestRec r = s.request(d.req());
         r = r.withKv(r.kv().extendIntact(r.kv().length() + d.tokens().length)).withOutput(d.tokens()).withProposal(null);
-        return s.withRequest(r);
+        return servedBy(s, d.req(), d.worker()).withRequest(r);
     }
 
     private static ClusterState streamPage(ClusterState s, Event.StreamPage sp) {
@@ -142,6 +152,9 @@ public final class Transition {
         ClusterState n = s;
         for (int id : f.interrupted()) {
             RequestRec r = n.request(id);
+            if (r.server() >= 0 && r.server() != f.worker()) {
+                n = n.withWorker(n.worker(r.server()).dequeue(id));
+            }
             n = n.withRequest(r.withPhase(RequestPhase.INTERRUPTED).withServer(-1).withKv(PageSeq.EMPTY).withProposal(null));
         }
         PIntMap<Boolean> held = w.held();

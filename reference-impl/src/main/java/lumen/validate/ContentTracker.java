@@ -161,11 +161,13 @@ final class ContentTracker {
         for (PageDigest p : sp.pages()) {
             Long w = q.written.at(p.first(), p.count());
             if (w == null && p.last() <= r.kv().length() && out.isEmpty()) {
+                // said beside the S6 it leads to: the content cannot be compared, so it is not shown to be intact
                 out.add(new Finding(null, "StreamPage of request " + r.id() + " copies positions " + p.first() + ".." + p.last()
                         + " of a page its server never reported with " + p.count() + " positions: a copy takes a page as the server"
                         + " wrote it (a whole page, or as a Prefill or Decode left it), so its content can be compared",
                         "a count the server reported for the page starting at " + p.first(), Integer.toString(p.count())));
-            } else if (w == null || w != p.digest()) {
+            }
+            if (w == null || w != p.digest()) {
                 for (int pos = Math.max(p.first(), from); pos <= p.last(); pos++) {
                     bad.add(pos);
                 }

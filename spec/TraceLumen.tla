@@ -91,6 +91,7 @@ traceVars == <<vars, l, auxVars>>
 Ev == TraceLog[l]
 
 SetOf(s) == {s[i] : i \in 1..Len(s)}
+NoDup(s) == Len(s) = Cardinality(SetOf(s))
 Max(a, b) == IF a > b THEN a ELSE b
 Min(a, b) == IF a < b THEN a ELSE b
 
@@ -401,6 +402,10 @@ CitedLoadsHold ==
     "loads" \in DOMAIN Ev =>
         \A w \in Workers : wstate[w] = "UP" => Ev.loads[w + 1] = Load(w)
 
+\* The reservations a placement cites are the counters before it (S15 ties them to the sums).
+CitedReservedHold ==
+    "reserved" \in DOMAIN Ev => \A w \in Workers : Ev.reserved[w + 1] = reserved[w]
+
 \* The content's shape: every page the event's positions touch.
 ContentShapeOK ==
     CASE Ev.type = "Prefill" -> ShapeOK(Len(kv[Ev.req]) + 1, IF out[Ev.req] = <<>> THEN PromptLen[Ev.req] ELSE KvLen(Ev.req))
@@ -416,17 +421,23 @@ SpecStepOK ==
          [] Ev.type = "Prefill"    -> Server(Ev.req) = Ev.worker /\ Prefill(Ev.req)
          [] Ev.type = "Decode"     -> Server(Ev.req) = Ev.worker /\ Decode(Ev.req)
          [] Ev.type = "StreamPage" -> StreamPagesStep(Ev.req)
-         [] Ev.type = "Complete"   -> Server(Ev.req) = Ev.worker /\ Complete(Ev.req)
-         [] Ev.type = "Fail"       -> /\ SetOf(Ev.interrupted) = runq[Ev.worker]
+         [] Ev.type = "Complete"   -> /\ Server(Ev.req) = Ev.worker
+                                      /\ Ev.freed = Len(ckpt[Ev.req]) + Len(bckpt[Ev.req])
+                                      /\ Complete(Ev.req)
+         [] Ev.type = "Fail"       -> /\ NoDup(Ev.interrupted) /\ NoDup(Ev.orphaned) /\ NoDup(Ev.promoted)
+                                      /\ SetOf(Ev.interrupted) = runq[Ev.worker]
                                       /\ SetOf(Ev.orphaned) = {r \in Requests : holder[r] = Ev.worker \/ backup[r] = Ev.worker}
                                       /\ SetOf(Ev.promoted) = {r \in Requests : holder[r] = Ev.worker /\ backup[r] # None}
                                       /\ Fail(Ev.worker)
          [] Ev.type = "Route"      -> /\ (Ev.mode = "RESTORE") = UseHolder(Ev.req)
+                                      /\ Ev.freed = Len(ckpt[Ev.req]) + Len(bckpt[Ev.req])
                                       /\ Route(Ev.req)
          [] Ev.type = "Restart"    -> Restart(Ev.worker)
          [] Ev.type = "DraftReady" -> DraftReady(Ev.worker)
          [] Ev.type = "Assist"     -> Assist(Ev.worker, Ev.req)
-         [] Ev.type = "FullReady"  -> FullReady(Ev.worker)
+         [] Ev.type = "FullReady"  -> /\ NoDup(Ev.dropped)
+                                      /\ SetOf(Ev.dropped) = {r \in Requests : proposal[r] # None /\ proposal[r].src = Ev.worker}
+                                      /\ FullReady(Ev.worker)
 
 \* S12 on a trace: a Route the trace reports as a RESTORE resumes on the request's live holder with
 \* exactly the checkpoint it saved.
@@ -434,7 +445,8 @@ S12_Trace == Ev.type = "Route" /\ Ev.mode = "RESTORE" => RestoredExactly(Ev.req)
 
 \* What the step breaks as a step, in lumen.core.PropertyId.rank's order, or "none".
 StepWrong ==
-    CASE ~S12_Trace -> "S12"
+    CASE ~CitedReservedHold -> "S15"
+      [] ~S12_Trace -> "S12"
       [] ~S14_Step -> "S14"
       [] ~A1_Step \/ (Ev.type = "Place" /\ ~CitedLoadsHold) -> "A1"
       [] ~A2_Step \/ (Ev.type = "Route" /\ ~CitedLoadsHold) -> "A2"

@@ -197,14 +197,14 @@ final class ConformCommand implements Callable<Integer> {
         boolean ok = true;
         Conformance.Report ref = runWithBar(options(resolve("reference")), "reference", quietBar);
         ok &= ref.passed();
-        pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "implementation", "expected", "verdict", "shrunk schedule");
-        pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", "reference", "pass", ref.passed() ? "pass (" + ref.schedules + " schedules)"
+        pw.printf(Locale.ROOT, "%-30s %-10s %-34s %s%n", "implementation", "expected", "verdict", "shrunk schedule");
+        pw.printf(Locale.ROOT, "%-30s %-10s %-34s %s%n", "reference", "pass", ref.passed() ? "pass (" + ref.schedules + " schedules)"
                 : "FAIL: " + ref.failure.reported().verdictText(), "");
         rows.add(Map.of("implementation", "reference", "expected", "PASS", "verdict", ConformReport.json(ref)));
         for (Mutants m : Mutants.values()) {
-            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())), m.programName(), quietBar);
+            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())).withPolicies(m.policies()), m.programName(), quietBar);
             Conformance.Failure f = r.failure;
-            boolean right = !r.passed() && String.valueOf(f.reported().property()).equals(m.expected());
+            boolean right = !r.passed() && f.reported().caughtAs().equals(m.expected());
             boolean caught = right && f.reproducible();
             ok &= caught;
             String shrunk = r.passed() ? "" : String.format(Locale.ROOT, "%s, %s (seed %d, %d shrink runs; %s)",
@@ -215,7 +215,7 @@ final class ConformCommand implements Callable<Integer> {
                         case UNSHRUNK -> "UNSHRUNK: the shrunk schedule passed fresh";
                         case NONE -> "NOT REPRODUCIBLE in a fresh process";
                     });
-            pw.printf(Locale.ROOT, "%-28s %-8s %-34s %s%n", m.programName(), m.expected(),
+            pw.printf(Locale.ROOT, "%-30s %-10s %-34s %s%n", m.programName(), m.expected(),
                     r.passed() ? "SURVIVED " + r.schedules + " schedules" : f.reported().verdictText() + (right ? "" : "  (WRONG PROPERTY)"), shrunk);
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("implementation", m.programName());

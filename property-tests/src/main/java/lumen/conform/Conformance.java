@@ -12,15 +12,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.function.Consumer;
 import lumen.core.ClusterState;
 import lumen.core.Event;
 import lumen.core.Finding;
-import lumen.core.Invariants;
+import lumen.core.KitTokens;
 import lumen.core.PropertyId;
 import lumen.core.Transition;
 import lumen.props.PropertyCheck;
@@ -56,35 +58,75 @@ public final class Conformance {
      *                       outcome depends on its earlier runs)
      */
     public record Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
-                          SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess) {
+                          SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess,
+                          Reference reference, boolean requireCoverage, int fairnessSteps) {
         public static Options defaults(String sut) {
-            return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 300, 100, false);
+            return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 300, 100, false,
+                    Reference.TOKEN_MODEL, false, lumen.validate.Mirror.DEFAULT_FAIRNESS_STEPS);
         }
 
         public Options withSchedules(long first, int n) {
-            return new Options(sut, policies, first, n, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess);
+            return new Options(sut, policies, first, n, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps);
         }
 
         public Options withPolicies(List<String> p) {
-            return new Options(sut, p, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess);
+            return new Options(sut, p, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps);
         }
 
         public Options withTimeouts(Duration step, Duration run) {
             SutProcess.Limits l = new SutProcess.Limits(step, limits.maxEvents(), limits.maxBytes(), limits.maxLine());
-            return new Options(sut, policies, firstSeed, schedules, run, l, shrinkRuns, restartDelayMs, freshProcess);
+            return new Options(sut, policies, firstSeed, schedules, run, l, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps);
         }
 
         public Options withShrinkRuns(int n) {
-            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, n, restartDelayMs, freshProcess);
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, n, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps);
         }
 
         public Options withFreshProcess(boolean fresh) {
-            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, fresh);
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, fresh, reference,
+                    requireCoverage, fairnessSteps);
+        }
+
+        public Options withReference(Reference r) {
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, r,
+                    requireCoverage, fairnessSteps);
+        }
+
+        public Options withRequireCoverage(boolean c) {
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    c, fairnessSteps);
+        }
+
+        public Options withFairnessSteps(int n) {
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, n);
+        }
+    }
+
+    /**
+     * Whose output every request's output is judged against: never the system's own claim.
+     * {@code TOKEN_MODEL}: the kit's deterministic token model ({@link KitTokens}), for a system
+     * with a synthetic model. {@code EQUIVALENCE}: the same system's failure-free run of the same
+     * schedule (no failures, so no assist), for a system with a real model: every request's output
+     * under failures must equal its failure-free output token for token.
+     */
+    public enum Reference {
+        TOKEN_MODEL("the kit's token model (" + KitTokens.NAME + ", vocabulary " + KitTokens.VOCAB + ")"),
+        EQUIVALENCE("the same system's failure-free run of the schedule");
+
+        public final String description;
+
+        Reference(String description) {
+            this.description = description;
         }
     }
 
     /** How one run of one schedule ended. */
-    public enum Kind { PASS, VIOLATION, MALFORMED_TRACE, TIMEOUT, CRASHED, FLOOD, GARBAGE, PROTOCOL }
+    public enum Kind { PASS, VIOLATION, INCOMPLETE, MALFORMED_TRACE, TIMEOUT, CRASHED, FLOOD, GARBAGE, PROTOCOL }
 
     /**
      * One run: its outcome, the property broken (for a violation), where, and what it exercised.
@@ -94,29 +136,53 @@ public final class Conformance {
      *                     or for a violation at the end of the run its last step; null when none
      * @param session      the run's commands and acks by step, and the step of each trace line
      * @param runOfProcess which run of its system process this was: 1 for a fresh process
+     * @param baseline     this is the failure-free run an output-equivalence check judges against
      */
     public record Run(Kind kind, PropertyId property, String message, long line, Session.Step step, String event, byte[] trace,
-                      long events, Set<PropertyCheck.Feature> features, Session session, int runOfProcess) {
+                      long events, Set<PropertyCheck.Feature> features, Session session, int runOfProcess, boolean baseline) {
+        public Run(Kind kind, PropertyId property, String message, long line, Session.Step step, String event, byte[] trace,
+                   long events, Set<PropertyCheck.Feature> features, Session session, int runOfProcess) {
+            this(kind, property, message, line, step, event, trace, events, features, session, runOfProcess, false);
+        }
+
         public boolean passed() {
             return kind == Kind.PASS;
         }
 
         /** A violation found only once the run was over (an invariant of the end state, L1, L2). */
         public boolean atEndOfRun() {
-            return kind == Kind.VIOLATION && line < 0;
+            return (kind == Kind.VIOLATION || kind == Kind.INCOMPLETE) && line < 0;
         }
 
         /** What must stay the same while shrinking. */
         public String signature() {
-            return kind + "/" + property;
+            return kind + "/" + property + (baseline ? "/baseline" : "");
         }
 
         public String verdictText() {
-            return switch (kind) {
+            String v = switch (kind) {
                 case PASS -> "pass";
                 case VIOLATION -> property == null ? "not a step of the spec" : property.label();
                 default -> kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
             };
+            return baseline ? v + " (in the failure-free run)" : v;
+        }
+
+        /**
+         * What caught this run, as the kill table names it: a property ID ("S13"), "step" for a
+         * step that is not one of the spec's, "INCOMPLETE" for an unfinished run, else the kind.
+         */
+        public String caughtAs() {
+            return switch (kind) {
+                case VIOLATION -> property == null ? "step" : property.name();
+                case PASS -> "pass";
+                default -> kind.name();
+            };
+        }
+
+        /** This run, as the failure-free baseline of an output-equivalence check. */
+        Run failureFree() {
+            return new Run(kind, property, message, line, step, event, trace, events, features, session, runOfProcess, true);
         }
     }
 
@@ -185,9 +251,28 @@ public final class Conformance {
         public double share(PropertyCheck.Feature f) {
             return schedules == 0 ? 0 : coverage.getOrDefault(f, 0L) / (double) schedules;
         }
+
+        /** The features no schedule exercised: with {@link Options#requireCoverage}, each fails the run. */
+        public List<PropertyCheck.Feature> uncovered() {
+            List<PropertyCheck.Feature> out = new ArrayList<>();
+            for (PropertyCheck.Feature f : PropertyCheck.Feature.values()) {
+                if (coverage.getOrDefault(f, 0L) == 0) {
+                    out.add(f);
+                }
+            }
+            return out;
+        }
+
+        /** Passed, and, when coverage is required, every feature was exercised. */
+        public boolean passedWithCoverage() {
+            return passed() && (!options.requireCoverage() || uncovered().isEmpty());
+        }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The adapter protocol version: 2 asks for trace contract v2 events (with KV content). */
+    public static final int PROTOCOL_VERSION = 2;
 
     private final Options opt;
     private SutProcess sut;
@@ -273,8 +358,57 @@ public final class Conformance {
         }
     }
 
-    /** Drives one schedule through the system and judges its trace. */
+    /** Drives one schedule through the system and judges its trace against the kit's reference. */
     public Run runOne(Schedule sc) {
+        if (opt.reference() == Reference.TOKEN_MODEL) {
+            Map<Integer, int[]> ref = new HashMap<>();
+            for (Arrival a : sc.arrivals()) {
+                ref.put(a.id(), KitTokens.reference(a.seed(), a.outLen(), KitTokens.VOCAB));
+            }
+            return runOne(sc, ref);
+        }
+        // output equivalence: the same system's failure-free run is the reference
+        Schedule quiet = sc.withFaults(List.of());
+        Run base = runOne(quiet, null);
+        if (!base.passed()) {
+            return base.failureFree();
+        }
+        Map<Integer, int[]> outputs = outputs(base.trace());
+        for (Arrival a : sc.arrivals()) {
+            int[] o = outputs.get(a.id());
+            if (o == null || o.length != a.outLen()) {
+                return new Run(Kind.VIOLATION, PropertyId.S1, "in the failure-free run request " + a.id() + " produced "
+                        + (o == null ? "no output" : o.length + " tokens") + ", but " + a.outLen() + " were asked for (outLen)",
+                        -1, null, null, base.trace(), base.events(), Set.of(), base.session(), base.runOfProcess()).failureFree();
+            }
+        }
+        return runOne(sc, outputs);
+    }
+
+    /** Each request's output in a trace: its Prefill's and Decodes' tokens, in order. */
+    static Map<Integer, int[]> outputs(byte[] trace) {
+        Map<Integer, List<Integer>> out = new HashMap<>();
+        try (TraceReader r = new TraceReader(new ByteArrayInputStream(trace), "trace")) {
+            Event e;
+            while ((e = r.next()) != null) {
+                int[] toks = e instanceof Event.Prefill p ? p.tokens() : e instanceof Event.Decode d ? d.tokens() : null;
+                if (toks != null) {
+                    List<Integer> l = out.computeIfAbsent(e.req(), k -> new ArrayList<>());
+                    for (int t : toks) {
+                        l.add(t);
+                    }
+                }
+            }
+        } catch (IOException | TraceFormatException ex) {
+            throw new IllegalStateException("an accepted trace could not be read again", ex);
+        }
+        Map<Integer, int[]> m = new HashMap<>();
+        out.forEach((k, v) -> m.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
+        return m;
+    }
+
+    /** Drives one schedule and judges its trace against {@code reference} (null: the system's own, for a failure-free baseline). */
+    private Run runOne(Schedule sc, Map<Integer, int[]> reference) {
         if (opt.freshProcess()) {
             stop();
         }
@@ -302,7 +436,7 @@ public final class Conformance {
             return new Run(Kind.CRASHED, null, "the system could not be started: " + ex.getMessage(), -1, null, null, buf.toByteArray(), 0,
                     Set.of(), session, runOf);
         }
-        return judge(sc, buf.toByteArray(), session, runOf);
+        return judge(sc, buf.toByteArray(), session, runOf, reference);
     }
 
     private record Cmd(double t, String json) {}
@@ -310,9 +444,12 @@ public final class Conformance {
     private void drive(Schedule sc, ByteArrayOutputStream buf, Session s) throws SutProcess.Misbehaviour {
         ObjectNode init = JSON.createObjectNode();
         init.put("cmd", "init");
-        init.put("version", 1);
+        init.put("version", PROTOCOL_VERSION);
         init.set("config", header(sc).get("config"));
         init.put("draftAgreement", sc.draftAgreement());
+        ObjectNode model = init.putObject("tokenModel");
+        model.put("name", KitTokens.NAME);
+        model.put("vocab", KitTokens.VOCAB);
         absorb(send(s, init.toString()), buf, s, 0, null);
         List<Cmd> cmds = new ArrayList<>();
         for (Arrival a : sc.arrivals()) {
@@ -404,10 +541,14 @@ public final class Conformance {
         }
     }
 
-    private Run judge(Schedule sc, byte[] trace, Session s, int runOf) {
+    private Run judge(Schedule sc, byte[] trace, Session s, int runOf, Map<Integer, int[]> reference) {
         ValidationResult v;
+        Validator.Options vo = Validator.Options.defaults().withComplete(true).withFairnessSteps(opt.fairnessSteps());
+        if (reference != null) {
+            vo = vo.withReference(reference, opt.reference().description);
+        }
         try {
-            v = Validator.validate(new ByteArrayInputStream(trace), "the system's trace");
+            v = Validator.validate(new ByteArrayInputStream(trace), "the system's trace", vo);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
@@ -417,25 +558,22 @@ public final class Conformance {
         }
         if (v.verdict() == Verdict.REJECTED) {
             Finding f = v.divergence().finding();
-            return new Run(Kind.VIOLATION, f.property(), f.toString(), v.divergence().line(), s.stepOfLine(v.divergence().line()),
-                    v.divergence().event(), trace, v.events(), Set.of(), s, runOf);
+            long line = v.divergence().event().startsWith("(") ? -1 : v.divergence().line();
+            return new Run(Kind.VIOLATION, f.property(), f.toString(), line, line < 0 ? s.current() : s.stepOfLine(line),
+                    line < 0 ? null : v.divergence().event(), trace, v.events(), Set.of(), s, runOf);
         }
         Set<PropertyCheck.Feature> features = EnumSet.noneOf(PropertyCheck.Feature.class);
         ClusterState end = replay(trace, features);
-        List<Finding> inv = Invariants.all(end);
-        if (!inv.isEmpty()) {
-            return new Run(Kind.VIOLATION, inv.get(0).property(), inv.get(0).toString(), -1, s.current(), null, trace, v.events(), features,
-                    s, runOf);
-        }
-        if (v.done() < sc.arrivals().size()) {
-            return new Run(Kind.VIOLATION, PropertyId.L1, v.done() + " of " + sc.arrivals().size() + " requests completed by the end of the run",
-                    -1, s.current(), null, trace, v.events(), features, s, runOf);
-        }
-        for (int w = 0; w < sc.config().workers(); w++) {
-            if (!end.isUp(w)) {
-                return new Run(Kind.VIOLATION, PropertyId.L2, "worker " + w + " is " + end.worker(w).state() + " at the end of the run",
-                        -1, s.current(), null, trace, v.events(), features, s, runOf);
+        List<String> unfinished = new ArrayList<>(v.unfinished());
+        for (Arrival a : sc.arrivals()) {
+            if (end.request(a.id()) == null) {
+                unfinished.add(0, "request " + a.id() + " was sent (arrive) but never arrived in the trace");
             }
+        }
+        if (!unfinished.isEmpty()) {
+            return new Run(Kind.INCOMPLETE, null, "the run ended unfinished: " + String.join("; ", unfinished.subList(0, Math.min(5, unfinished.size())))
+                    + (unfinished.size() > 5 ? "; and " + (unfinished.size() - 5) + " more" : ""), -1, s.current(), null, trace, v.events(),
+                    features, s, runOf);
         }
         return new Run(Kind.PASS, null, null, -1, null, null, trace, v.events(), features, s, runOf);
     }

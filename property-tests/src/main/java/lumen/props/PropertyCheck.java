@@ -58,21 +58,27 @@ public final class PropertyCheck {
         Set<Integer> assisting = new HashSet<>();
         String buggyPolicy = bug == null ? null : bug.policy(sc.config());
         Config run = buggyPolicy == null ? sc.config() : sc.config().withPolicy(buggyPolicy);
-        ClusterRuntime rt = new ClusterRuntime(run, SimpleCostModel.fastReload(), sc.options(), (orig, t) -> {
+        if (bug != null) {
+            bug.reset();
+        }
+        ClusterRuntime.Options options = bug == null ? sc.options() : bug.options(sc.options());
+        ClusterRuntime rt = new ClusterRuntime(run, SimpleCostModel.fastReload(), options, (orig, t) -> {
             n[0]++;
             if (bad[0] != null) {
                 return;
             }
-            ClusterState s = mirror.state();
-            Event e = bug == null ? orig : bug.rewrite(s, orig, sc.config());
-            if (e == null) {
-                return;
-            }
-            observe(s, e, features, assisting);
-            lumen.validate.Divergence d = mirror.step(e, n[0], null);
-            if (d != null) {
-                bad[0] = d.finding();
-                where[0] = "event " + n[0] + " at " + t + " ms: " + d.event();
+            for (Event reported : bug == null ? List.of(orig) : bug.rewriteAll(mirror.state(), orig, sc.config())) {
+                // the kit owns the reference: an arrival is judged against the kit's token model, not the system's claim
+                Event e = reported instanceof Event.Arrive a ? new Event.Arrive(a.req(), a.worker(), a.promptLen(), kitReference(sc, a.req()))
+                        : reported;
+                ClusterState s = mirror.state();
+                long[] cited = e instanceof Event.Place && bug != null ? bug.citedReservations(s, sc.config()) : null;
+                observe(s, e, features, assisting);
+                lumen.validate.Divergence d = mirror.step(e, n[0], null, cited);
+                if (d != null && bad[0] == null) {
+                    bad[0] = d.finding();
+                    where[0] = "event " + n[0] + " at " + t + " ms: " + d.event();
+                }
             }
         });
         try {
@@ -96,8 +102,10 @@ public final class PropertyCheck {
                         "end of run", n[0], features);
             }
         }
-        if (rt.stats().completed != sc.arrivals().size()) {
-            return new Outcome(Finding.of(PropertyId.L1, rt.stats().completed + " of " + sc.arrivals().size() + " requests completed"),
+        long done = sc.arrivals().stream().filter(a -> end.request(a.id()) != null
+                && end.request(a.id()).phase() == lumen.core.RequestPhase.DONE).count();
+        if (done != sc.arrivals().size()) {
+            return new Outcome(Finding.of(PropertyId.L1, done + " of " + sc.arrivals().size() + " requests completed in the trace"),
                     "end of run", n[0], features);
         }
         for (int w = 0; w < sc.config().workers(); w++) {
@@ -107,6 +115,16 @@ public final class PropertyCheck {
             }
         }
         return new Outcome(null, null, n[0], features);
+    }
+
+    /** The kit's reference output of request {@code id} of the schedule (its token model). */
+    static int[] kitReference(Schedule sc, int id) {
+        for (lumen.runtime.Arrival a : sc.arrivals()) {
+            if (a.id() == id) {
+                return lumen.core.KitTokens.reference(a.seed(), a.outLen(), sc.options().vocab());
+            }
+        }
+        throw new IllegalStateException("request " + id + " is not in the schedule");
     }
 
     /**

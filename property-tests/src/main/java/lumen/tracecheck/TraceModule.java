@@ -118,7 +118,7 @@ public final class TraceModule {
                     arrived.add(a.req());
                     arrivals.putIfAbsent(a.req(), a);
                 }
-                log.append(lines.isEmpty() ? "    " : ",\n    ").append(record(e, reader.citedLoads()));
+                log.append(lines.isEmpty() ? "    " : ",\n    ").append(record(e, reader.citedLoads(), reader.citedReserved()));
                 lines.add(reader.line());
             }
         } catch (TraceFormatException ex) {
@@ -201,7 +201,7 @@ public final class TraceModule {
     }
 
     /** One event as a TLA+ record whose fields are the JSON fields; null is None. */
-    static String record(Event e, double[] loads) {
+    static String record(Event e, double[] loads, long[] reserved) {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("type", "\"" + e.action().specName() + "\"");
         switch (e.action()) {
@@ -279,6 +279,13 @@ public final class TraceModule {
                 l.append(i == 0 ? "" : ", ").append(integral(loads[i]) && loads[i] >= 0 ? Long.toString((long) loads[i]) : "-1");
             }
             f.put("loads", l.append(">>").toString());
+        }
+        if (reserved != null) {
+            StringBuilder l = new StringBuilder("<<");
+            for (int i = 0; i < reserved.length; i++) {
+                l.append(i == 0 ? "" : ", ").append(reserved[i]);
+            }
+            f.put("reserved", l.append(">>").toString());
         }
         StringBuilder b = new StringBuilder("[");
         f.forEach((k, v) -> b.append(b.length() == 1 ? "" : ", ").append(k).append(" |-> ").append(v));

@@ -46,14 +46,14 @@ class ConformanceTest {
     @ParameterizedTest
     @EnumSource(Mutants.class)
     void everyMutantIsCaughtWithItsPropertyConfirmedFreshAtItsStep(Mutants m) throws Exception {
-        Conformance.Report r = run(Conformance.Options.defaults(java(m.mainClass())).withSchedules(1, 200));
+        Conformance.Report r = run(Conformance.Options.defaults(java(m.mainClass())).withPolicies(m.policies()).withSchedules(1, 200));
         assertThat(r.failure).as(m + " survived " + r.schedules + " schedules").isNotNull();
         Conformance.Failure f = r.failure;
         assertThat(f.reproducer()).as(() -> ConformReport.text(r)).isEqualTo(Conformance.Reproducer.MINIMAL);
         assertThat(f.reported()).isSameAs(f.freshMinimal());
         assertThat(f.reported().runOfProcess()).isEqualTo(1);
-        assertThat(f.reported().kind()).isEqualTo(Conformance.Kind.VIOLATION);
-        assertThat(String.valueOf(f.reported().property())).isEqualTo(m.expected());
+        assertThat(f.reported().kind()).isIn(Conformance.Kind.VIOLATION, Conformance.Kind.INCOMPLETE);
+        assertThat(f.reported().caughtAs()).isEqualTo(m.expected());
         assertThat(f.freshFirst().signature()).as("the first failing schedule, replayed fresh").isEqualTo(f.run().signature());
         assertThat(f.freshFirst().runOfProcess()).isEqualTo(1);
         assertConfirmedReport(r);

@@ -12,6 +12,7 @@ import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Core;
 import lumen.core.Event;
+import lumen.core.KitTokens;
 import lumen.core.PageDigest;
 import lumen.core.PageSeq;
 import lumen.core.RequestPhase;
@@ -50,30 +51,40 @@ public final class ClusterRuntime {
      *                        and the target's next token changes, so validation rejects the trace
      */
     public record Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity,
-                          boolean flipRestoredBit, java.util.function.Function<KvGeometry, KvDataPlane> dataPlanes) {
+                          boolean flipRestoredBit, java.util.function.Function<KvGeometry, KvDataPlane> dataPlanes,
+                          boolean streams, boolean assists) {
         public Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity, boolean flipRestoredBit) {
-            this(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, CpuKvPlane::new);
+            this(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, CpuKvPlane::new, true, true);
         }
 
         public static Options defaults(int pageTokens) {
-            return new Options(KvGeometry.small(pageTokens), 32_000, 0.7, 64, false);
+            return new Options(KvGeometry.small(pageTokens), KitTokens.VOCAB, 0.7, 64, false);
         }
 
         public Options withDraftAgreement(double a) {
-            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit, dataPlanes);
+            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists);
         }
 
         public Options withFlipRestoredBit(boolean f) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f, dataPlanes);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f, dataPlanes, streams, assists);
         }
 
         public Options withStreamQueueCapacity(int c) {
-            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit, dataPlanes);
+            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit, dataPlanes, streams, assists);
         }
 
         /** Each worker's KV data plane made by {@code planes} (for example a GPU harness backend) instead of {@link CpuKvPlane}. */
         public Options withDataPlanes(java.util.function.Function<KvGeometry, KvDataPlane> planes) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, planes);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, planes, streams, assists);
+        }
+
+        public Options withVocab(int v) {
+            return new Options(geometry, v, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists);
+        }
+
+        /** Seeded bugs: a runtime that never streams a checkpoint page, or whose recovering workers never propose a draft. */
+        public Options withMechanisms(boolean stream, boolean assist) {
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, stream, assist);
         }
     }
 
@@ -99,6 +110,8 @@ public final class ClusterRuntime {
     private static final class Req {
         final Arrival a;
         final int[] ref;
+        /** truth[k-1]: the digest of the true KV of positions 1..k, which the target compares with what it reads. */
+        final long[] truth;
         final List<Integer> out = new ArrayList<>();
         int nextPage;
         int nextBackupPage;
@@ -108,9 +121,10 @@ public final class ClusterRuntime {
             nextBackupPage = r.bckpt().length() / pageTokens;
         }
 
-        Req(Arrival a, int[] ref) {
+        Req(Arrival a, int[] ref, long[] truth) {
             this.a = a;
             this.ref = ref;
+            this.truth = truth;
         }
     }
 
@@ -289,7 +303,8 @@ public final class ClusterRuntime {
             at(now + cost.restartDelayMs(), () -> arrive(a));
             return;
         }
-        Req r = new Req(a, models.reference(a.seed(), a.promptLen(), a.outLen()));
+        Req r = new Req(a, models.reference(a.seed(), a.promptLen(), a.outLen()),
+                models.trueDigests(a.seed(), a.promptLen() + a.outLen()));
         reqs.put(a.id(), r);
         emit(Core.arrive(state, a.id(), a.promptLen(), r.ref));
         kick(rec(a.id()).server());
@@ -383,7 +398,7 @@ public final class ClusterRuntime {
                     w.gpu.compute(r, q.a.seed(), have + 1, p);
                 }
                 // the first token's own KV is written by the first decode step, which feeds it back
-                int tok = models.target(q.a.seed(), 1, w.gpu.digest(r, p));
+                int tok = models.target(q.a.seed(), 1, w.gpu.digest(r, p), q.truth[p - 1]);
                 emit(Core.prefill(state, r, new int[] {tok}, content(w, r, have + 1, p)));
                 q.out.add(tok);
             } else {
@@ -414,7 +429,7 @@ public final class ClusterRuntime {
             int[] out = Verification.greedy(d, rr.refLen() - n, i -> {
                 int m = n + i + 1;
                 w.gpu.compute(r, q.a.seed(), p + m - 1, p + m - 1);
-                return models.target(q.a.seed(), m, w.gpu.digest(r, p + m - 1));
+                return models.target(q.a.seed(), m, w.gpu.digest(r, p + m - 1), q.truth[p + m - 2]);
             });
             int kept = 0;
             while (kept < d.length && kept < out.length && d[kept] == out[kept]) {
@@ -465,6 +480,9 @@ public final class ClusterRuntime {
     // ---- streaming ---------------------------------------------------------------------------
 
     private void startStreams(W w) {
+        if (!opt.streams()) {
+            return;
+        }
         int pt = cfg.pageTokens();
         boolean full = false;
         for (int r : queueOf(w.id)) {
@@ -651,6 +669,9 @@ public final class ClusterRuntime {
         int r = Core.assistCandidate(state);
         if (r < 0) {
             on(w, now + cost.decodeMs(1, 0), () -> propose(w));
+            return;
+        }
+        if (!opt.assists()) {
             return;
         }
         RequestRec rr = rec(r);

@@ -1,12 +1,17 @@
 package lumen.runtime;
 
+import lumen.core.KitTokens;
+
 /**
  * The two small deterministic token models of the runtime.
  *
- * <p>The <b>target</b> emits, at output position n of a request, a token that is a hash of the
- * request's seed, n, and the digest of the KV it reads (positions 1..prompt+n-1, every layer). A
- * restore that brought back one wrong byte therefore changes the next token, as a real model's
- * output would change. The reference output is the target's output on the true KV bytes.
+ * <p>The <b>target</b> reads the KV it decodes from: at output position n of a request it
+ * compares the digest of that KV (positions 1..prompt+n-1, every layer) with the digest of the
+ * true KV bytes, and emits the kit's token ({@link KitTokens#token}) when they agree and another
+ * token, a function of the digest it read, when they do not. A restore that brought back one
+ * wrong byte therefore changes the next token, as a real model's output would change, and the
+ * reference output, the target's on the true KV, is the kit's token model: what conformance
+ * holds every system with a synthetic model to.
  *
  * <p>The <b>draft</b> agrees with the target's reference token at a position with probability
  * {@code agreement} (a deterministic coin per request and position), and otherwise proposes a
@@ -34,40 +39,37 @@ public final class TokenModels {
         return vocab;
     }
 
-    /** The target's token at output position n (1-based) from a KV digest. */
-    public int target(long seed, int n, long kvDigest) {
-        return (int) Long.remainderUnsigned(PageBytes.mix(seed ^ PageBytes.mix(n * 0x9E3779B97F4A7C15L + kvDigest)), vocab);
+    /**
+     * The target's token at output position n (1-based) from the digest of the KV it read, given
+     * the digest of the true KV there: the kit's token when they agree, another one when not.
+     */
+    public int target(long seed, int n, long kvDigest, long trueDigest) {
+        int right = KitTokens.token(seed, n, vocab);
+        if (kvDigest == trueDigest) {
+            return right;
+        }
+        int other = (int) Long.remainderUnsigned(PageBytes.mix(seed ^ PageBytes.mix(n * 0x9E3779B97F4A7C15L + kvDigest)), vocab - 1);
+        return other >= right ? other + 1 : other;
     }
 
-    /** The digest of the true KV of positions 1..n. */
-    public long trueDigest(long seed, int n) {
+    /** The digests of the true KV of positions 1..k for every k up to {@code positions} (index k-1). */
+    public long[] trueDigests(long seed, int positions) {
+        long[] out = new long[positions];
         long d = PageBytes.DIGEST_START;
         byte[] buf = new byte[g.bytesPerTokenLayer()];
-        for (int pos = 1; pos <= n; pos++) {
+        for (int pos = 1; pos <= positions; pos++) {
             for (int layer = 0; layer < g.layers(); layer++) {
                 PageBytes.fill(seed, layer, pos, buf, 0, buf.length);
                 d = PageBytes.digest(d, buf, 0, buf.length);
             }
+            out[pos - 1] = d;
         }
-        return d;
+        return out;
     }
 
-    /** The reference output: the target on true KV, failure-free and without speculation. */
+    /** The reference output: the target on true KV, failure-free and without speculation, which is the kit's token model. */
     public int[] reference(long seed, int promptLen, int outLen) {
-        int[] ref = new int[outLen];
-        long d = PageBytes.DIGEST_START;
-        byte[] buf = new byte[g.bytesPerTokenLayer()];
-        for (int pos = 1; pos < promptLen + outLen; pos++) {
-            for (int layer = 0; layer < g.layers(); layer++) {
-                PageBytes.fill(seed, layer, pos, buf, 0, buf.length);
-                d = PageBytes.digest(d, buf, 0, buf.length);
-            }
-            int n = pos - promptLen + 1;
-            if (n >= 1) {
-                ref[n - 1] = target(seed, n, d);
-            }
-        }
-        return ref;
+        return KitTokens.reference(seed, outLen, vocab);
     }
 
     /** The draft's token for output position n, given the reference token there (-1 past the end). */

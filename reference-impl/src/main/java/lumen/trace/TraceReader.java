@@ -31,6 +31,7 @@ public final class TraceReader implements Closeable {
     private long eventLine;
     private double eventTime = Double.NaN;
     private double[] citedLoads;
+    private long[] citedReserved;
 
     public TraceReader(InputStream in, String source) throws IOException, TraceFormatException {
         this.source = source;
@@ -66,6 +67,15 @@ public final class TraceReader implements Closeable {
      */
     public double[] citedLoads() {
         return citedLoads;
+    }
+
+    /**
+     * The reservations the last event's placement cites ({@code reserved}, one per worker, as the
+     * gateway's counters had them before the decision), or null when it cites none. Only Place
+     * may cite them.
+     */
+    public long[] citedReserved() {
+        return citedReserved;
     }
 
     /** The time ({@code t}, ms) of the last event, or NaN when it had none. */
@@ -269,6 +279,7 @@ public final class TraceReader implements Closeable {
         String mode = null;
         eventTime = Double.NaN;
         citedLoads = null;
+        citedReserved = null;
         pages = null;
         while (token() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
@@ -277,6 +288,7 @@ public final class TraceReader implements Closeable {
                 case "type" -> type = string(f, v);
                 case "t" -> eventTime = number(f, v);
                 case "loads" -> citedLoads = loads(v);
+                case "reserved" -> citedReserved = reservedList(v);
                 case "mode" -> mode = string(f, v);
                 case "pages" -> {
                     if (version < 2) {
@@ -390,6 +402,25 @@ public final class TraceReader implements Closeable {
         return pages;
     }
 
+    private long[] reservedList(JsonToken v) throws IOException, TraceFormatException {
+        if (v != JsonToken.START_ARRAY) {
+            throw error(tokenLine(), "field 'reserved' must be an array of integers, one per worker, found " + describe(v));
+        }
+        long[] out = new long[config.workers()];
+        int n = 0;
+        JsonToken t;
+        while ((t = token()) != JsonToken.END_ARRAY) {
+            if (n == out.length) {
+                throw error(tokenLine(), "field 'reserved' holds more than one value per worker (" + out.length + ")");
+            }
+            out[n++] = integer("reserved[]", t);
+        }
+        if (n != out.length) {
+            throw error(tokenLine(), "field 'reserved' holds " + n + " values, the header declares " + out.length + " workers");
+        }
+        return out;
+    }
+
     private double[] loads(JsonToken v) throws IOException, TraceFormatException {
         if (v != JsonToken.START_ARRAY) {
             throw error(tokenLine(), "field 'loads' must be an array of numbers, one per worker, found " + describe(v));
@@ -472,6 +503,9 @@ public final class TraceReader implements Closeable {
         }
         if (citedLoads != null && a != Action.PLACE && a != Action.ROUTE && a != Action.ASSIST) {
             throw error(eventLine, type + ": unexpected field 'loads' (only Place, Route and Assist cite loads)");
+        }
+        if (citedReserved != null && a != Action.PLACE) {
+            throw error(eventLine, type + ": unexpected field 'reserved' (only Place cites reservations)");
         }
         if (pages != null && a != Action.PREFILL && a != Action.DECODE && a != Action.STREAM_PAGE && a != Action.ROUTE) {
             throw error(eventLine, type + ": unexpected field 'pages' (only Prefill, Decode, StreamPage and Route carry KV content)");

@@ -39,7 +39,7 @@ import lumen.trace.TraceWriter;
  */
 public final class Mirror {
     /** The default bound of L3 and L4, in decode steps. */
-    public static final int DEFAULT_FAIRNESS_STEPS = 64;
+    public static final int DEFAULT_FAIRNESS_STEPS = 32;
 
     private ClusterState state;
     private final ContentTracker content;
@@ -81,12 +81,26 @@ public final class Mirror {
      * breaks nothing; the state moves on either way.
      */
     public Divergence step(Event e, long line, double[] cited) {
+        return step(e, line, cited, null);
+    }
+
+    /** As {@link #step(Event, long, double[])}, with the reservations a Place cites (null: none). */
+    public Divergence step(Event e, long line, double[] cited, long[] reserved) {
         ClusterState s = state;
         List<Finding> found = new ArrayList<>(0);
         if (cited != null) {
             Finding stale = Validator.staleLoads(s, e, cited);
             if (stale != null) {
                 found.add(stale);
+            }
+        }
+        if (reserved != null) {
+            for (int w = 0; w < reserved.length && found.stream().noneMatch(f -> f.property() == PropertyId.S15); w++) {
+                if (reserved[w] != s.worker(w).reserved()) {
+                    found.add(new Finding(PropertyId.S15, "the placement cites a reservation for worker " + w
+                            + " that is not the sum of Size(r) over the checkpoints it holds (Eq. 5)",
+                            Long.toString(s.worker(w).reserved()), Long.toString(reserved[w])));
+                }
             }
         }
         Finding step = SpecStep.check(s, e);

@@ -99,7 +99,7 @@ public final class Validator {
                     }
                     e = new Event.Arrive(a.req(), a.worker(), a.promptLen(), ref);
                 }
-                Divergence d = mirror.step(e, line, reader.citedLoads());
+                Divergence d = mirror.step(e, line, reader.citedLoads(), reader.citedReserved());
                 if (d != null) {
                     return new ValidationResult(source, Verdict.REJECTED, config, version, events, byType, done, arrived - done, d, null,
                             List.of(), refSource, notes);

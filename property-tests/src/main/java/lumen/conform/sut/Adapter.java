@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import lumen.core.ClusterState;
 import lumen.core.Config;
+import lumen.core.KitTokens;
 import lumen.core.Event;
 import lumen.runtime.Arrival;
 import lumen.runtime.ClusterRuntime;
@@ -113,11 +114,16 @@ public final class Adapter {
     }
 
     private void init(JsonNode m) throws IOException, TraceFormatException {
-        String header = "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":1,\"config\":" + m.get("config") + "}\n";
+        String header = "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":2,\"config\":" + m.get("config") + "}\n";
         cfg = new TraceReader(new ByteArrayInputStream(header.getBytes(StandardCharsets.UTF_8)), "init").config();
         String p = bug == null ? null : bug.policy(cfg);
         Config run = p == null ? cfg : cfg.withPolicy(p);
-        ClusterRuntime.Options opt = ClusterRuntime.Options.defaults(cfg.pageTokens()).withDraftAgreement(m.path("draftAgreement").asDouble(0.7));
+        ClusterRuntime.Options opt = ClusterRuntime.Options.defaults(cfg.pageTokens()).withDraftAgreement(m.path("draftAgreement").asDouble(0.7))
+                .withVocab(m.path("tokenModel").path("vocab").asInt(KitTokens.VOCAB));
+        if (bug != null) {
+            bug.reset();
+            opt = bug.options(opt);
+        }
         seen = ClusterState.initial(cfg);
         rt = new ClusterRuntime(run, SimpleCostModel.fastReload(), opt, this::emit).withExternalRestarts();
     }
@@ -125,10 +131,24 @@ public final class Adapter {
     private void emit(Event e, double t) {
         ClusterState before = seen;
         seen = rt.state();
-        Event shown = bug == null ? e : bug.rewrite(before, e, cfg);
-        if (shown != null) {
-            out.println(TraceWriter.toJson(shown, Math.round(t * 1000) / 1000.0));
+        for (Event shown : bug == null ? java.util.List.of(e) : bug.rewriteAll(before, e, cfg)) {
+            String line = TraceWriter.toJson(shown, Math.round(t * 1000) / 1000.0);
+            if (shown instanceof Event.Place) {
+                // a placement cites the reservations it decided on (Eq. 5), one per worker: S15 checks them
+                long[] reserved = bug == null ? reservations(before) : bug.citedReservations(before, cfg);
+                line = line.substring(0, line.length() - 1) + ",\"reserved\":" + java.util.Arrays.toString(reserved).replace(" ", "") + "}";
+            }
+            out.println(line);
         }
+    }
+
+    /** Each worker's reserved positions, as the gateway's counters have them. */
+    static long[] reservations(ClusterState s) {
+        long[] out = new long[s.workerCount()];
+        for (int w = 0; w < out.length; w++) {
+            out[w] = s.worker(w).reserved();
+        }
+        return out;
     }
 
     /** The reference adapter: the reference runtime, no bug. */

@@ -1,17 +1,20 @@
 package lumen.conform.sut;
 
+import java.util.List;
 import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Event;
+import lumen.runtime.ClusterRuntime;
 
 /**
- * One seeded bug of a mutant implementation. A bug lives either in a decision (a policy that
- * decides wrongly and believes it is right, {@link #policy}) or in what the implementation does
- * and reports at one step ({@link #rewrite}: a system that resumes from the wrong prefix reports
- * the prefix it resumed from).
+ * One seeded bug of a mutant implementation. A bug lives in a decision (a policy that decides
+ * wrongly and believes it is right, {@link #policy}), in what the implementation does (a runtime
+ * that never streams, {@link #options}), or in what it does and reports at one step
+ * ({@link #rewriteAll}: a system that resumes from the wrong prefix reports the prefix it resumed
+ * from). A bug may keep state across the events of a run; {@link #reset} starts a run.
  */
 public interface Bug {
-    /** The property the kit must name when it catches this bug. */
+    /** The property the kit must name when it catches this bug ("INCOMPLETE" for an unfinished run). */
     String expected();
 
     /** The policy key the implementation runs instead of the configured one, or null. */
@@ -19,8 +22,28 @@ public interface Bug {
         return null;
     }
 
+    /** The runtime's options with this bug's behaviour. */
+    default ClusterRuntime.Options options(ClusterRuntime.Options o) {
+        return o;
+    }
+
+    /** A new run starts (the adapter's init). */
+    default void reset() {
+    }
+
     /** The event the implementation reports, given the state before it (null: none at all). */
     default Event rewrite(ClusterState before, Event e, Config c) {
         return e;
+    }
+
+    /** The events the implementation reports for one event of the reference runtime (none, one, or more). */
+    default List<Event> rewriteAll(ClusterState before, Event e, Config c) {
+        Event x = rewrite(before, e, c);
+        return x == null ? List.of() : List.of(x);
+    }
+
+    /** The reservations a Place cites, one per worker: the gateway's counters before the decision. */
+    default long[] citedReservations(ClusterState before, Config c) {
+        return Adapter.reservations(before);
     }
 }

@@ -1,14 +1,21 @@
 package lumen.conform.sut;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Event;
+import lumen.core.PageDigest;
 import lumen.core.Policies;
 import lumen.core.RecoveryPolicy;
+import lumen.core.RequestPhase;
 import lumen.core.RequestRec;
 import lumen.core.RouteMode;
 import lumen.core.WorkerState;
+import lumen.runtime.ClusterRuntime;
 
 /**
  * The shipped mutant implementations: the reference adapter with one realistic bug each. Each
@@ -23,7 +30,7 @@ public enum Mutants implements Bug {
             if (e instanceof Event.Route r) {
                 int dead = firstIn(before, WorkerState.FAILED);
                 if (dead >= 0) {
-                    return new Event.Route(r.req(), r.mode(), dead, r.resumed(), r.freed());
+                    return new Event.Route(r.req(), r.mode(), dead, r.resumed(), r.freed(), r.pages());
                 }
             }
             return e;
@@ -55,7 +62,8 @@ public enum Mutants implements Bug {
         @Override
         public Event rewrite(ClusterState before, Event e, Config c) {
             if (e instanceof Event.Route r && r.mode() == RouteMode.RESTORE && r.resumed() > 0) {
-                return new Event.Route(r.req(), r.mode(), r.worker(), r.resumed() + c.pageTokens(), r.freed());
+                return new Event.Route(r.req(), r.mode(), r.worker(), r.resumed() + c.pageTokens(), r.freed(),
+                        PageDigest.claimed(r.pages(), r.resumed() + c.pageTokens(), c.pageTokens()));
             }
             return e;
         }
@@ -69,7 +77,7 @@ public enum Mutants implements Bug {
                 return new Event.Arrive(a.req(), early, a.promptLen(), a.ref());
             }
             if (early >= 0 && e instanceof Event.Route r) {
-                return new Event.Route(r.req(), RouteMode.REPREFILL, early, 0, r.freed());
+                return new Event.Route(r.req(), RouteMode.REPREFILL, early, 0, r.freed(), new PageDigest[0]);
             }
             return e;
         }
@@ -80,7 +88,7 @@ public enum Mutants implements Bug {
         public Event rewrite(ClusterState before, Event e, Config c) {
             if (e instanceof Event.Decode d) {
                 RequestRec r = before.request(d.req());
-                if (r != null && r.proposal() != null) {
+                if (r != null && r.proposal() != null && d.pages() != null) {
                     int room = r.refLen() - r.outLen();
                     int[] draft = r.proposal().toks();
                     int take = Math.min(draft.length, room);
@@ -88,7 +96,8 @@ public enum Mutants implements Bug {
                     if (take < room) {
                         toks[take] = r.targetToken(r.outLen() + take + 1);
                     }
-                    return new Event.Decode(d.req(), d.worker(), toks);
+                    return new Event.Decode(d.req(), d.worker(), toks, written(d.pages(), r.kv().length() + 1,
+                            r.kv().length() + toks.length, c.pageTokens()));
                 }
             }
             return e;
@@ -103,6 +112,242 @@ public enum Mutants implements Bug {
             }
             return e;
         }
+    },
+    /**
+     * The system supplies its own oracle: it changes the second output token of each request and
+     * reports an Arrive.ref edited to match, so its output agrees with its own "reference".
+     */
+    SELF_REFERENCED_OUTPUT("S7") {
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Arrive a && a.ref().length >= 2) {
+                int[] ref = a.ref().clone();
+                ref[1] = other(ref[1]);
+                return new Event.Arrive(a.req(), a.worker(), a.promptLen(), ref);
+            }
+            RequestRec r = e.req() >= 0 ? before.request(e.req()) : null;
+            if (e instanceof Event.Decode d && r != null && r.outLen() <= 1 && r.outLen() + d.tokens().length >= 2 && r.refLen() >= 2) {
+                int[] toks = d.tokens().clone();
+                toks[1 - r.outLen()] = other(toks[1 - r.outLen()]);
+                return new Event.Decode(d.req(), d.worker(), toks, d.pages());
+            }
+            return e;
+        }
+
+        private int other(int token) {
+            return token == 0 ? 1 : token - 1;
+        }
+    },
+    /** A request stops one token early: its last decode step is never taken, and it completes short. */
+    STOPS_EARLY("S1") {
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            RequestRec r = e.req() >= 0 ? before.request(e.req()) : null;
+            if (e instanceof Event.Decode d && r != null && r.refLen() >= 3 && r.outLen() + d.tokens().length == r.refLen()) {
+                return null;
+            }
+            return e;
+        }
+    },
+    /** The server never streams a checkpoint page: a restore finds nothing to resume with. */
+    NEVER_STREAMS("L3") {
+        @Override
+        public ClusterRuntime.Options options(ClusterRuntime.Options o) {
+            return o.withMechanisms(false, true);
+        }
+    },
+    /** A recovering worker loads its draft and never proposes one. */
+    NEVER_ASSISTS("L4") {
+        @Override
+        public ClusterRuntime.Options options(ClusterRuntime.Options o) {
+            return o.withMechanisms(true, false);
+        }
+    },
+    /** The gateway places a request once per run: one that loses its holder runs unprotected although a worker has room. */
+    NO_REPROTECTION("S14") {
+        @Override
+        public String policy(Config c) {
+            return register("mutant-no-reprotection");
+        }
+    },
+    /** The server keeps a stale holder table: it streams every page to the request's first holder, even after it was placed elsewhere. */
+    STREAMS_TO_STALE_HOLDER("S13") {
+        private final Map<Integer, Integer> first = new HashMap<>();
+
+        @Override
+        public void reset() {
+            first.clear();
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Place p && p.holder() >= 0) {
+                first.putIfAbsent(p.req(), p.holder());
+            }
+            if (e instanceof Event.StreamPage sp && first.containsKey(sp.req()) && first.get(sp.req()) != sp.holder()
+                    && before.request(sp.req()).backup() != sp.holder()) {
+                return new Event.StreamPage(sp.req(), first.get(sp.req()), sp.ckpt(), sp.pages());
+            }
+            return e;
+        }
+    },
+    /** The server streams one position past what it has written (the last token's KV, which the next forward pass writes). */
+    STREAMS_PAST_WRITTEN("S6") {
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.StreamPage sp) {
+                RequestRec r = before.request(sp.req());
+                boolean toBackup = r.backup() >= 0 && sp.holder() == r.backup();
+                int have = toBackup ? r.bckpt().length() : r.ckpt().length();
+                int past = r.kv().length() + 1;
+                PageDigest[] pages = PageDigest.claimed(null, past, c.pageTokens());
+                return new Event.StreamPage(sp.req(), sp.holder(), past,
+                        Arrays.stream(pages).filter(p -> p.last() > have).toArray(PageDigest[]::new));
+            }
+            return e;
+        }
+    },
+    /** Under Fixed-Checkpointing a restore drops the last page it saved, and recomputes it. */
+    RESTORE_DROPS_LAST_PAGE("S12") {
+        @Override
+        public List<String> policies() {
+            return List.of("fixed-checkpointing");
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Route r && r.mode() == RouteMode.RESTORE && r.resumed() > 0) {
+                int keep = (r.resumed() - 1) / c.pageTokens() * c.pageTokens();
+                return new Event.Route(r.req(), r.mode(), r.worker(), keep, r.freed(),
+                        Arrays.stream(r.pages()).filter(p -> p.last() <= keep).toArray(PageDigest[]::new));
+            }
+            return e;
+        }
+    },
+    /** The adapter stops reporting once the first failure has happened (or after 40 events): a trace cut in the middle of the run. */
+    TRUNCATES_RUN("INCOMPLETE") {
+        private int events;
+        private boolean cut;
+
+        @Override
+        public void reset() {
+            events = 0;
+            cut = false;
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (cut) {
+                return null;
+            }
+            cut = e instanceof Event.Fail || ++events >= 40;
+            return e;
+        }
+    },
+    /** The gateway re-issues an interrupted request as a new arrival while the restore also resumes it. */
+    REISSUES_INTERRUPTED("S2") {
+        @Override
+        public List<Event> rewriteAll(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Route r && r.mode() == RouteMode.RESTORE) {
+                RequestRec q = before.request(r.req());
+                for (int w = 0; w < c.workers(); w++) {
+                    if (w != r.worker() && before.isUp(w)) {
+                        return List.of(e, new Event.Arrive(r.req(), w, q.promptLen(), q.ref()));
+                    }
+                }
+            }
+            return List.of(e);
+        }
+    },
+    /**
+     * Fixed-Checkpointing's holder choice forgets M_budget: the ring neighbour holds whether it has
+     * room or not. Caught at that placement, before its pages could break S5 (Eq. 5): FC's rule is
+     * the neighbour with room, and no property but the step itself states FC's rule.
+     */
+    RING_IGNORES_BUDGET("step") {
+        @Override
+        public List<String> policies() {
+            return List.of("fixed-checkpointing");
+        }
+
+        @Override
+        public String policy(Config c) {
+            return register("mutant-ring-ignores-budget");
+        }
+    },
+    /** The handover switches models but keeps the draft model's in-flight drafts. */
+    SPECULATION_SURVIVES_HANDOVER("S11") {
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.FullReady f && f.dropped().length > 0) {
+                return new Event.FullReady(f.worker(), new int[0]);
+            }
+            return e;
+        }
+    },
+    /** The recovering worker proposes for a request on a lightly loaded survivor, not the most loaded one. */
+    ASSISTS_LEAST_LOADED("A3") {
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Assist a) {
+                RequestRec target = before.request(a.req());
+                for (int id : before.requests().keys()) {
+                    RequestRec r = before.request(id);
+                    if (r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen() && r.server() >= 0
+                            && before.isUp(r.server()) && before.load(r.server()) < before.load(target.server())) {
+                        int[] draft = Arrays.copyOf(a.draft(), Math.min(a.draft().length, r.refLen() - r.outLen()));
+                        return new Event.Assist(a.worker(), id, draft.length == 0 ? new int[] {0} : draft);
+                    }
+                }
+            }
+            return e;
+        }
+    },
+    /** The gateway's reservation counters forget to release a completed request's reservation; its placements cite them. */
+    DRIFTS_ACCOUNTING("S15") {
+        private long[] own;
+
+        @Override
+        public void reset() {
+            own = null;
+        }
+
+        @Override
+        public List<Event> rewriteAll(ClusterState before, Event e, Config c) {
+            if (own == null) {
+                own = new long[c.workers()];
+            }
+            RequestRec r = e.req() >= 0 ? before.request(e.req()) : null;
+            if (e instanceof Event.Place p && r != null) {
+                release(r, r.size());
+                if (p.holder() >= 0) {
+                    own[p.holder()] += r.size();
+                }
+                if (p.backup() >= 0) {
+                    own[p.backup()] += r.size();
+                }
+            } else if (e instanceof Event.Route && r != null) {
+                release(r, r.size());
+            } else if (e instanceof Event.Fail f) {
+                own[f.worker()] = 0;
+            }
+            // the bug: Complete releases nothing
+            return List.of(e);
+        }
+
+        private void release(RequestRec r, long size) {
+            if (r.holder() >= 0) {
+                own[r.holder()] -= size;
+            }
+            if (r.backup() >= 0) {
+                own[r.backup()] -= size;
+            }
+        }
+
+        @Override
+        public long[] citedReservations(ClusterState before, Config c) {
+            return own == null ? Adapter.reservations(before) : own.clone();
+        }
     };
 
     private final String expected;
@@ -114,6 +359,11 @@ public enum Mutants implements Bug {
     @Override
     public String expected() {
         return expected;
+    }
+
+    /** The policies the kit runs this mutant under (LUMEN, unless its bug lives in another policy). */
+    public List<String> policies() {
+        return List.of("lumen");
     }
 
     /** The program name of this mutant, as in docs/conformance.md. */
@@ -128,6 +378,24 @@ public enum Mutants implements Bug {
             b.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
         }
         return b.toString();
+    }
+
+    /**
+     * The content a step that claims positions from..to reports: the runtime's own page entries
+     * where it wrote the same page with the same count, digest 0 (bytes never computed) elsewhere.
+     */
+    static PageDigest[] written(PageDigest[] real, int from, int to, int pageTokens) {
+        int[][] shape = PageDigest.shape(from, to, pageTokens);
+        PageDigest[] out = new PageDigest[shape.length];
+        for (int i = 0; i < shape.length; i++) {
+            out[i] = new PageDigest(shape[i][0], shape[i][1], 0);
+            for (PageDigest p : real) {
+                if (p.first() == shape[i][0] && p.count() == shape[i][1]) {
+                    out[i] = p;
+                }
+            }
+        }
+        return out;
     }
 
     private static int firstIn(ClusterState s, WorkerState st) {
@@ -160,6 +428,19 @@ public enum Mutants implements Bug {
                     return s.index().minLoadWithRoom(Long.MIN_VALUE, r.server());
                 }
             });
+            Policies.register(new MutantPolicy("mutant-no-reprotection") {
+                @Override
+                public int chooseHolder(ClusterState s, RequestRec r) {
+                    // a request is placed once per run: with its decision taken, no holder is ever found again
+                    return r.placed() ? -1 : super.chooseHolder(s, r);
+                }
+            });
+            Policies.register(new MutantPolicy("mutant-ring-ignores-budget", "fixed-checkpointing") {
+                @Override
+                public int chooseHolder(ClusterState s, RequestRec r) {
+                    return s.ringNext(r.server());
+                }
+            });
         }
         return key;
     }
@@ -169,11 +450,16 @@ public enum Mutants implements Bug {
      * allowed agrees with its buggy choice, so the core takes the step, as a buggy system would.
      */
     public abstract static class MutantPolicy implements RecoveryPolicy {
-        private final RecoveryPolicy base = Policies.find("lumen");
+        private final RecoveryPolicy base;
         private final String key;
 
         protected MutantPolicy(String key) {
+            this(key, "lumen");
+        }
+
+        protected MutantPolicy(String key, String baseKey) {
             this.key = key;
+            this.base = Policies.find(baseKey);
         }
 
         @Override
@@ -208,12 +494,12 @@ public enum Mutants implements Bug {
 
         @Override
         public boolean loadAwarePlacement() {
-            return true;
+            return base.loadAwarePlacement();
         }
 
         @Override
         public boolean eq6Routing() {
-            return true;
+            return base.eq6Routing();
         }
     }
 }

@@ -1,0 +1,11 @@
+------------------------------ MODULE MutReprefillKeepsCheckpoint ------------------------------
+(* Mutant for S8_NoCheckpointLeakInv: A re-prefill starts the request afresh on a survivor but leaves its old checkpoint on the holder. *)
+(* One definition is overridden in MutReprefillKeepsCheckpoint.cfg: RouteReprefill. *)
+EXTENDS MCLumen
+
+MutRouteReprefill(r) ==
+    /\ \E t \in ArgMinLoad(RouteTargets) : runq' = [runq EXCEPT ![t] = @ \cup {r}]
+    /\ kv' = [kv EXCEPT ![r] = <<>>]
+    /\ UNCHANGED <<holder, ckpt, backup, bckpt, stored, reserved>>
+
+=============================================================================

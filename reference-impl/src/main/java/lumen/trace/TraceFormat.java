@@ -3,7 +3,7 @@ package lumen.trace;
 /**
  * Trace contract v1: JSON Lines, a header line then one event per line. The schema is
  * {@code lumen/trace/trace-v1.schema.json} on the classpath; docs/trace-format.md shows an
- * example of every event.
+ * example of every event and states the limits below.
  */
 public final class TraceFormat {
     /** The header's {@code format} value. */
@@ -12,6 +12,28 @@ public final class TraceFormat {
     public static final int VERSION = 1;
     /** The schema resource. */
     public static final String SCHEMA_RESOURCE = "/lumen/trace/trace-v1.schema.json";
+
+    // ---- limits (docs/trace-format.md, "Numbers and limits") ----------------------------------
+
+    /**
+     * The largest integer a trace may hold, 2^31-1: TLC's integers are signed 32-bit, and the
+     * Java mirror and TLC must accept the same traces.
+     */
+    public static final int MAX_INT = Integer.MAX_VALUE;
+    /** The most workers a header may declare. */
+    public static final int MAX_WORKERS = 4096;
+    /** The longest draft ({@code k}) a header may declare. */
+    public static final int MAX_K = 64;
+    /** The largest physical page ({@code pageTokens}) a header may declare. */
+    public static final int MAX_PAGE_TOKENS = 65_536;
+    /** How deep JSON may nest on one line, counting the line's own object (an {@code ext} object included). */
+    public static final int MAX_NESTING = 64;
+    /** The longest number literal, in characters. */
+    public static final int MAX_NUMBER_LENGTH = 1000;
+    /** The longest string value, in characters. */
+    public static final int MAX_STRING_LENGTH = 20_000_000;
+    /** The longest field name, in characters. */
+    public static final int MAX_NAME_LENGTH = 50_000;
 
     private TraceFormat() {}
 }

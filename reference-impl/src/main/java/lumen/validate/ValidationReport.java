@@ -6,8 +6,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import lumen.core.Finding;
+import lumen.trace.Echo;
 
-/** Validation results as text (for people) and as a JSON-ready map (for machines). */
+/**
+ * Validation results as text (for people) and as a JSON-ready map (for machines). What quotes
+ * the trace (the event, a finding's message, expected and actual values) is cut to
+ * {@link Echo#MAX_BYTES} bytes each, so a report on a huge line stays short.
+ */
 public final class ValidationReport {
     private ValidationReport() {}
 
@@ -22,14 +27,14 @@ public final class ValidationReport {
                 Divergence d = r.divergence();
                 Finding f = d.finding();
                 b.append(String.format(Locale.ROOT, "%s:%d: REJECTED by %s%n", r.source(), d.line(), f.label()));
-                b.append("  event:    ").append(d.event()).append(System.lineSeparator());
-                b.append("  finding:  ").append(f.message()).append(System.lineSeparator());
+                b.append("  event:    ").append(Echo.cut(d.event())).append(System.lineSeparator());
+                b.append("  finding:  ").append(Echo.cut(f.message())).append(System.lineSeparator());
                 if (f.expected() != null) {
-                    b.append("  expected: ").append(f.expected()).append(System.lineSeparator());
-                    b.append("  actual:   ").append(f.actual()).append(System.lineSeparator());
+                    b.append("  expected: ").append(Echo.cut(f.expected())).append(System.lineSeparator());
+                    b.append("  actual:   ").append(Echo.cut(f.actual())).append(System.lineSeparator());
                 }
                 for (Finding o : d.others()) {
-                    b.append("  also:     ").append(o).append(System.lineSeparator());
+                    b.append("  also:     ").append(Echo.cut(o.toString())).append(System.lineSeparator());
                 }
                 b.append("  spec state before this event: ");
                 for (String line : d.state().split("\n")) {
@@ -44,9 +49,9 @@ public final class ValidationReport {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("property", f.property() == null ? null : f.property().name());
         m.put("label", f.label());
-        m.put("message", f.message());
-        m.put("expected", f.expected());
-        m.put("actual", f.actual());
+        m.put("message", Echo.cut(f.message()));
+        m.put("expected", Echo.cut(f.expected()));
+        m.put("actual", Echo.cut(f.actual()));
         return m;
     }
 
@@ -67,7 +72,7 @@ public final class ValidationReport {
             Divergence d = r.divergence();
             Map<String, Object> dm = new LinkedHashMap<>();
             dm.put("line", d.line());
-            dm.put("event", d.event());
+            dm.put("event", Echo.cut(d.event()));
             dm.putAll(finding(d.finding()));
             List<Object> others = new ArrayList<>();
             for (Finding o : d.others()) {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import lumen.spec.io.AtomicFiles;
 import lumen.tracecheck.TlcTraceCheck;
+import lumen.trace.Echo;
 import lumen.tracecheck.TraceModule;
 import lumen.validate.ValidationReport;
 import lumen.validate.ValidationResult;
@@ -31,8 +32,11 @@ import picocli.CommandLine.Spec;
         description = {"Replays each trace (trace contract v1, JSON Lines) on the Java mirror of the spec and gives a verdict.",
             "On rejection: the first diverging event with its line, the property it breaks, expected versus actual,"
                 + " and the mirrored spec state just before it.",
-            "Exit status: 0 all accepted, 1 some rejected, 2 some unreadable (not JSON Lines, schema violation,"
-                + " unknown worker or request)."})
+            "Every trace gets a verdict and a row in the report, and a batch goes on past a trace it cannot judge:"
+                + " MALFORMED (not a trace by docs/trace-format.md, with the line), UNREADABLE (no such file, a folder,"
+                + " a read error), with --tlc UNSUPPORTED (outside what TLC checks, with the reason), ERROR (the checker"
+                + " failed, with what it said).",
+            "Exit status: 0 all accepted, 1 some rejected, 2 some not judged (malformed, unreadable, unsupported or an error)."})
 final class ValidateCommand implements Callable<Integer> {
 
     @Spec
@@ -67,21 +71,65 @@ final class ValidateCommand implements Callable<Integer> {
             return callTlc(out);
         }
         for (String t : traces) {
-            ValidationResult r = validate(t);
-            rows.add(ValidationReport.json(r));
-            if (!json) {
-                out.print(ValidationReport.text(r));
-                out.flush();
+            int code;
+            try (InputStream in = open(t)) {
+                ValidationResult r = Validator.validate(in, name(t));
+                rows.add(ValidationReport.json(r));
+                if (!json) {
+                    out.print(ValidationReport.text(r));
+                    out.flush();
+                }
+                code = exit(r.verdict());
+            } catch (UserError | IOException ex) {
+                code = notJudged(rows, t, "trace", "UNREADABLE", message(t, ex));
+            } catch (RuntimeException | StackOverflowError | OutOfMemoryError ex) {
+                code = notJudged(rows, t, "trace", "ERROR", internal(t, ex));
             }
-            int code = switch (r.verdict()) {
-                case ACCEPTED -> ExitCodes.OK;
-                case REJECTED -> ExitCodes.DISAGREEMENT;
-                case MALFORMED -> ExitCodes.BAD_INPUT;
-            };
             worst = Math.max(worst, code);
         }
         finish(out, rows);
         return worst;
+    }
+
+    private static int exit(lumen.validate.Verdict v) {
+        return switch (v) {
+            case ACCEPTED -> ExitCodes.OK;
+            case REJECTED -> ExitCodes.DISAGREEMENT;
+            case MALFORMED -> ExitCodes.BAD_INPUT;
+        };
+    }
+
+    private static String name(String t) {
+        return t.equals("-") ? "<stdin>" : t;
+    }
+
+    /** "t: no such file", or the read error with the trace's name. */
+    private static String message(String t, Exception ex) {
+        if (ex instanceof UserError) {
+            return ex.getMessage();
+        }
+        return name(t) + ": cannot read: " + Echo.cut(String.valueOf(ex.getMessage()));
+    }
+
+    /** A failure of the kit itself on this trace: said plainly, without a stack trace, and the batch goes on. */
+    private static String internal(String t, Throwable ex) {
+        return name(t) + ": internal error while validating (a bug in the kit; please report it with the trace): "
+                + ex.getClass().getName() + ": " + Echo.cut(String.valueOf(ex.getMessage()));
+    }
+
+    /** The row of a trace that got no verdict from the checker, its reason on standard error; the exit status it sets. */
+    private int notJudged(List<Object> rows, String t, String key, String verdict, String why) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put(key, name(t));
+        row.put("verdict", verdict);
+        Map<String, Object> em = new LinkedHashMap<>();
+        em.put("message", why);
+        row.put("error", em);
+        rows.add(row);
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("lumen: " + why);
+        err.flush();
+        return ExitCodes.BAD_INPUT;
     }
 
     private void finish(PrintWriter out, List<Object> rows) throws IOException {
@@ -109,9 +157,28 @@ final class ValidateCommand implements Callable<Integer> {
             try (InputStream in = open(t)) {
                 r = check.check(in, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""));
             } catch (TraceModule.Unsupported ex) {
-                throw new UserError(t + ": " + ex.getMessage());
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("source", t);
+                row.put("checker", "TLC");
+                row.put("verdict", "UNSUPPORTED");
+                row.put("reason", ex.getMessage());
+                rows.add(row);
+                if (!json) {
+                    out.print(t + ": UNSUPPORTED by TLC: " + ex.getMessage() + "\n"
+                            + "  (the Java mirror, lumen validate without --tlc, checks it)\n");
+                    out.flush();
+                }
+                worst = Math.max(worst, ExitCodes.BAD_INPUT);
+                continue;
             } catch (TlcTraceCheck.ToolFailure ex) {
-                throw new UserError(ex.getMessage());
+                worst = Math.max(worst, notJudged(rows, t, "source", "ERROR", ex.getMessage()));
+                continue;
+            } catch (UserError | IOException ex) {
+                worst = Math.max(worst, notJudged(rows, t, "source", "UNREADABLE", message(t, ex)));
+                continue;
+            } catch (RuntimeException | StackOverflowError | OutOfMemoryError ex) {
+                worst = Math.max(worst, notJudged(rows, t, "source", "ERROR", internal(t, ex)));
+                continue;
             }
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("source", r.source());
@@ -121,7 +188,7 @@ final class ValidateCommand implements Callable<Integer> {
             row.put("matched", r.matched());
             if (r.verdict() == lumen.validate.Verdict.REJECTED) {
                 row.put("line", r.line());
-                row.put("event", r.event());
+                row.put("event", Echo.cut(r.event()));
             }
             if (r.error() != null) {
                 row.put("line", r.error().line());
@@ -133,11 +200,7 @@ final class ValidateCommand implements Callable<Integer> {
                 out.print(text(r));
                 out.flush();
             }
-            worst = Math.max(worst, switch (r.verdict()) {
-                case ACCEPTED -> ExitCodes.OK;
-                case REJECTED -> ExitCodes.DISAGREEMENT;
-                case MALFORMED -> ExitCodes.BAD_INPUT;
-            });
+            worst = Math.max(worst, exit(r.verdict()));
         }
         finish(out, rows);
         return worst;
@@ -148,7 +211,7 @@ final class ValidateCommand implements Callable<Integer> {
         return switch (r.verdict()) {
             case ACCEPTED -> r.source() + ": ACCEPTED by TLC: a behaviour of the spec matches all " + r.events() + " events (" + secs + ")\n";
             case REJECTED -> r.source() + ": REJECTED by TLC at line " + r.line() + ": no behaviour of the spec matches this event after the "
-                    + r.matched() + " before it (" + secs + ")\n  event: " + r.event() + "\n"
+                    + r.matched() + " before it (" + secs + ")\n  event: " + Echo.cut(r.event()) + "\n"
                     + "  (the Java mirror, lumen validate without --tlc, names the property it breaks)\n";
             case MALFORMED -> r.source() + ": MALFORMED: " + r.error().getMessage() + "\n";
         };
@@ -166,12 +229,6 @@ final class ValidateCommand implements Callable<Integer> {
             return new java.io.BufferedInputStream(Files.newInputStream(p), 1 << 16);
         } catch (NoSuchFileException ex) {
             throw new UserError(t + ": no such file");
-        }
-    }
-
-    private ValidationResult validate(String t) throws IOException {
-        try (InputStream in = open(t)) {
-            return Validator.validate(in, t.equals("-") ? "<stdin>" : t);
         }
     }
 

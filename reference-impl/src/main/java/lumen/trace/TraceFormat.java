@@ -26,6 +26,12 @@ public final class TraceFormat {
     public static final int MAX_K = 64;
     /** The largest physical page ({@code pageTokens}) a header may declare. */
     public static final int MAX_PAGE_TOKENS = 65_536;
+    /**
+     * The longest context a request may have, promptLen + the length of its reference output:
+     * 2^24 positions, above any model's context window today. The mirror streams and restores
+     * position by position, so a context of 2^31 positions took seconds per event.
+     */
+    public static final int MAX_CONTEXT = 1 << 24;
     /** How deep JSON may nest on one line, counting the line's own object (an {@code ext} object included). */
     public static final int MAX_NESTING = 64;
     /** The longest number literal, in characters. */

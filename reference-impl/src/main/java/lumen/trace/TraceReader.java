@@ -93,15 +93,21 @@ public final class TraceReader implements Closeable {
         return eventTime;
     }
 
+    /**
+     * A located error. Found on a later line while an object is still open, it is the open
+     * object's error: its line does not end it (a line cut short, a line break inside it).
+     */
     private TraceFormatException error(long line, String msg) {
+        if (line > eventLine && eventLine > lastLine) {
+            return new TraceFormatException(source, eventLine, "the JSON object on this line does not end on it"
+                    + " (a trace has one object per line); at line " + line + ": " + msg);
+        }
         return new TraceFormatException(source, line, msg);
     }
 
     /**
      * The located error for what the byte check or the JSON parser refused: not UTF-8, not JSON,
-     * a duplicate key, a number, string or name over its length limit, nesting too deep. A syntax
-     * error on a later line inside an object that is still open is the open object's line: it
-     * does not end on its line (a truncated line, say).
+     * a duplicate key, a number, string or name over its length limit, nesting too deep.
      */
     private TraceFormatException refused(IOException ex) {
         if (ex instanceof TraceBytes.Refused r) {
@@ -118,14 +124,7 @@ public final class TraceReader implements Closeable {
         if (msg.startsWith("Non-standard token")) {
             msg += " (NaN, Infinity and -Infinity are not JSON numbers)";
         }
-        if (j instanceof StreamConstraintsException) {
-            return error(line, "over the reader's limits: " + msg);
-        }
-        if (eventLine > lastLine && line > eventLine && !p.getParsingContext().inRoot()) {
-            return error(eventLine, "the JSON object on this line does not end on it (a trace has one object per line); at line "
-                    + line + ": " + msg);
-        }
-        return error(line, "not valid JSON: " + msg);
+        return error(line, (j instanceof StreamConstraintsException ? "over the reader's limits: " : "not valid JSON: ") + msg);
     }
 
     private JsonToken token() throws IOException {
@@ -541,9 +540,9 @@ public final class TraceReader implements Closeable {
                 if (ref.length < 1) {
                     throw error(eventLine, "Arrive: ref must hold at least one token");
                 }
-                if ((long) prompt + ref.length > TraceFormat.MAX_INT) {
+                if ((long) prompt + ref.length > TraceFormat.MAX_CONTEXT) {
                     throw error(eventLine, "Arrive: the request's context, promptLen + the length of ref, must be at most "
-                            + TraceFormat.MAX_INT + " positions, found " + ((long) prompt + ref.length));
+                            + TraceFormat.MAX_CONTEXT + " positions, found " + ((long) prompt + ref.length));
                 }
                 for (int x : ref) {
                     if (x < 0) {

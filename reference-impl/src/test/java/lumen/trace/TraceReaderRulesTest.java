@@ -62,6 +62,8 @@ class TraceReaderRulesTest {
                 "outside -2147483647..2147483647");
         accepted(lines(HEADER, ARRIVE.replace("\"req\":0", "\"req\":2147483647"), PLACE.replace("\"req\":0", "\"req\":2147483647")));
         malformed(lines(HEADER, ARRIVE.replace("\"promptLen\":4", "\"promptLen\":2147483647")), 2, "context, promptLen + the length of ref");
+        malformed(lines(HEADER, ARRIVE.replace("\"promptLen\":4", "\"promptLen\":16777215")), 2, "at most 16777216 positions, found 16777217");
+        accepted(lines(HEADER, ARRIVE.replace("\"promptLen\":4", "\"promptLen\":16777214")));
         malformed(lines(HEADER.replace("\"version\":1", "\"version\":1.0")), 1, "must be an integer");
     }
 

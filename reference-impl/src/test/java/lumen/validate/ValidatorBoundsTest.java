@@ -38,6 +38,19 @@ class ValidatorBoundsTest {
     }
 
     @Test
+    void aRequestAtTheContextLimitStreamedWholeTakesMilliseconds() throws Exception {
+        int prompt = lumen.trace.TraceFormat.MAX_CONTEXT - 2;
+        StringBuilder t = new StringBuilder(HEADER.replace("\"budget\":40", "\"budget\":2147483647")).append('\n');
+        t.append("{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":").append(prompt).append(",\"ref\":[11,12]}\n");
+        t.append("{\"type\":\"Place\",\"req\":0,\"holder\":1}\n{\"type\":\"Prefill\",\"req\":0,\"worker\":0,\"tokens\":[11]}\n")
+                .append("{\"type\":\"StreamPage\",\"req\":0,\"holder\":1,\"ckpt\":").append(prompt + 1).append("}\n");
+        long t0 = System.nanoTime();
+        ValidationResult r = validate(t.toString());
+        assertThat((System.nanoTime() - t0) / 1e9).as("validation time, s").isLessThan(2.0);
+        assertThat(r.verdict()).as("%s", r.error()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    @Test
     void aClaimOfBillionsOfPositionsIsJudgedWithoutBeingHeld() throws Exception {
         String prefix = lines(HEADER, ARRIVE, PLACE, "{\"type\":\"Prefill\",\"req\":0,\"worker\":0,\"tokens\":[11]}");
         ValidationResult stream = validate(prefix + "{\"type\":\"StreamPage\",\"req\":0,\"holder\":1,\"ckpt\":2147483647}\n");

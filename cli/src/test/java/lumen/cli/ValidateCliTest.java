@@ -135,6 +135,16 @@ class ValidateCliTest {
     }
 
     @Test
+    void benchFuzzReaderCountsPerRuleAndPasses() {
+        CliRun r = run("bench", "fuzz-reader", "--count", "90", "--seed", "7");
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(r.out()).contains("int-beyond-64-bits", "ten-mb-line", "crlf", "ext-objects")
+                .contains("stack traces: 0, hangs: 0, malformed inputs accepted: 0, tolerated inputs refused: 0")
+                .contains("90 inputs from");
+        assertThat(run("bench", "fuzz-reader", "--count", "0").exit()).isEqualTo(ExitCodes.BAD_INPUT);
+    }
+
+    @Test
     void benchRefusesWhatItDoesNotKnow() {
         CliRun r = run("bench", "everything");
         assertEquals(ExitCodes.BAD_INPUT, r.exit());

@@ -66,12 +66,17 @@ final class TraceBytes extends FilterInputStream {
             }
             return -1;
         }
-        for (int i = off; i < off + n; i++) {
-            int c = b[i];
-            if (c >= 0x20 && need == 0 && !cr) {
-                continue; // printable ASCII, the common case
+        int end = off + n;
+        for (int i = off; i < end; i++) {
+            if (need == 0 && !cr) {
+                while (i < end && b[i] >= 0x20) {
+                    i++; // printable ASCII, the common case
+                }
+                if (i == end) {
+                    break;
+                }
             }
-            String bad = check(c & 0xFF, offset + i - off);
+            String bad = check(b[i] & 0xFF, offset + i - off);
             if (bad != null) {
                 fault = new Refused(line, bad);
                 if (i == off) {

@@ -37,13 +37,18 @@ import picocli.CommandLine.Spec;
             "gpu: checkpoint-streaming bandwidth against the pinned copy ceiling by page size and geometry, the decode step's"
                 + " slowdown while pages stream, restore against re-prefill time, verification throughput; on a GPU through JCuda,"
                 + " else on the CPU backend, labelled as not GPU figures. Writes the figures as JSON (--json) for"
-                + " lumen simulate --set gpu_profile=FILE (not part of all)."})
+                + " lumen simulate --set gpu_profile=FILE (not part of all).",
+            "fuzz-reader: --count mutated traces (from the reference scenarios and runtime traces; each labelled with the"
+                + " rule of docs/trace-format.md it breaks, or a variation the docs allow) through the validator, each with a 10 s"
+                + " limit: counts per rule of stack traces, hangs, malformed inputs accepted, tolerated inputs refused, errors"
+                + " off the mutated line, over-long echoes, and the peak heap. Exit status 1 when any count is not 0"
+                + " (not part of all)."})
 final class BenchCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc, gpu or all (default: all)")
+    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc, gpu, fuzz-reader or all (default: all)")
     String what = "all";
 
     @Option(names = "--quick", description = "fewer and shorter JMH iterations (a smoke run, noisier figures)")
@@ -58,11 +63,20 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--dir", paramLabel = "DIR", description = "where the heap benchmark writes its trace (default: the system temp folder)")
     Path dir;
 
+    @Option(names = "--count", paramLabel = "N", description = "mutated traces for fuzz-reader (default: ${DEFAULT-VALUE})")
+    long count = 10_007;
+
+    @Option(names = "--seed", paramLabel = "S", description = "the seed of fuzz-reader's generator (default: ${DEFAULT-VALUE})")
+    long seed = 1;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "gpu", "all").contains(what)) {
-            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc, gpu or all");
+        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "gpu", "fuzz-reader", "all").contains(what)) {
+            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc, gpu, fuzz-reader or all");
+        }
+        if (what.equals("fuzz-reader")) {
+            return fuzzReader(out);
         }
         if (what.equals("gpu")) {
             lumen.sim.GpuProfile p = lumen.gpu.GpuBench.run(out, quick);
@@ -193,6 +207,33 @@ final class BenchCommand implements Callable<Integer> {
                     r.tlcTime().toMillis() / 1000.0, mirrorMs, j.verdict(), r.verdict());
             out.flush();
         }
+    }
+
+    /** The trace reader under mutated traces: every count but the verdicts' must be 0. */
+    private int fuzzReader(PrintWriter out) {
+        if (count < 1) {
+            throw new UserError("--count must be at least 1");
+        }
+        java.util.List<lumen.fuzz.ReaderMutator.Base> bases = lumen.fuzz.ReaderMutator.defaultBases(12);
+        out.printf(Locale.ROOT, "Reader fuzz: %,d mutated traces (seed %d) from %d accepted base traces, each through the validator"
+                + " on a worker thread with a 10 s limit%n", count, seed, bases.size());
+        out.flush();
+        lumen.fuzz.ReaderFuzz.Report r;
+        try (me.tongfei.progressbar.ProgressBar bar = System.console() == null ? null
+                : new me.tongfei.progressbar.ProgressBarBuilder().setTaskName("fuzz-reader").setInitialMax(count).setUnit(" traces", 1)
+                        .setStyle(me.tongfei.progressbar.ProgressBarStyle.ASCII)
+                        .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
+            r = lumen.fuzz.ReaderFuzz.run(bases, lumen.fuzz.ReaderFuzz.Options.of(count, seed), n -> {
+                if (bar != null) {
+                    bar.stepTo(n);
+                }
+            });
+        }
+        out.print(r.text());
+        out.println(r.clean() ? "no stack trace, no hang, no malformed input accepted, no tolerated input refused"
+                : "FAILED: some count above is not 0 (the first case of each rule is listed)");
+        out.flush();
+        return r.clean() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
     }
 
     private void heap(PrintWriter out) throws IOException {

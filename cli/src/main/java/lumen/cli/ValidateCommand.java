@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import lumen.spec.io.AtomicFiles;
 import lumen.tracecheck.TlcTraceCheck;
+import lumen.trace.Echo;
 import lumen.tracecheck.TraceModule;
 import lumen.validate.ValidationReport;
 import lumen.validate.ValidationResult;
@@ -28,11 +29,16 @@ import picocli.CommandLine.Spec;
 /** {@code lumen validate TRACE...}: is each trace a behaviour of the composed spec? */
 @Command(name = "validate",
         mixinStandardHelpOptions = true,
-        description = {"Replays each trace (trace contract v1, JSON Lines) on the Java mirror of the spec and gives a verdict.",
+        description = {"Replays each trace (trace contract v1 or v2, JSON Lines) on the Java mirror of the spec and gives a verdict:"
+                + " ACCEPTED, REJECTED (with the property), INCOMPLETE (with --complete: the run stops unfinished).",
             "On rejection: the first diverging event with its line, the property it breaks, expected versus actual,"
-                + " and the mirrored spec state just before it.",
-            "Exit status: 0 all accepted, 1 some rejected, 2 some unreadable (not JSON Lines, schema violation,"
-                + " unknown worker or request)."})
+                + " and the mirrored spec state just before it. The verdict also says what the trace could not show"
+                + " (a v1 trace's KV content; outputs judged against the system's own Arrive.ref unless --reference is given).",
+            "Every trace gets a verdict and a row in the report, and a batch goes on past a trace it cannot judge:"
+                + " MALFORMED (not a trace by docs/trace-format.md, with the line), UNREADABLE (no such file, a folder,"
+                + " a read error), with --tlc UNSUPPORTED (outside what TLC checks, with the reason), ERROR (the checker"
+                + " failed, with what it said).",
+            "Exit status: 0 all accepted, 1 some rejected or incomplete, 2 some not judged (malformed, unreadable, unsupported or an error)."})
 final class ValidateCommand implements Callable<Integer> {
 
     @Spec
@@ -48,7 +54,8 @@ final class ValidateCommand implements Callable<Integer> {
     Path report;
 
     @Option(names = "--tlc", description = {"decide with TLC instead of the Java mirror: generate the trace's module"
-            + " (spec/TraceLumen.tla) and let TLC search for a behaviour of the spec that matches it event by event.",
+            + " (spec/TraceLumen.tla), in which TLC applies each event as reported and checks it is a step of the spec and"
+            + " that every property holds at the trace's constants.",
         "Authoritative and suited to small traces; covers lumen, lumen-dual, fixed-checkpointing and stop-and-restart."})
     boolean tlc;
 
@@ -58,30 +65,107 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "MINUTES", defaultValue = "30", description = "TLC's time limit per trace, for --tlc (default: ${DEFAULT-VALUE})")
     long timeoutMinutes;
 
+    @Option(names = "--reference", paramLabel = "FILE", description = {"the kit's own reference outputs: a failure-free trace of the same"
+            + " workload, or a token history (docs/trace-format.md); every request is then judged against it, not against"
+            + " its self-reported Arrive.ref"})
+    Path reference;
+
+    @Option(names = "--complete", description = "require a finished run: a request not DONE or a worker not UP at the end is INCOMPLETE")
+    boolean complete;
+
+    @Option(names = "--fairness-steps", paramLabel = "N", defaultValue = "32", description = {"the bound of the finite-trace fairness"
+            + " checks: a checkpoint a page behind for more than N of its request's decode steps (L3), a recovering worker that"
+            + " could have proposed at more than N of a request's decode steps and proposed nothing (L4); 0 turns them off"
+            + " (default: ${DEFAULT-VALUE})"})
+    int fairnessSteps;
+
+    /** The validator's options from the flags; the reference file is read once for the batch. */
+    private Validator.Options options() {
+        if (fairnessSteps < 0) {
+            throw new UserError("--fairness-steps must be 0 or more");
+        }
+        Validator.Options o = Validator.Options.defaults().withComplete(complete).withFairnessSteps(fairnessSteps);
+        if (reference == null) {
+            return o;
+        }
+        try (InputStream in = open(reference.toString())) {
+            return o.withReference(lumen.validate.References.read(in, reference.toString()), "the reference " + reference);
+        } catch (IOException ex) {
+            throw new UserError(reference + ": cannot read: " + Echo.cut(String.valueOf(ex.getMessage())));
+        } catch (lumen.trace.TraceFormatException ex) {
+            throw new UserError("--reference " + ex.getMessage());
+        }
+    }
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         List<Object> rows = new ArrayList<>();
         int worst = ExitCodes.OK;
+        Validator.Options opt = options();
         if (tlc) {
-            return callTlc(out);
+            return callTlc(out, opt);
         }
         for (String t : traces) {
-            ValidationResult r = validate(t);
-            rows.add(ValidationReport.json(r));
-            if (!json) {
-                out.print(ValidationReport.text(r));
-                out.flush();
+            int code;
+            try (InputStream in = open(t)) {
+                ValidationResult r = Validator.validate(in, name(t), opt);
+                rows.add(ValidationReport.json(r));
+                if (!json) {
+                    out.print(ValidationReport.text(r));
+                    out.flush();
+                }
+                code = exit(r.verdict());
+            } catch (UserError | IOException ex) {
+                code = notJudged(rows, t, "trace", "UNREADABLE", message(t, ex));
+            } catch (RuntimeException | StackOverflowError | OutOfMemoryError ex) {
+                code = notJudged(rows, t, "trace", "ERROR", internal(t, ex));
             }
-            int code = switch (r.verdict()) {
-                case ACCEPTED -> ExitCodes.OK;
-                case REJECTED -> ExitCodes.DISAGREEMENT;
-                case MALFORMED -> ExitCodes.BAD_INPUT;
-            };
             worst = Math.max(worst, code);
         }
         finish(out, rows);
         return worst;
+    }
+
+    private static int exit(lumen.validate.Verdict v) {
+        return switch (v) {
+            case ACCEPTED -> ExitCodes.OK;
+            case REJECTED, INCOMPLETE -> ExitCodes.DISAGREEMENT;
+            case MALFORMED -> ExitCodes.BAD_INPUT;
+        };
+    }
+
+    private static String name(String t) {
+        return t.equals("-") ? "<stdin>" : t;
+    }
+
+    /** "t: no such file", or the read error with the trace's name. */
+    private static String message(String t, Exception ex) {
+        if (ex instanceof UserError) {
+            return ex.getMessage();
+        }
+        return name(t) + ": cannot read: " + Echo.cut(String.valueOf(ex.getMessage()));
+    }
+
+    /** A failure of the kit itself on this trace: said plainly, without a stack trace, and the batch goes on. */
+    private static String internal(String t, Throwable ex) {
+        return name(t) + ": internal error while validating (a bug in the kit; please report it with the trace): "
+                + ex.getClass().getName() + ": " + Echo.cut(String.valueOf(ex.getMessage()));
+    }
+
+    /** The row of a trace that got no verdict from the checker, its reason on standard error; the exit status it sets. */
+    private int notJudged(List<Object> rows, String t, String key, String verdict, String why) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put(key, name(t));
+        row.put("verdict", verdict);
+        Map<String, Object> em = new LinkedHashMap<>();
+        em.put("message", why);
+        row.put("error", em);
+        rows.add(row);
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("lumen: " + why);
+        err.flush();
+        return ExitCodes.BAD_INPUT;
     }
 
     private void finish(PrintWriter out, List<Object> rows) throws IOException {
@@ -99,7 +183,7 @@ final class ValidateCommand implements Callable<Integer> {
         }
     }
 
-    private Integer callTlc(PrintWriter out) throws IOException {
+    private Integer callTlc(PrintWriter out, Validator.Options opt) throws IOException {
         TlcTraceCheck check = new TlcTraceCheck(KitPaths.specDir(specDir), KitPaths.workDir().resolve("traces"),
                 java.time.Duration.ofMinutes(timeoutMinutes));
         List<Object> rows = new ArrayList<>();
@@ -107,11 +191,30 @@ final class ValidateCommand implements Callable<Integer> {
         for (String t : traces) {
             TlcTraceCheck.Result r;
             try (InputStream in = open(t)) {
-                r = check.check(in, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""));
+                r = check.check(in, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""), opt);
             } catch (TraceModule.Unsupported ex) {
-                throw new UserError(t + ": " + ex.getMessage());
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("source", t);
+                row.put("checker", "TLC");
+                row.put("verdict", "UNSUPPORTED");
+                row.put("reason", ex.getMessage());
+                rows.add(row);
+                if (!json) {
+                    out.print(t + ": UNSUPPORTED by TLC: " + ex.getMessage() + "\n"
+                            + "  (the Java mirror, lumen validate without --tlc, checks it)\n");
+                    out.flush();
+                }
+                worst = Math.max(worst, ExitCodes.BAD_INPUT);
+                continue;
             } catch (TlcTraceCheck.ToolFailure ex) {
-                throw new UserError(ex.getMessage());
+                worst = Math.max(worst, notJudged(rows, t, "source", "ERROR", ex.getMessage()));
+                continue;
+            } catch (UserError | IOException ex) {
+                worst = Math.max(worst, notJudged(rows, t, "source", "UNREADABLE", message(t, ex)));
+                continue;
+            } catch (RuntimeException | StackOverflowError | OutOfMemoryError ex) {
+                worst = Math.max(worst, notJudged(rows, t, "source", "ERROR", internal(t, ex)));
+                continue;
             }
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("source", r.source());
@@ -121,7 +224,12 @@ final class ValidateCommand implements Callable<Integer> {
             row.put("matched", r.matched());
             if (r.verdict() == lumen.validate.Verdict.REJECTED) {
                 row.put("line", r.line());
-                row.put("event", r.event());
+                row.put("property", r.property() == null ? null : r.property().name());
+                row.put("label", r.property() == null ? "not a step of the spec" : r.property().label());
+                row.put("event", Echo.cut(r.event()));
+            }
+            if (r.verdict() == lumen.validate.Verdict.INCOMPLETE) {
+                row.put("unfinished", r.unfinished());
             }
             if (r.error() != null) {
                 row.put("line", r.error().line());
@@ -133,11 +241,7 @@ final class ValidateCommand implements Callable<Integer> {
                 out.print(text(r));
                 out.flush();
             }
-            worst = Math.max(worst, switch (r.verdict()) {
-                case ACCEPTED -> ExitCodes.OK;
-                case REJECTED -> ExitCodes.DISAGREEMENT;
-                case MALFORMED -> ExitCodes.BAD_INPUT;
-            });
+            worst = Math.max(worst, exit(r.verdict()));
         }
         finish(out, rows);
         return worst;
@@ -146,10 +250,13 @@ final class ValidateCommand implements Callable<Integer> {
     static String text(TlcTraceCheck.Result r) {
         String secs = String.format(java.util.Locale.ROOT, "%.1f s", r.tlcTime().toMillis() / 1000.0);
         return switch (r.verdict()) {
-            case ACCEPTED -> r.source() + ": ACCEPTED by TLC: a behaviour of the spec matches all " + r.events() + " events (" + secs + ")\n";
-            case REJECTED -> r.source() + ": REJECTED by TLC at line " + r.line() + ": no behaviour of the spec matches this event after the "
-                    + r.matched() + " before it (" + secs + ")\n  event: " + r.event() + "\n"
-                    + "  (the Java mirror, lumen validate without --tlc, names the property it breaks)\n";
+            case ACCEPTED -> r.source() + ": ACCEPTED by TLC: every event is a step of the spec and every property holds, at the trace's"
+                    + " own constants (" + r.events() + " events, " + secs + ")\n";
+            case INCOMPLETE -> r.source() + ": INCOMPLETE by TLC: every event is a step of the spec, but " + r.unfinished()
+                    + " requests or workers are unfinished at the end (" + secs + ")\n";
+            case REJECTED -> r.source() + ":" + r.line() + ": REJECTED by TLC: " + (r.property() == null ? "not a step of the spec"
+                    : r.property().label()) + ", after " + r.matched() + " events that are (" + secs + ")\n  event: " + Echo.cut(r.event()) + "\n"
+                    + "  (the Java mirror, lumen validate without --tlc, shows expected versus actual and the spec state)\n";
             case MALFORMED -> r.source() + ": MALFORMED: " + r.error().getMessage() + "\n";
         };
     }
@@ -166,12 +273,6 @@ final class ValidateCommand implements Callable<Integer> {
             return new java.io.BufferedInputStream(Files.newInputStream(p), 1 << 16);
         } catch (NoSuchFileException ex) {
             throw new UserError(t + ": no such file");
-        }
-    }
-
-    private ValidationResult validate(String t) throws IOException {
-        try (InputStream in = open(t)) {
-            return Validator.validate(in, t.equals("-") ? "<stdin>" : t);
         }
     }
 

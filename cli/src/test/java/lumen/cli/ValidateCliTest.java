@@ -1,5 +1,6 @@
 package lumen.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -42,9 +43,40 @@ class ValidateCliTest {
         assertTrue(r.out().contains("[type |-> \"Route\""), r.out());
         Path ablation = tmp.resolve("ablation.jsonl");
         Files.writeString(ablation, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"policy\":\"lumen\"", "\"policy\":\"lumen-no-routing\""));
-        CliRun u = run("validate", "--tlc", ablation.toString());
-        assertEquals(ExitCodes.BAD_INPUT, u.exit());
-        assertTrue(u.err().contains("lumen-no-routing' is an ablation"), u.err());
+        Path report = tmp.resolve("tlc.json");
+        CliRun u = run("validate", "--tlc", "--report", report.toString(), ablation.toString(), tmp.resolve("nope.jsonl").toString());
+        assertThat(u.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(u.out()).contains("ablation.jsonl: UNSUPPORTED by TLC: policy 'lumen-no-routing' is an ablation");
+        assertThat(u.err()).contains("nope.jsonl: no such file").doesNotContain("Exception");
+        JsonNode rows = new ObjectMapper().readTree(report.toFile()).get("traces");
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(0).get("verdict").asText()).isEqualTo("UNSUPPORTED");
+        assertThat(rows.get(0).get("reason").asText()).contains("ablation");
+        assertThat(rows.get(1).get("verdict").asText()).isEqualTo("UNREADABLE");
+    }
+
+    @Test
+    void aBatchGoesOnPastWhatItCannotJudgeAndTheReportHasEveryRow() throws Exception {
+        Path big = tmp.resolve("big-int.jsonl");
+        Files.writeString(big, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"req\":0", "\"req\":99999999999999999999999"));
+        Path huge = tmp.resolve("huge-header.jsonl");
+        Files.writeString(huge, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"workers\":4", "\"workers\":10000000"));
+        Path report = tmp.resolve("r.json");
+        CliRun r = run("validate", "--report", report.toString(), big.toString(), tmp.resolve("nope.jsonl").toString(), tmp.toString(),
+                huge.toString(), SCENARIOS.resolve("holder-failure.jsonl").toString());
+        assertThat(r.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(r.out()).contains("big-int.jsonl:2: field 'req' must be an integer in 0..2147483647, found 99999999999999999999999")
+                .contains("huge-header.jsonl:1: field 'config.workers' must be an integer in 2..4096")
+                .contains("holder-failure.jsonl: ACCEPTED");
+        assertThat(r.err()).contains("nope.jsonl: no such file").contains("is a folder");
+        assertThat(r.out() + r.err()).doesNotContain("Exception");
+        JsonNode doc = new ObjectMapper().readTree(report.toFile());
+        assertThat(doc.get("total").asInt()).isEqualTo(5);
+        assertThat(doc.get("accepted").asInt()).isEqualTo(1);
+        java.util.List<String> verdicts = new java.util.ArrayList<>();
+        doc.get("traces").forEach(t -> verdicts.add(t.get("verdict").asText()));
+        assertThat(verdicts).containsExactly("MALFORMED", "UNREADABLE", "UNREADABLE", "MALFORMED", "ACCEPTED");
+        assertThat(doc.get("traces").get(0).get("error").get("line").asInt()).isEqualTo(2);
     }
 
     @Test
@@ -100,6 +132,16 @@ class ValidateCliTest {
         assertTrue(r.out().contains("no property failed") && r.out().contains("holder failure"), r.out());
         assertFalse(Files.exists(tmp.resolve("f.txt")));
         assertEquals(ExitCodes.BAD_INPUT, run("fuzz", "--minutes", "0").exit());
+    }
+
+    @Test
+    void benchFuzzReaderCountsPerRuleAndPasses() {
+        CliRun r = run("bench", "fuzz-reader", "--count", "90", "--seed", "7");
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(r.out()).contains("int-beyond-64-bits", "ten-mb-line", "crlf", "ext-objects")
+                .contains("stack traces: 0, hangs: 0, malformed inputs accepted: 0, tolerated inputs refused: 0")
+                .contains("90 inputs from");
+        assertThat(run("bench", "fuzz-reader", "--count", "0").exit()).isEqualTo(ExitCodes.BAD_INPUT);
     }
 
     @Test

@@ -387,24 +387,11 @@ public final class Conformance {
 
     /** Each request's output in a trace: its Prefill's and Decodes' tokens, in order. */
     static Map<Integer, int[]> outputs(byte[] trace) {
-        Map<Integer, List<Integer>> out = new HashMap<>();
-        try (TraceReader r = new TraceReader(new ByteArrayInputStream(trace), "trace")) {
-            Event e;
-            while ((e = r.next()) != null) {
-                int[] toks = e instanceof Event.Prefill p ? p.tokens() : e instanceof Event.Decode d ? d.tokens() : null;
-                if (toks != null) {
-                    List<Integer> l = out.computeIfAbsent(e.req(), k -> new ArrayList<>());
-                    for (int t : toks) {
-                        l.add(t);
-                    }
-                }
-            }
+        try {
+            return lumen.validate.References.fromTrace(new ByteArrayInputStream(trace), "trace");
         } catch (IOException | TraceFormatException ex) {
-            throw new IllegalStateException("an accepted trace could not be read again", ex);
+            throw new IllegalStateException("an accepted failure-free trace could not be read again", ex);
         }
-        Map<Integer, int[]> m = new HashMap<>();
-        out.forEach((k, v) -> m.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
-        return m;
     }
 
     /** Drives one schedule and judges its trace against {@code reference} (null: the system's own, for a failure-free baseline). */

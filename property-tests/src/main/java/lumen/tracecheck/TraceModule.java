@@ -92,6 +92,10 @@ public final class TraceModule {
             throw new Unsupported("TLC has no reals: alpha and beta must be whole numbers and theta non-negative (alpha "
                     + c.alpha() + ", beta " + c.beta() + ", theta " + c.theta() + ")");
         }
+        if (c.alpha() > Integer.MAX_VALUE || c.beta() > Integer.MAX_VALUE || c.theta() >= Integer.MAX_VALUE + 1.0) {
+            throw new Unsupported("TLC's integers are signed 32-bit: alpha, beta and theta must be at most " + Integer.MAX_VALUE
+                    + " (alpha " + c.alpha() + ", beta " + c.beta() + ", theta " + c.theta() + ")");
+        }
         StringBuilder log = new StringBuilder();
         List<Long> lines = new ArrayList<>();
         Map<Integer, Event.Arrive> arrivals = new LinkedHashMap<>();
@@ -276,7 +280,9 @@ public final class TraceModule {
         if (loads != null) {
             StringBuilder l = new StringBuilder("<<");
             for (int i = 0; i < loads.length; i++) {
-                l.append(i == 0 ? "" : ", ").append(integral(loads[i]) && loads[i] >= 0 ? Long.toString((long) loads[i]) : "-1");
+                // a load TLC cannot hold (not a non-negative 32-bit integer) cannot equal a derived one: -1 says so
+                boolean exact = integral(loads[i]) && loads[i] >= 0 && loads[i] <= Integer.MAX_VALUE;
+                l.append(i == 0 ? "" : ", ").append(exact ? Long.toString((long) loads[i]) : "-1");
             }
             f.put("loads", l.append(">>").toString());
         }

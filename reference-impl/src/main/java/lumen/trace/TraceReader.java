@@ -1,9 +1,14 @@
 package lumen.trace;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,17 +16,32 @@ import java.util.Arrays;
 import lumen.core.Action;
 import lumen.core.Config;
 import lumen.core.Event;
+import lumen.core.Policies;
 import lumen.core.RouteMode;
 
 /**
  * Reads a trace in Jackson's streaming mode, one event at a time, in memory bounded by the
- * longest line. Every departure from the schema (trace-v1.schema.json) is a
- * {@link TraceFormatException} with the line it is on: not JSON, two events on one line, an
- * unknown event type or field, a missing or mistyped field, a worker outside 0..workers-1.
- * Whether a request is known is the validator's business, since only it tracks arrivals.
+ * longest line. Every departure from docs/trace-format.md and the schema (trace-v1.schema.json)
+ * is a {@link TraceFormatException} with the line it is on, never another exception: not UTF-8
+ * or not JSON, a blank line, an object that is not one whole line, a duplicate key, an unknown
+ * event type or field, a missing or mistyped field, a number out of its documented range or not
+ * finite, a worker outside 0..workers-1, a time that goes backwards. Whether a request is known
+ * is the validator's business, since only it tracks arrivals. Input quoted in a message is cut
+ * ({@link Echo}).
  */
 public final class TraceReader implements Closeable {
-    private static final JsonFactory JSON = new JsonFactory();
+    private static final JsonFactory JSON = JsonFactory.builder()
+            // a key twice in one object is an error, not "the last one wins"
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // NaN, Infinity and -Infinity are not JSON (Jackson's default, stated here)
+            .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(TraceFormat.MAX_NESTING)
+                    .maxNumberLength(TraceFormat.MAX_NUMBER_LENGTH)
+                    .maxStringLength(TraceFormat.MAX_STRING_LENGTH)
+                    .maxNameLength(TraceFormat.MAX_NAME_LENGTH)
+                    .build())
+            .build();
 
     private final String source;
     private final JsonParser p;
@@ -30,13 +50,27 @@ public final class TraceReader implements Closeable {
     private long lastLine;
     private long eventLine;
     private double eventTime = Double.NaN;
+    private double lastTime = Double.NEGATIVE_INFINITY;
+    private long lastTimeLine;
     private double[] citedLoads;
     private long[] citedReserved;
 
     public TraceReader(InputStream in, String source) throws IOException, TraceFormatException {
         this.source = source;
-        this.p = JSON.createParser(in);
-        this.config = readHeader();
+        JsonParser parser = null;
+        try {
+            parser = JSON.createParser(new TraceBytes(in));
+        } catch (TraceBytes.Refused ex) {
+            throw error(ex.line, ex.getMessage());
+        } catch (JsonProcessingException ex) {
+            throw error(1, "not valid JSON: " + Echo.cut(ex.getOriginalMessage()));
+        }
+        this.p = parser;
+        try {
+            this.config = readHeader();
+        } catch (JsonProcessingException | TraceBytes.Refused ex) {
+            throw refused(ex);
+        }
     }
 
     public Config config() {
@@ -83,19 +117,42 @@ public final class TraceReader implements Closeable {
         return eventTime;
     }
 
+    /**
+     * A located error. Found on a later line while an object is still open, it is the open
+     * object's error: its line does not end it (a line cut short, a line break inside it).
+     */
     private TraceFormatException error(long line, String msg) {
+        if (line > eventLine && eventLine > lastLine) {
+            return new TraceFormatException(source, eventLine, "the JSON object on this line does not end on it"
+                    + " (a trace has one object per line); at line " + line + ": " + msg);
+        }
         return new TraceFormatException(source, line, msg);
     }
 
-    private JsonToken token() throws TraceFormatException, IOException {
-        try {
-            return p.nextToken();
-        } catch (JsonParseException ex) {
-            long line = ex.getLocation() == null ? lastLine : ex.getLocation().getLineNr();
-            String msg = ex.getOriginalMessage();
-            int cut = msg.indexOf('\n');
-            throw error(line, "not valid JSON: " + (cut > 0 ? msg.substring(0, cut) : msg));
+    /**
+     * The located error for what the byte check or the JSON parser refused: not UTF-8, not JSON,
+     * a duplicate key, a number, string or name over its length limit, nesting too deep.
+     */
+    private TraceFormatException refused(IOException ex) {
+        if (ex instanceof TraceBytes.Refused r) {
+            return error(r.line, r.getMessage());
         }
+        JsonProcessingException j = (JsonProcessingException) ex;
+        JsonLocation at = j.getLocation() != null ? j.getLocation() : p.currentLocation();
+        long line = at == null || at.getLineNr() < 1 ? Math.max(1, lastLine) : at.getLineNr();
+        String msg = j.getOriginalMessage();
+        int nl = msg.indexOf('\n');
+        msg = Echo.cut((nl > 0 ? msg.substring(0, nl) : msg)
+                .replaceFirst(", from `StreamReadConstraints\\.[A-Za-z]+\\(\\)`", "")
+                .replaceFirst("[:;,]? *enable `[A-Za-z_.]+` to allow.*$", ""));
+        if (msg.startsWith("Non-standard token")) {
+            msg += " (NaN, Infinity and -Infinity are not JSON numbers)";
+        }
+        return error(line, (j instanceof StreamConstraintsException ? "over the reader's limits: " : "not valid JSON: ") + msg);
+    }
+
+    private JsonToken token() throws IOException {
+        return p.nextToken();
     }
 
     private long tokenLine() {
@@ -106,9 +163,16 @@ public final class TraceReader implements Closeable {
     private boolean startObject() throws IOException, TraceFormatException {
         JsonToken t = token();
         if (t == null) {
+            JsonLocation end = p.currentLocation();
+            if (end.getLineNr() > lastLine + 1 || end.getLineNr() == lastLine + 1 && end.getColumnNr() > 1) {
+                throw blankLine();
+            }
             return false;
         }
         long line = tokenLine();
+        if (line > lastLine + 1) {
+            throw blankLine();
+        }
         if (t != JsonToken.START_OBJECT) {
             throw error(line, "expected a JSON object, found " + describe(t));
         }
@@ -117,6 +181,11 @@ public final class TraceReader implements Closeable {
         }
         eventLine = line;
         return true;
+    }
+
+    /** Only whitespace on the line after the last object (LF and CRLF end a line; trace-format.md, "Shape"). */
+    private TraceFormatException blankLine() {
+        return error(lastLine + 1, "a blank line; a trace has one JSON object on every line, and no empty lines");
     }
 
     private static String describe(JsonToken t) {
@@ -130,8 +199,31 @@ public final class TraceReader implements Closeable {
         };
     }
 
-    private void endObject() {
+    private void endObject() throws TraceFormatException {
         lastLine = p.currentLocation().getLineNr();
+        if (lastLine != eventLine) {
+            throw error(eventLine, "the JSON object on this line does not end on it (it ends on line " + lastLine + "); a trace has one object per line");
+        }
+    }
+
+    /** An {@code ext} object: vendor or debug fields the kit ignores, any JSON object within the nesting limit. */
+    private void skipExt(JsonToken v) throws IOException, TraceFormatException {
+        if (v != JsonToken.START_OBJECT) {
+            throw error(tokenLine(), "field 'ext' must be a JSON object, found " + describe(v));
+        }
+        p.skipChildren();
+    }
+
+    /** An event's time must not go backwards; events without {@code t} do not count. */
+    private void checkTime() throws TraceFormatException {
+        if (Double.isNaN(eventTime)) {
+            return;
+        }
+        if (eventTime < lastTime) {
+            throw error(eventLine, "time goes backwards: t=" + eventTime + " after t=" + lastTime + " at line " + lastTimeLine);
+        }
+        lastTime = eventTime;
+        lastTimeLine = eventLine;
     }
 
     private Config readHeader() throws IOException, TraceFormatException {
@@ -153,9 +245,10 @@ public final class TraceReader implements Closeable {
                     }
                 }
                 case "format" -> format = string(f, v);
-                case "version" -> version = (int) integer(f, v);
+                case "version" -> version = integer(f, v, 0, TraceFormat.MAX_INT);
                 case "config" -> cfg = readConfig(v);
-                default -> throw error(tokenLine(), "header: unknown field '" + f + "'");
+                case "ext" -> skipExt(v);
+                default -> throw error(tokenLine(), "header: unknown field '" + Echo.cut(f) + "'");
             }
         }
         endObject();
@@ -177,8 +270,13 @@ public final class TraceReader implements Closeable {
     }
 
     private static String quote(String s) {
-        return s == null ? "nothing" : "\"" + s + "\"";
+        return s == null ? "nothing" : "\"" + Echo.cut(s) + "\"";
     }
+
+    private static final String[] CONFIG_FIELDS = {"workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k"};
+    /** Each integer config field's range (trace-format.md, "The header"); null: a finite number. */
+    private static final int[][] CONFIG_RANGES = {{2, TraceFormat.MAX_WORKERS}, null, null, null, {0, TraceFormat.MAX_INT},
+        {0, TraceFormat.MAX_INT}, {1, TraceFormat.MAX_PAGE_TOKENS}, {1, TraceFormat.MAX_K}};
 
     private Config readConfig(JsonToken start) throws IOException, TraceFormatException {
         long at = tokenLine();
@@ -186,9 +284,8 @@ public final class TraceReader implements Closeable {
             throw error(at, "header: config must be an object");
         }
         String policy = null;
-        double[] num = new double[8];
-        boolean[] seen = new boolean[8];
-        String[] names = {"workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k"};
+        double[] num = new double[CONFIG_FIELDS.length];
+        boolean[] seen = new boolean[CONFIG_FIELDS.length];
         while (token() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken v = token();
@@ -196,20 +293,23 @@ public final class TraceReader implements Closeable {
                 policy = string("config.policy", v);
                 continue;
             }
-            int i = Arrays.asList(names).indexOf(f);
+            int i = Arrays.asList(CONFIG_FIELDS).indexOf(f);
             if (i < 0) {
-                throw error(tokenLine(), "header: unknown config field '" + f + "'");
+                throw error(tokenLine(), "header: unknown config field '" + Echo.cut(f) + "'");
             }
-            boolean isInt = i == 0 || i >= 4;
-            num[i] = isInt ? integer("config." + f, v) : number("config." + f, v);
+            int[] range = CONFIG_RANGES[i];
+            num[i] = range != null ? integer("config." + f, v, range[0], range[1]) : number("config." + f, v);
             seen[i] = true;
         }
         if (policy == null) {
             throw error(at, "header: config is missing 'policy'");
         }
-        for (int i = 0; i < names.length; i++) {
+        if (Policies.find(policy) == null) {
+            throw error(at, "header: config.policy: unknown policy " + quote(policy) + "; known: " + Policies.keys());
+        }
+        for (int i = 0; i < CONFIG_FIELDS.length; i++) {
             if (!seen[i]) {
-                throw error(at, "header: config is missing '" + names[i] + "'");
+                throw error(at, "header: config is missing '" + CONFIG_FIELDS[i] + "'");
             }
         }
         try {
@@ -219,33 +319,43 @@ public final class TraceReader implements Closeable {
         }
     }
 
-    private String string(String field, JsonToken v) throws TraceFormatException {
+    private String string(String field, JsonToken v) throws TraceFormatException, IOException {
         if (v != JsonToken.VALUE_STRING) {
             throw error(tokenLine(), "field '" + field + "' must be a string, found " + describe(v));
         }
-        try {
-            return p.getText();
-        } catch (IOException ex) {
-            throw error(tokenLine(), "field '" + field + "': " + ex.getMessage());
-        }
+        return p.getText();
     }
 
-    private long integer(String field, JsonToken v) throws TraceFormatException, IOException {
+    /**
+     * The current value as an integer in {@code min..max}: an integer literal (no fraction, no
+     * exponent) within the field's documented range, which is within TLC's 32-bit integers.
+     */
+    private int integer(String field, JsonToken v, int min, int max) throws TraceFormatException, IOException {
+        if (v == JsonToken.VALUE_NUMBER_FLOAT) {
+            throw error(tokenLine(), "field '" + field + "' must be an integer, found " + Echo.cut(p.getText()) + " (an integer has no fraction or exponent)");
+        }
         if (v != JsonToken.VALUE_NUMBER_INT) {
             throw error(tokenLine(), "field '" + field + "' must be an integer, found " + describe(v));
         }
-        long x = p.getValueAsLong();
-        if (x < 0 || x > Integer.MAX_VALUE && !field.equals("config.budget")) {
-            throw error(tokenLine(), "field '" + field + "' must be an integer in 0.." + Integer.MAX_VALUE + ", found " + p.getText());
+        if (p.getNumberType() == JsonParser.NumberType.INT) {
+            int x = p.getIntValue();
+            if (x >= min && x <= max) {
+                return x;
+            }
         }
-        return x;
+        throw error(tokenLine(), "field '" + field + "' must be an integer in " + min + ".." + max + ", found " + Echo.cut(p.getText()));
     }
 
+    /** The current value as a finite number (NaN, Infinity and literals that overflow a double, such as 1e999, are errors). */
     private double number(String field, JsonToken v) throws TraceFormatException, IOException {
         if (v != JsonToken.VALUE_NUMBER_INT && v != JsonToken.VALUE_NUMBER_FLOAT) {
             throw error(tokenLine(), "field '" + field + "' must be a number, found " + describe(v));
         }
-        return p.getDoubleValue();
+        double d = p.getDoubleValue();
+        if (!Double.isFinite(d)) {
+            throw error(tokenLine(), "field '" + field + "' must be a finite number, found " + Echo.cut(p.getText()));
+        }
+        return d;
     }
 
     // ---- events ------------------------------------------------------------------------------
@@ -261,8 +371,13 @@ public final class TraceReader implements Closeable {
     private static final int N_INTS = 8;
     private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup"};
     private static final String[] ARRAY_NAMES = {"ref", "tokens", "interrupted", "orphaned", "draft", "dropped", "promoted"};
+    /**
+     * The least element of each array: reference tokens and request ids are 0..2^31-1; delivered
+     * and draft tokens may be negative (-1 is the spec's Wrong), down to -(2^31-1), which TLC can write.
+     */
+    private static final int[] ARRAY_MIN = {0, -TraceFormat.MAX_INT, 0, 0, -TraceFormat.MAX_INT, 0, 0};
 
-    private final long[] ints = new long[N_INTS];
+    private final int[] ints = new int[N_INTS];
     private final boolean[] hasInt = new boolean[N_INTS];
     private final int[][] arrays = new int[ARRAY_NAMES.length][];
     private int[] buf = new int[64];
@@ -270,6 +385,14 @@ public final class TraceReader implements Closeable {
 
     /** The next event, or null at the end of the trace. */
     public Event next() throws IOException, TraceFormatException {
+        try {
+            return readEvent();
+        } catch (JsonProcessingException | TraceBytes.Refused ex) {
+            throw refused(ex);
+        }
+    }
+
+    private Event readEvent() throws IOException, TraceFormatException {
         if (!startObject()) {
             return null;
         }
@@ -296,10 +419,12 @@ public final class TraceReader implements Closeable {
                     }
                     pages = pageList(v);
                 }
+                case "ext" -> skipExt(v);
                 default -> field(f, v);
             }
         }
         endObject();
+        checkTime();
         if (type == null) {
             throw error(eventLine, "event without a 'type'");
         }
@@ -312,7 +437,7 @@ public final class TraceReader implements Closeable {
                 if (v == JsonToken.VALUE_NULL && (i == F_HOLDER || i == F_BACKUP)) {
                     ints[i] = -1;
                 } else {
-                    ints[i] = integer(f, v);
+                    ints[i] = integer(f, v, 0, TraceFormat.MAX_INT);
                 }
                 hasInt[i] = true;
                 return;
@@ -320,31 +445,35 @@ public final class TraceReader implements Closeable {
         }
         for (int i = 0; i < ARRAY_NAMES.length; i++) {
             if (ARRAY_NAMES[i].equals(f)) {
-                arrays[i] = intArray(f, v);
+                arrays[i] = intArray(f, v, ARRAY_MIN[i]);
                 return;
             }
         }
-        throw error(tokenLine(), "unknown field '" + f + "'");
+        throw error(tokenLine(), "unknown field '" + Echo.cut(f) + "'");
     }
 
-    private int[] intArray(String f, JsonToken v) throws IOException, TraceFormatException {
+    private int[] intArray(String f, JsonToken v, int min) throws IOException, TraceFormatException {
         if (v != JsonToken.START_ARRAY) {
             throw error(tokenLine(), "field '" + f + "' must be an array of integers, found " + describe(v));
         }
         int n = 0;
         JsonToken t;
         while ((t = token()) != JsonToken.END_ARRAY) {
+            if (t == JsonToken.VALUE_NUMBER_FLOAT) {
+                throw error(tokenLine(), "field '" + f + "' must hold integers only, found " + Echo.cut(p.getText())
+                        + " (an integer has no fraction or exponent)");
+            }
             if (t != JsonToken.VALUE_NUMBER_INT) {
                 throw error(tokenLine(), "field '" + f + "' must hold integers only, found " + describe(t));
             }
             if (n == buf.length) {
                 buf = Arrays.copyOf(buf, n * 2);
             }
-            long x = p.getValueAsLong();
-            if (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) {
-                throw error(tokenLine(), "field '" + f + "' holds " + p.getText() + ", outside the int range");
+            int x = p.getNumberType() == JsonParser.NumberType.INT ? p.getIntValue() : min - 1;
+            if (x < min) {
+                throw error(tokenLine(), "field '" + f + "' holds " + Echo.cut(p.getText()) + ", outside " + min + ".." + TraceFormat.MAX_INT);
             }
-            buf[n++] = (int) x;
+            buf[n++] = x;
         }
         return Arrays.copyOf(buf, n);
     }
@@ -362,8 +491,8 @@ public final class TraceReader implements Closeable {
             if (t != JsonToken.START_ARRAY) {
                 throw error(tokenLine(), shape + ", found " + describe(t) + " as an entry");
             }
-            long first = integer("pages[].first", token());
-            long count = integer("pages[].count", token());
+            long first = integer("pages[].first", token(), 1, TraceFormat.MAX_CONTEXT);
+            long count = integer("pages[].count", token(), 1, TraceFormat.MAX_PAGE_TOKENS);
             JsonToken d = token();
             if (d != JsonToken.VALUE_STRING) {
                 throw error(tokenLine(), shape + ": the digest must be a string, found " + describe(d));
@@ -413,7 +542,7 @@ public final class TraceReader implements Closeable {
             if (n == out.length) {
                 throw error(tokenLine(), "field 'reserved' holds more than one value per worker (" + out.length + ")");
             }
-            out[n++] = integer("reserved[]", t);
+            out[n++] = integer("reserved[]", t, 0, TraceFormat.MAX_INT);
         }
         if (n != out.length) {
             throw error(tokenLine(), "field 'reserved' holds " + n + " values, the header declares " + out.length + " workers");
@@ -435,7 +564,11 @@ public final class TraceReader implements Closeable {
             if (n == out.length) {
                 throw error(tokenLine(), "field 'loads' holds more than one load per worker (" + out.length + ")");
             }
-            out[n++] = p.getDoubleValue();
+            double d = p.getDoubleValue();
+            if (!Double.isFinite(d)) {
+                throw error(tokenLine(), "field 'loads' must hold finite numbers, found " + Echo.cut(p.getText()));
+            }
+            out[n++] = d;
         }
         if (n != out.length) {
             throw error(tokenLine(), "field 'loads' holds " + n + " loads, the header declares " + out.length + " workers");
@@ -447,7 +580,7 @@ public final class TraceReader implements Closeable {
         if (!hasInt[i]) {
             throw error(eventLine, type + ": missing field '" + INT_NAMES[i] + "'");
         }
-        return (int) ints[i];
+        return ints[i];
     }
 
     private int[] needArray(String type, String name) throws TraceFormatException {
@@ -496,7 +629,7 @@ public final class TraceReader implements Closeable {
             }
         }
         if (a == null) {
-            throw error(eventLine, "unknown event type \"" + type + "\"; known: Arrive, Place, Prefill, Decode, StreamPage, Complete, Fail, Route, Restart, DraftReady, Assist, FullReady");
+            throw error(eventLine, "unknown event type " + quote(type) + "; known: Arrive, Place, Prefill, Decode, StreamPage, Complete, Fail, Route, Restart, DraftReady, Assist, FullReady");
         }
         if (mode != null && a != Action.ROUTE) {
             throw error(eventLine, type + ": unexpected field 'mode'");
@@ -520,6 +653,10 @@ public final class TraceReader implements Closeable {
                 }
                 if (ref.length < 1) {
                     throw error(eventLine, "Arrive: ref must hold at least one token");
+                }
+                if ((long) prompt + ref.length > TraceFormat.MAX_CONTEXT) {
+                    throw error(eventLine, "Arrive: the request's context, promptLen + the length of ref, must be at most "
+                            + TraceFormat.MAX_CONTEXT + " positions, found " + ((long) prompt + ref.length));
                 }
                 for (int x : ref) {
                     if (x < 0) {
@@ -568,7 +705,7 @@ public final class TraceReader implements Closeable {
                 try {
                     m = RouteMode.valueOf(mode);
                 } catch (IllegalArgumentException ex) {
-                    throw error(eventLine, "Route: mode must be \"RESTORE\" or \"REPREFILL\", found \"" + mode + "\"");
+                    throw error(eventLine, "Route: mode must be \"RESTORE\" or \"REPREFILL\", found " + quote(mode));
                 }
                 if (m == RouteMode.RESTORE) {
                     content(type + " (RESTORE)");

@@ -104,10 +104,18 @@ public final class Mirror {
             }
         }
         Finding step = SpecStep.check(s, e);
-        ContentTracker.Result shown = content.step(s, e);
-        found.addAll(shown.findings());
-        ClusterState post = taint(Transition.apply(s, e), e, shown);
-        found.addAll(Invariants.touched(s, post, e));
+        Finding huge = Validator.hugeClaim(s, e);
+        ClusterState post;
+        if (huge != null) {
+            // judged without being applied: the state before it stays (there is a divergence)
+            post = s;
+            found.add(huge);
+        } else {
+            ContentTracker.Result shown = content.step(s, e);
+            found.addAll(shown.findings());
+            post = taint(Transition.apply(s, e), e, shown);
+            found.addAll(Invariants.touched(s, post, e));
+        }
         Finding a = ActionProperties.check(s, e);
         if (a != null) {
             found.add(a);

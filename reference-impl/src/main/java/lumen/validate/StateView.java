@@ -9,6 +9,7 @@ import lumen.core.WorkerRec;
 /** The mirrored spec state around one event, as text in the spec's vocabulary. */
 final class StateView {
     private static final int MAX_WORKERS = 16;
+    private static final int MAX_REQUESTS = 16;
 
     private StateView() {}
 
@@ -31,7 +32,12 @@ final class StateView {
         if (shown < s.workerCount()) {
             b.append("  (").append(s.workerCount() - shown).append(" more workers)\n");
         }
+        int listed = 0;
         for (int id : requests) {
+            if (listed++ == MAX_REQUESTS) {
+                b.append("  (").append(requests.length - MAX_REQUESTS).append(" more requests)\n");
+                break;
+            }
             RequestRec r = s.request(id);
             if (r == null) {
                 b.append("  request ").append(id).append(": not arrived\n");

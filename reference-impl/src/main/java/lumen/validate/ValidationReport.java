@@ -6,8 +6,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import lumen.core.Finding;
+import lumen.trace.Echo;
 
-/** Validation results as text (for people) and as a JSON-ready map (for machines). */
+/**
+ * Validation results as text (for people) and as a JSON-ready map (for machines). What quotes
+ * the trace (the event, a finding's message, expected and actual values) is cut to
+ * {@link Echo#MAX_BYTES} bytes each, so a report on a huge line stays short.
+ */
 public final class ValidationReport {
     private ValidationReport() {}
 
@@ -15,26 +20,41 @@ public final class ValidationReport {
     public static String text(ValidationResult r) {
         StringBuilder b = new StringBuilder();
         switch (r.verdict()) {
-            case ACCEPTED -> b.append(String.format(Locale.ROOT, "%s: ACCEPTED (%d events; %d requests done, %d still running at the end) %s%n",
-                    r.source(), r.events(), r.done(), r.open(), r.byType()));
+            case ACCEPTED -> b.append(String.format(Locale.ROOT, "%s: ACCEPTED (trace contract v%d, %d events; %d requests done, %d still running at the end) %s%n",
+                    r.source(), r.version(), r.events(), r.done(), r.open(), r.byType()));
+            case INCOMPLETE -> {
+                b.append(String.format(Locale.ROOT, "%s: INCOMPLETE: every event is a step of the spec and no property breaks, but the run"
+                        + " is not finished (%d events; %d unfinished):%n", r.source(), r.events(), r.unfinished().size()));
+                for (String u : r.unfinished().subList(0, Math.min(20, r.unfinished().size()))) {
+                    b.append("  ").append(u).append(System.lineSeparator());
+                }
+                if (r.unfinished().size() > 20) {
+                    b.append("  ... and ").append(r.unfinished().size() - 20).append(" more").append(System.lineSeparator());
+                }
+            }
             case MALFORMED -> b.append(r.error().getMessage()).append(System.lineSeparator());
             case REJECTED -> {
                 Divergence d = r.divergence();
                 Finding f = d.finding();
                 b.append(String.format(Locale.ROOT, "%s:%d: REJECTED by %s%n", r.source(), d.line(), f.label()));
-                b.append("  event:    ").append(d.event()).append(System.lineSeparator());
-                b.append("  finding:  ").append(f.message()).append(System.lineSeparator());
+                b.append("  event:    ").append(Echo.cut(d.event())).append(System.lineSeparator());
+                b.append("  finding:  ").append(Echo.cut(f.message())).append(System.lineSeparator());
                 if (f.expected() != null) {
-                    b.append("  expected: ").append(f.expected()).append(System.lineSeparator());
-                    b.append("  actual:   ").append(f.actual()).append(System.lineSeparator());
+                    b.append("  expected: ").append(Echo.cut(f.expected())).append(System.lineSeparator());
+                    b.append("  actual:   ").append(Echo.cut(f.actual())).append(System.lineSeparator());
                 }
                 for (Finding o : d.others()) {
-                    b.append("  also:     ").append(o).append(System.lineSeparator());
+                    b.append("  also:     ").append(Echo.cut(o.toString())).append(System.lineSeparator());
                 }
                 b.append("  spec state before this event: ");
                 for (String line : d.state().split("\n")) {
                     b.append(line.startsWith("  ") ? "    " + line.substring(2) : line).append(System.lineSeparator());
                 }
+            }
+        }
+        if (r.verdict() != Verdict.MALFORMED) {
+            for (String n : r.notes()) {
+                b.append("  not shown: ").append(n).append(System.lineSeparator());
             }
         }
         return b.toString();
@@ -44,9 +64,9 @@ public final class ValidationReport {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("property", f.property() == null ? null : f.property().name());
         m.put("label", f.label());
-        m.put("message", f.message());
-        m.put("expected", f.expected());
-        m.put("actual", f.actual());
+        m.put("message", Echo.cut(f.message()));
+        m.put("expected", Echo.cut(f.expected()));
+        m.put("actual", Echo.cut(f.actual()));
         return m;
     }
 
@@ -55,6 +75,12 @@ public final class ValidationReport {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("trace", r.source());
         m.put("verdict", r.verdict().name());
+        m.put("version", r.version());
+        m.put("reference", r.reference());
+        m.put("notShown", r.notes());
+        if (r.verdict() == Verdict.INCOMPLETE) {
+            m.put("unfinished", r.unfinished());
+        }
         m.put("events", r.events());
         m.put("eventsByType", r.byType());
         m.put("requestsDone", r.done());
@@ -67,7 +93,7 @@ public final class ValidationReport {
             Divergence d = r.divergence();
             Map<String, Object> dm = new LinkedHashMap<>();
             dm.put("line", d.line());
-            dm.put("event", d.event());
+            dm.put("event", Echo.cut(d.event()));
             dm.putAll(finding(d.finding()));
             List<Object> others = new ArrayList<>();
             for (Finding o : d.others()) {

@@ -11,6 +11,10 @@ import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.Finding;
 import lumen.core.Invariants;
+import lumen.core.PageSeq;
+import lumen.core.PropertyId;
+import lumen.core.RequestRec;
+import lumen.core.RouteMode;
 import lumen.trace.TraceFormatException;
 import lumen.trace.TraceReader;
 
@@ -27,7 +31,9 @@ import lumen.trace.TraceReader;
  * <p>Outputs are judged (S7) against a reference: the kit's own when one is given
  * ({@link Options#reference}), else the system's self-reported {@code Arrive.ref}, and the verdict
  * says which. Memory is bounded by the live requests and the longest line, not by the trace's
- * length.
+ * length, nor by what the header or an event claims: the reader bounds the header's sizes, and
+ * an event that claims a run of positions the request never had ({@link #MAX_CLAIMED_HOLES}) is
+ * judged without being applied.
  */
 public final class Validator {
     private Validator() {}
@@ -205,5 +211,37 @@ public final class Validator {
         int[] c = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, c, a.length, b.length);
         return c;
+    }
+
+    /**
+     * The most positions one event may claim past what its request has and still be applied: a
+     * restore resuming past its checkpoint, a re-prefill resuming past nothing, a stream past the
+     * KV. The mirror holds such positions one by one as holes, so a claim of 2^31-1 would take
+     * gigabytes; past this many the event is judged unapplied, by the property the holes break
+     * (S9 for the KV, S6 for a checkpoint), its spec step and its action properties.
+     */
+    public static final int MAX_CLAIMED_HOLES = 1 << 16;
+
+    /** The S6 or S9 finding of an event claiming more than {@link #MAX_CLAIMED_HOLES} positions its request lacks, or null. */
+    static Finding hugeClaim(ClusterState s, Event e) {
+        if (e instanceof Event.Route rt) {
+            RequestRec r = s.request(rt.req());
+            int have = rt.mode() == RouteMode.RESTORE ? r.ckpt().length() : 0;
+            if ((long) rt.resumed() - have > MAX_CLAIMED_HOLES) {
+                return new Finding(PropertyId.S9, "request " + r.id() + "'s KV would have holes at positions " + (have + 1) + ".." + rt.resumed()
+                        + ", " + ((long) rt.resumed() - have) + " positions it never had", "resumed <= " + have, Integer.toString(rt.resumed()));
+            }
+        } else if (e instanceof Event.StreamPage sp) {
+            RequestRec r = s.request(sp.req());
+            boolean toBackup = r.backup() >= 0 && sp.holder() == r.backup() && sp.holder() != r.holder();
+            PageSeq copy = toBackup ? r.bckpt() : r.ckpt();
+            int from = Math.max(copy.length(), r.kv().length());
+            if ((long) sp.ckpt() - from > MAX_CLAIMED_HOLES) {
+                return new Finding(PropertyId.S6, "request " + r.id() + "'s " + (toBackup ? "backup checkpoint" : "checkpoint")
+                        + " would have holes at positions " + (from + 1) + ".." + sp.ckpt() + ", " + ((long) sp.ckpt() - from)
+                        + " positions its KV never had", "ckpt <= " + r.kv().length(), Integer.toString(sp.ckpt()));
+            }
+        }
+        return null;
     }
 }

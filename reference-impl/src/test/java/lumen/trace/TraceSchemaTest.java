@@ -1,5 +1,6 @@
 package lumen.trace;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.networknt.schema.Error;
@@ -89,5 +90,50 @@ class TraceSchemaTest {
         assertTrue(check(HEADER.replace("\"version\":1", "\"version\":2")).isEmpty());
         assertFalse(check(HEADER.replace("\"version\":1", "\"version\":3")).isEmpty());
         assertFalse(check(HEADER.replace("\"workers\":3", "\"workers\":1")).isEmpty());
+    }
+
+    static boolean readerAccepts(String header, String line) throws Exception {
+        String arrive = "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":4,\"ref\":[11,12]}";
+        String trace = header + "\n" + arrive + "\n" + (line == null ? "" : line + "\n");
+        try (TraceReader r = new TraceReader(new ByteArrayInputStream(trace.getBytes(StandardCharsets.UTF_8)), "x")) {
+            while (r.next() != null) {
+                // read to the end
+            }
+            return true;
+        } catch (TraceFormatException ex) {
+            return false;
+        }
+    }
+
+    @Test
+    void extObjectsAndTheDocumentedLimitsAreTheSameInTheSchemaAndTheReader() throws Exception {
+        String place = "{\"type\":\"Place\",\"req\":0,\"holder\":1";
+        String[] good = {place + ",\"ext\":{}}", place + ",\"ext\":{\"vendor\":{\"deep\":[1,{\"x\":null}]}}}",
+            "{\"type\":\"Restart\",\"worker\":2,\"ext\":{\"why\":\"test\"}}"};
+        String[] bad = {place + ",\"ext\":[]}", place + ",\"ext\":\"x\"}", place + ",\"ext\":null}", place + ",\"ext\":1}",
+            place.replace("\"req\":0", "\"req\":2147483648") + "}", "{\"type\":\"Restart\",\"worker\":4096}",
+            "{\"type\":\"Prefill\",\"req\":0,\"worker\":0,\"tokens\":[-2147483648]}"};
+        for (String line : good) {
+            assertThat(check(line)).as(line).isEmpty();
+            assertThat(readerAccepts(HEADER, line)).as(line).isTrue();
+        }
+        for (String line : bad) {
+            assertThat(check(line)).as(line).isNotEmpty();
+            assertThat(readerAccepts(HEADER, line)).as(line).isFalse();
+        }
+        String withExt = HEADER.substring(0, HEADER.length() - 1) + ",\"ext\":{\"run\":\"r1\"}}";
+        assertThat(check(withExt)).isEmpty();
+        assertThat(readerAccepts(withExt, null)).isTrue();
+        String[][] limits = {{"\"workers\":3", "\"workers\":4097"}, {"\"k\":3", "\"k\":65"}, {"\"pageTokens\":4", "\"pageTokens\":65537"},
+            {"\"budget\":40", "\"budget\":2147483648"}, {"\"tau\":3", "\"tau\":2147483648"}, {"}}", "},\"ext\":[]}"}};
+        for (String[] l : limits) {
+            String h = HEADER.replace(l[0], l[1]);
+            assertThat(check(h)).as(h).isNotEmpty();
+            assertThat(readerAccepts(h, null)).as(h).isFalse();
+        }
+        String atLimits = HEADER.replace("\"workers\":3", "\"workers\":4096").replace("\"k\":3", "\"k\":64")
+                .replace("\"budget\":40", "\"budget\":2147483647");
+        assertThat(check(atLimits)).isEmpty();
+        assertThat(readerAccepts(atLimits, null)).isTrue();
     }
 }

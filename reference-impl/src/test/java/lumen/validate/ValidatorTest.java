@@ -338,7 +338,7 @@ class ValidatorTest {
         malformed(HEADER.replace("\"policy\":\"lumen\"", "\"policy\":\"nope\""), 1, "unknown policy");
         malformed(HEADER.replace(",\"k\":3", ""), 1, "missing 'k'");
         malformed(HEADER.replace("\"k\":3", "\"k\":3,\"zz\":1"), 1, "unknown config field");
-        malformed(HEADER + "{\"type\":\"Arrive\",\n", 3, "not valid JSON");
+        malformed(HEADER + "{\"type\":\"Arrive\",\n", 2, "does not end on it");
         malformed(HEADER + "{oops}\n", 2, "not valid JSON");
         malformed(HEADER + ARRIVE.trim() + ARRIVE, 2, "two JSON values on one line");
         malformed(HEADER + "{\"type\":\"Teleport\",\"worker\":0}\n", 2, "unknown event type");

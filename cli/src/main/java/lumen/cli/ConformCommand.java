@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {"Drives a system under test with generated failure schedules through the adapter protocol"
                 + " (JSON Lines on its standard input and output; docs/conformance.md), validates its trace against the"
-                + " spec, checks that every request completes and every failed worker rejoins, and shrinks the first"
+                + " spec (every property, KV content, bounded fairness), judges every output against the kit's own reference,"
+                + " requires a finished run (else INCOMPLETE), and shrinks the first"
                 + " failure to a minimal schedule, which is then replayed in a fresh process of the system (as is the"
                 + " first failing schedule) and reported as a reproducer only if it fails the same way there.",
             "--sut reference runs the kit's own adapter around the reference implementation; --mutants runs it and"
@@ -77,6 +78,19 @@ final class ConformCommand implements Callable<Integer> {
     @Option(names = "--fresh-process", description = "start a new process of the system for every run, shrinking included,"
             + " not only for the final replays (slower; for a system whose outcome depends on its earlier runs)")
     boolean freshProcess;
+
+    @Option(names = "--reference", paramLabel = "R", description = {"whose output every request is judged against, never the"
+            + " system's own: token-model (the kit's token model, for a synthetic model) or equivalence (the same system's"
+            + " failure-free run of each schedule, for a real model) (default: ${DEFAULT-VALUE})"})
+    String referenceMode = "token-model";
+
+    @Option(names = "--require-coverage", description = "a feature no schedule exercised (a holder failure, a restore, a"
+            + " re-prefill, ...) fails the run")
+    boolean requireCoverage;
+
+    @Option(names = "--fairness-steps", paramLabel = "N", description = "the bound of the finite-trace fairness checks L3 and L4,"
+            + " in a request's decode steps (default: ${DEFAULT-VALUE})")
+    int fairnessSteps = lumen.validate.Mirror.DEFAULT_FAIRNESS_STEPS;
 
     @Option(names = "--json", description = "print a machine-readable report instead of text")
     boolean json;
@@ -127,8 +141,17 @@ final class ConformCommand implements Callable<Integer> {
                 throw new UserError("unknown policy '" + p + "'; known: " + String.join(", ", Policies.keys()));
             }
         }
+        Conformance.Reference ref = switch (referenceMode) {
+            case "token-model" -> Conformance.Reference.TOKEN_MODEL;
+            case "equivalence" -> Conformance.Reference.EQUIVALENCE;
+            default -> throw new UserError("--reference must be token-model or equivalence, found '" + referenceMode + "'");
+        };
+        if (fairnessSteps < 0) {
+            throw new UserError("--fairness-steps must be 0 or more");
+        }
         return Conformance.Options.defaults(sut).withPolicies(policies).withSchedules(seed, schedules)
-                .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns).withFreshProcess(freshProcess);
+                .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns).withFreshProcess(freshProcess)
+                .withReference(ref).withRequireCoverage(requireCoverage).withFairnessSteps(fairnessSteps);
     }
 
     @Override
@@ -151,7 +174,7 @@ final class ConformCommand implements Callable<Integer> {
             writeOut(json ? spec.commandLine().getErr() : pw, r.failure);   // standard output stays one JSON document
         }
         pw.flush();
-        return r.passed() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+        return r.passedWithCoverage() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
     }
 
     /**

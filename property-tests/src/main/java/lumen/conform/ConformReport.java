@@ -19,14 +19,20 @@ public final class ConformReport {
         b.append("system under test: ").append(r.options.sut()).append('\n');
         b.append(String.format(Locale.ROOT, "%d schedules (seeds %d..%d, policies %s), %,d events, %.1f s%n", r.schedules, r.options.firstSeed(),
                 r.options.firstSeed() + Math.max(0, r.schedules - 1), String.join(", ", r.options.policies()), r.events, r.seconds));
-        if (r.passed()) {
-            b.append("verdict: PASS: every trace is a behaviour of the spec, every request completed, every failed worker rejoined\n");
+        b.append("outputs judged against: ").append(r.options.reference().description).append('\n');
+        if (r.passedWithCoverage()) {
+            b.append("verdict: PASS: every trace is a behaviour of the spec in which every property holds, every output is the"
+                    + " reference's, every request completed, every failed worker rejoined\n");
+        } else if (r.passed()) {
+            b.append("verdict: FAIL (coverage required): no schedule exercised ").append(String.join(", ",
+                    r.uncovered().stream().map(x -> x.name().toLowerCase(Locale.ROOT).replace('_', ' ')).toList())).append('\n');
         } else {
             failure(b, r.failure);
         }
-        b.append("coverage (share of schedules):\n");
+        b.append("coverage (share of schedules").append(r.options.requireCoverage() ? "; required" : "").append("):\n");
         for (PropertyCheck.Feature x : PropertyCheck.Feature.values()) {
-            b.append(String.format(Locale.ROOT, "  %-26s %5.1f%%%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' '), 100 * r.share(x)));
+            b.append(String.format(Locale.ROOT, "  %-26s %5.1f%%%s%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' '), 100 * r.share(x),
+                    r.share(x) == 0 ? "   (never exercised: the verdict says nothing about it)" : ""));
         }
         return b.toString();
     }
@@ -141,7 +147,12 @@ public final class ConformReport {
     public static Map<String, Object> json(Conformance.Report r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("sut", r.options.sut());
-        m.put("verdict", r.passed() ? "PASS" : "FAIL");
+        m.put("verdict", r.passedWithCoverage() ? "PASS" : "FAIL");
+        m.put("reference", r.options.reference().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        m.put("coverageRequired", r.options.requireCoverage());
+        if (r.passed() && !r.passedWithCoverage()) {
+            m.put("uncovered", r.uncovered().stream().map(x -> x.name().toLowerCase(Locale.ROOT)).toList());
+        }
         m.put("schedules", r.schedules);
         m.put("firstSeed", r.options.firstSeed());
         m.put("policies", r.options.policies());

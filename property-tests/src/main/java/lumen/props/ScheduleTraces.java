@@ -3,24 +3,47 @@ package lumen.props;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import lumen.conform.sut.Adapter;
+import lumen.conform.sut.Bug;
+import lumen.core.ClusterState;
+import lumen.core.Config;
 import lumen.runtime.ClusterRuntime;
 import lumen.runtime.SimpleCostModel;
 import lumen.trace.TraceWriter;
+import lumen.validate.Mirror;
 
-/** Records the trace (contract v1) of one schedule run on the reference runtime. */
+/** Records the trace (contract v2) of one schedule run on the reference runtime, or on a mutant of it. */
 public final class ScheduleTraces {
     private ScheduleTraces() {}
 
     public static byte[] record(Schedule sc) {
+        return record(sc, null);
+    }
+
+    /**
+     * The trace a mutant implementation ({@code bug}, null for none) reports for the schedule, as
+     * its adapter writes it (placements citing their reservations).
+     */
+    public static byte[] record(Schedule sc, Bug bug) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        try (TraceWriter w = new TraceWriter(buf, sc.config())) {
-            ClusterRuntime rt = new ClusterRuntime(sc.config(), SimpleCostModel.fastReload(), sc.options(), (e, t) -> {
-                try {
-                    w.write(e, Math.round(t * 1000) / 1000.0);
-                } catch (IOException ex) {
-                    throw new UncheckedIOException(ex);
-                }
-            });
+        Config cfg = sc.config();
+        String buggy = bug == null ? null : bug.policy(cfg);
+        if (bug != null) {
+            bug.reset();
+        }
+        try (TraceWriter w = new TraceWriter(buf, cfg)) {
+            w.flush();
+            // the state the events reported so far describe, for the bug's rewrites
+            Mirror seen = new Mirror(cfg, 0);
+            ClusterRuntime rt = new ClusterRuntime(buggy == null ? cfg : cfg.withPolicy(buggy), SimpleCostModel.fastReload(),
+                    bug == null ? sc.options() : bug.options(sc.options()), (e, t) -> {
+                        ClusterState before = seen.state();
+                        for (lumen.core.Event shown : bug == null ? java.util.List.of(e) : bug.rewriteAll(before, e, cfg)) {
+                            buf.writeBytes((Adapter.line(shown, t, seen.state(), bug, cfg) + "\n").getBytes(StandardCharsets.UTF_8));
+                            seen.step(shown, 0, null);
+                        }
+                    });
             rt.run(sc.arrivals(), sc.faults());
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);

@@ -1,7 +1,6 @@
 package lumen.tracecheck;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,26 +17,40 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import lumen.conform.sut.Mutants;
+import lumen.core.KitTokens;
+import lumen.props.Harness;
+import lumen.props.PropertyCheck;
+import lumen.props.Schedule;
 import lumen.props.ScheduleGenerator;
 import lumen.props.ScheduleTraces;
+import lumen.runtime.Arrival;
+import lumen.validate.Validator;
 import lumen.validate.Verdict;
 import org.junit.jupiter.api.Test;
 
 /**
- * The differential check: the Java mirror and TLC must give the same verdict on every trace,
- * and name the same line when they reject one or find it malformed. The traces: valid ones from
- * the runtime under the four policies the spec names, the reference scenarios, seeded mutations
- * of valid ones (drop, swap, duplicate, alter, broken syntax), and hand-made invalid ones.
- * {@code -Dlumen.differential=N} sets the number of runtime traces (default 70; the mutated ones
- * are 5 per 3 of them plus 5, then the fixed ones).
+ * The differential check: the Java mirror and TLC must give the same verdict on every trace, and
+ * name the same line and the same property when they reject one (or both "not a step of the
+ * spec"). The traces: valid ones from the runtime under the four policies the spec names, the
+ * reference scenarios, seeded mutations of valid ones (drop, swap, duplicate, alter, broken
+ * syntax), hand-made invalid ones, and the shrunk failing trace of every shipped mutant
+ * implementation, judged against the kit's reference with completeness required, each of which
+ * both checkers must reject with the mutant's own property. {@code -Dlumen.differential=N} sets
+ * the number of runtime traces (default 24; the deeper tier runs 70 or more).
  */
 class MirrorTlcAgreementTest {
     static final List<String> SPEC_POLICIES = List.of("lumen", "lumen-dual", "fixed-checkpointing", "stop-and-restart");
 
-    record Case(String name, String kind, byte[] trace) {}
+    /** One trace, the options both checkers judge it with, and the property it must be rejected with (null: none required). */
+    record Case(String name, String kind, byte[] trace, Validator.Options options, String expected) {
+        Case(String name, String kind, byte[] trace) {
+            this(name, kind, trace, Validator.Options.defaults(), null);
+        }
+    }
 
     static List<Case> cases() throws Exception {
-        int n = Integer.getInteger("lumen.differential", 70);
+        int n = Integer.getInteger("lumen.differential", 24);
         List<Case> out = new ArrayList<>();
         ScheduleGenerator gen = new ScheduleGenerator(SPEC_POLICIES);
         List<byte[]> valid = new ArrayList<>();
@@ -63,10 +77,35 @@ class MirrorTlcAgreementTest {
         out.add(new Case("header only", "edge", (header + "\n").getBytes(StandardCharsets.UTF_8)));
         out.add(new Case("no header", "invalid", body.getBytes(StandardCharsets.UTF_8)));
         out.add(new Case("unknown request", "invalid",
-                (header + "\n{\"type\":\"Decode\",\"req\":99,\"worker\":0,\"tokens\":[1]}\n").getBytes(StandardCharsets.UTF_8)));
+                (header + "\n{\"type\":\"Decode\",\"req\":99,\"worker\":0,\"tokens\":[1],\"pages\":[]}\n").getBytes(StandardCharsets.UTF_8)));
         out.add(new Case("rejected, then malformed", "invalid",
                 (header + "\n{\"type\":\"Restart\",\"worker\":0}\n{oops\n").getBytes(StandardCharsets.UTF_8)));
         out.add(new Case("valid, then malformed", "invalid", (header + "\n" + body + "{oops\n").getBytes(StandardCharsets.UTF_8)));
+        out.addAll(mutantCases());
+        return out;
+    }
+
+    /**
+     * The shrunk failing trace of every shipped mutant implementation (those whose policy TLC
+     * names), with the kit's token model as the reference and completeness required.
+     */
+    static List<Case> mutantCases() {
+        List<Case> out = new ArrayList<>();
+        for (Mutants m : Mutants.values()) {
+            if (m.policies().stream().anyMatch(p -> !SPEC_POLICIES.contains(p))) {
+                continue;
+            }
+            Harness.Result h = Harness.run(new ScheduleGenerator(m.policies()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
+                    sc -> PropertyCheck.run(sc, m));
+            assertThat(h.failure).as("%s is found in process", m).isNotNull();
+            Schedule sc = h.failure.minimal();
+            Map<Integer, int[]> ref = new HashMap<>();
+            for (Arrival a : sc.arrivals()) {
+                ref.put(a.id(), KitTokens.reference(a.seed(), a.outLen(), KitTokens.VOCAB));
+            }
+            Validator.Options opt = Validator.Options.defaults().withComplete(true).withReference(ref, "the kit's token model");
+            out.add(new Case("mutant " + m.programName(), "mutant", ScheduleTraces.record(sc, m), opt, m.expected()));
+        }
         return out;
     }
 
@@ -82,7 +121,7 @@ class MirrorTlcAgreementTest {
         for (int i = 0; i < cases.size(); i++) {
             Case c = cases.get(i);
             String id = "d" + i;
-            fs.add(pool.submit(() -> Differential.compare(c.trace(), c.name(), id, tlc)));
+            fs.add(pool.submit(() -> Differential.compare(c.trace(), c.name(), id, tlc, c.options())));
         }
         List<Differential.Outcome> outs = new ArrayList<>();
         for (Future<Differential.Outcome> f : fs) {
@@ -93,28 +132,40 @@ class MirrorTlcAgreementTest {
         Map<String, Map<Verdict, Integer>> table = new TreeMap<>();
         TreeMap<Integer, double[]> byLength = new TreeMap<>();
         List<String> disagreements = new ArrayList<>();
+        List<String> wrongProperty = new ArrayList<>();
         for (int i = 0; i < outs.size(); i++) {
             Differential.Outcome o = outs.get(i);
-            table.computeIfAbsent(cases.get(i).kind(), k -> new EnumMap<>(Verdict.class)).merge(o.mirror().verdict(), 1, Integer::sum);
+            Case c = cases.get(i);
+            table.computeIfAbsent(c.kind(), k -> new EnumMap<>(Verdict.class)).merge(o.mirror().verdict(), 1, Integer::sum);
             int bucket = o.tlc().events() < 250 ? 0 : o.tlc().events() < 500 ? 250 : o.tlc().events() < 1000 ? 500 : 1000;
             byLength.computeIfAbsent(bucket, b -> new double[2]);
             byLength.get(bucket)[0]++;
             byLength.get(bucket)[1] += o.tlc().tlcTime().toMillis() / 1000.0;
             if (!o.agree()) {
                 Path keep = work.resolve("disagreement-d" + i + ".jsonl");
-                Files.write(keep, cases.get(i).trace());
+                Files.write(keep, c.trace());
                 disagreements.add(o.describe() + "; trace kept in " + keep);
+            }
+            if (c.expected() != null) {
+                String got = o.mirror().verdict() == Verdict.INCOMPLETE ? "INCOMPLETE"
+                        : o.mirrorProperty() == null ? (o.mirror().verdict() == Verdict.REJECTED ? "step" : o.mirror().verdict().name())
+                        : o.mirrorProperty().name();
+                if (!got.equals(c.expected())) {
+                    wrongProperty.add(c.name() + ": expected " + c.expected() + ", got " + got + " (" + o.describe() + ")");
+                }
             }
         }
         System.out.printf(Locale.ROOT, "%d traces, %d agree, %.1f s on %d threads%n", outs.size(), outs.size() - disagreements.size(), secs, threads);
         table.forEach((k, v) -> System.out.println("  " + k + ": " + v));
         System.out.println("  TLC time by trace length (events): ");
         byLength.forEach((b, v) -> System.out.printf(Locale.ROOT, "    >= %4d events: %3.0f traces, mean %.2f s%n", b, v[0], v[1] / v[0]));
-        assertEquals(List.of(), disagreements, "the mirror and TLC disagree");
-        assertTrue(outs.size() >= 200 || Integer.getInteger("lumen.differential", 70) < 70, "at least 200 traces");
+        assertThat(disagreements).as("the mirror and TLC disagree").isEmpty();
+        assertThat(wrongProperty).as("a mutant implementation's trace rejected with another property").isEmpty();
         Map<Verdict, Integer> mutated = table.get("mutated");
-        for (Verdict v : Verdict.values()) {
-            assertTrue(mutated.getOrDefault(v, 0) >= 5, () -> "mutated traces with verdict " + v + ": " + mutated);
+        for (Verdict v : List.of(Verdict.ACCEPTED, Verdict.REJECTED, Verdict.MALFORMED)) {
+            assertThat(mutated.getOrDefault(v, 0)).as("mutated traces with verdict %s: %s", v, mutated).isGreaterThanOrEqualTo(5);
         }
+        assertThat(table.get("mutant").values().stream().mapToInt(Integer::intValue).sum()).as("the mutant implementations' traces")
+                .isGreaterThanOrEqualTo(18);
     }
 }

@@ -156,20 +156,39 @@ public final class Core {
         return take(s, new Event.Assist(w, r, draft.clone()));
     }
 
-    /** The request a recovering worker assists next: on the most loaded UP worker, without a draft. */
+    /**
+     * The request a recovering worker assists next: on a most loaded UP worker (any of them, when
+     * several tie), decoding without a draft and with tokens left; the lowest worker id, then the
+     * lowest request id, first. -1 when there is none.
+     */
     public static int assistCandidate(ClusterState s) {
+        return assistCandidate(s, id -> false);
+    }
+
+    /** As {@link #assistCandidate(ClusterState)}, skipping the requests {@code taken} (drafts another worker is preparing). */
+    public static int assistCandidate(ClusterState s, java.util.function.IntPredicate taken) {
         int t = s.assistTarget();
         if (t < 0) {
             return -1;
         }
-        int[] best = {-1};
-        s.worker(t).runq().forEachKey(id -> {
-            RequestRec r = s.request(id);
-            if (best[0] < 0 && r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen()) {
-                best[0] = id;
+        double top = s.load(t);
+        for (int w = t; w < s.workerCount(); w++) {
+            if (w != t && (!s.isUp(w) || s.load(w) != top)) {
+                continue;
             }
-        });
-        return best[0];
+            int[] best = {-1};
+            s.worker(w).runq().forEachKey(id -> {
+                RequestRec r = s.request(id);
+                if (best[0] < 0 && r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen()
+                        && !taken.test(id)) {
+                    best[0] = id;
+                }
+            });
+            if (best[0] >= 0) {
+                return best[0];
+            }
+        }
+        return -1;
     }
 
     /**

@@ -135,6 +135,8 @@ public final class ClusterRuntime {
     private final Sink sink;
     private final W[] ws;
     private final Map<Integer, Req> reqs = new HashMap<>();
+    /** The requests a recovering worker is preparing a draft for, and that worker. */
+    private final Map<Integer, Integer> drafting = new HashMap<>();
     private final List<Fault> faults = new ArrayList<>();
     private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
     private final RuntimeStats stats = new RuntimeStats();
@@ -560,6 +562,7 @@ public final class ClusterRuntime {
         emit(st);
         stats.failures++;
         w.epoch++;
+        drafting.values().removeIf(v -> v == wid);
         w.gpu.clear();
         w.host.clear();
         w.streamQ.clear();
@@ -666,7 +669,8 @@ public final class ClusterRuntime {
         if (state.worker(w.id).state() != WorkerState.ASSISTING) {
             return;
         }
-        int r = Core.assistCandidate(state);
+        // several recovering workers spread over the requests: none drafts for one another is drafting for
+        int r = Core.assistCandidate(state, drafting::containsKey);
         if (r < 0) {
             on(w, now + cost.decodeMs(1, 0), () -> propose(w));
             return;
@@ -674,6 +678,7 @@ public final class ClusterRuntime {
         if (!opt.assists()) {
             return;
         }
+        drafting.put(r, w.id);
         RequestRec rr = rec(r);
         Req q = reqs.get(r);
         int k = cfg.k();
@@ -687,6 +692,7 @@ public final class ClusterRuntime {
     }
 
     private void deliver(W w, int r, int[] toks) {
+        drafting.remove(r);
         if (state.worker(w.id).state() != WorkerState.ASSISTING) {
             return;
         }

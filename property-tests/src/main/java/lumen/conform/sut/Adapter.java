@@ -132,14 +132,21 @@ public final class Adapter {
         ClusterState before = seen;
         seen = rt.state();
         for (Event shown : bug == null ? java.util.List.of(e) : bug.rewriteAll(before, e, cfg)) {
-            String line = TraceWriter.toJson(shown, Math.round(t * 1000) / 1000.0);
-            if (shown instanceof Event.Place) {
-                // a placement cites the reservations it decided on (Eq. 5), one per worker: S15 checks them
-                long[] reserved = bug == null ? reservations(before) : bug.citedReservations(before, cfg);
-                line = line.substring(0, line.length() - 1) + ",\"reserved\":" + java.util.Arrays.toString(reserved).replace(" ", "") + "}";
-            }
-            out.println(line);
+            out.println(line(shown, t, before, bug, cfg));
         }
+    }
+
+    /**
+     * One reported event as its trace line, time rounded to microseconds; a placement cites the
+     * reservations it decided on (Eq. 5), one per worker, which S15 checks.
+     */
+    public static String line(Event shown, double t, ClusterState before, Bug bug, Config cfg) {
+        String line = TraceWriter.toJson(shown, Math.round(t * 1000) / 1000.0);
+        if (shown instanceof Event.Place) {
+            long[] reserved = bug == null ? reservations(before) : bug.citedReservations(before, cfg);
+            line = line.substring(0, line.length() - 1) + ",\"reserved\":" + java.util.Arrays.toString(reserved).replace(" ", "") + "}";
+        }
+        return line;
     }
 
     /** Each worker's reserved positions, as the gateway's counters have them. */

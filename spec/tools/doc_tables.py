@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Regenerates the tables the docs derive from spec/manifest.json and the model configs.
+
+  python3 spec/tools/doc_tables.py [check-report.json]
+
+- proofs-notes/<ID>-<Name>.md: the "Checked by TLC" table of every model whose config checks the
+  property (ProofsNotesTest fails when a cited count differs from the manifest's);
+- README.md: the models, mutants and witnesses tables between <!-- models --> and <!-- /models -->.
+
+Times come from a `lumen check --report FILE` report when one is given, else they are kept as the
+README has them. Run it after `lumen check --update-manifest`.
+"""
+import json, re, sys, pathlib
+
+root = pathlib.Path(__file__).resolve().parents[2]
+spec = root / 'spec'
+manifest = json.loads((spec / 'manifest.json').read_text())
+report = json.loads(pathlib.Path(sys.argv[1]).read_text()) if len(sys.argv) > 1 else None
+
+BOUNDS = {
+    'MCPlacement': 'PlacementSpec; 3 workers, 3 requests, no failures, Budget 3',
+    'MCRouting': 'RoutingSpec; 3 workers, 3 requests, 2 failures, Budget 3',
+    'MCHandover': 'HandoverSpec; 3 workers, 3 requests, 2 failures, 3-token outputs, Budget 4, no streaming',
+    'MCLumen': 'Spec (LUMEN); 3 workers, 3 requests, 2 failures, Budget 6, K 2',
+    'MCLumenSR': 'Spec (SR); 3 workers, 3 requests, 2 failures',
+    'MCLumenFC': 'Spec (FC); 3 workers, 3 requests, 2 failures, Budget 3',
+    'MCLumenDual': 'Spec (DUAL); 3 workers, 2 requests, 2 failures, Budget 6, K 2',
+    'MCLumenHetero': 'Spec (LUMEN); 3 workers, 2 requests of 1- and 2-page prompts and different 3-token outputs, 2 failures, Budget 9, K 2',
+    'MCLumenLivenessDegraded': 'Spec (LUMEN), fairness; 3 workers, 2 requests, 1 failure, Budget 0',
+    'MCLumenLiveness': 'Spec (LUMEN), fairness; 3 workers, 2 requests, 1 failure, Budget 3',
+    'MCLumenLarge': '--large: Spec (LUMEN); 4 workers, 3 requests, 3 failures',
+    'MCLumenLongOutput': '--large: Spec (LUMEN); 3 workers, 3 requests, 2 failures, 3-token outputs, K 3',
+    'MCLumenFCLarge': '--large: Spec (FC); 4 workers, 3 requests, 3 failures',
+    'MCLumenDualLarge': '--large: Spec (DUAL); 3 workers, 3 requests, 2 failures',
+    'MCLumenLivenessLarge': '--large: liveness; 3 workers, 2 requests, 2 failures',
+}
+ORDER = ['S%d' % i for i in range(1, 16)] + ['A1', 'A2', 'A3', 'L1', 'L2', 'L3', 'L4']
+
+
+def checks(entry):
+    text = (spec / entry['config']).read_text()
+    ids = re.findall(r'^(?:INVARIANT|PROPERTY) ([SAL]\d+)_', text, re.M)
+    return [i for i in ORDER if i in ids]
+
+
+def count(n):
+    return 'not yet measured' if n is None else f'{n:,}'
+
+
+models = [m for m in manifest['models'] if m['expect'] == 'pass']
+
+# proofs notes
+for p in manifest['properties']:
+    note = root / 'proofs-notes' / f"{p['id']}-{p['name']}.md"
+    text = note.read_text()
+    rows = ['| model | tier | bounds | distinct states | depth |', '|---|---|---|---|---|']
+    for m in models:
+        if p['id'] in checks(m):
+            rows.append(f"| {m['name']} | {m['tier']} | {BOUNDS[m['name']]} | {count(m.get('distinctStates'))} | "
+                        f"{m.get('depth') if m.get('depth') is not None else '-'} |")
+    table = '\n'.join(rows) + "\n\nState counts are those of `spec/manifest.json`; the build fails when TLC finds others.\n"
+    marker = f'<!-- tlc {p["id"]} -->\n'
+    if marker in text:
+        text = text.replace(marker, table)
+    else:
+        text = re.sub(r'(## Checked by TLC\n\n).*?(?=\n## )', lambda x: x.group(1) + table, text, flags=re.S)
+    note.write_text(text)
+
+# README tables
+readme = root / 'README.md'
+text = readme.read_text()
+old = re.search(r'<!-- models -->\n(.*?)<!-- /models -->', text, re.S).group(1)
+times = {}
+for line in old.splitlines():
+    cells = [c.strip() for c in line.strip('|').split('|')]
+    if len(cells) == 7 and cells[0].startswith('MC'):
+        times[cells[0]] = cells[6]
+if report:
+    for row in report['models']:
+        if row.get('seconds') is not None:
+            times[row['model']] = f"{row['seconds']:.1f}"
+out = ['| model | tier | checks | bounds | distinct states | depth | time (s) |', '|---|---|---|---|---|---|---|']
+for m in models:
+    out.append(f"| {m['name']} | {m['tier']} | {' '.join(checks(m))} | {BOUNDS[m['name']]} | {count(m.get('distinctStates'))} | "
+               f"{m.get('depth') if m.get('depth') is not None else '-'} | {times.get(m['name'], 'not measured at this version')} |")
+intro_end = old.index('| mutant |')
+between = old[old.index('\n\n', old.index('| model |')):intro_end]
+muts = ['| mutant | bug | must be rejected with |', '|---|---|---|']
+for m in manifest['models']:
+    if m['expect'] == 'violation':
+        muts.append(f"| {m['name']} | {m['description']} | {m['property']} |")
+wit_start = old.index('| witness |')
+between2 = old[old.index('\n\n', intro_end):wit_start]
+wits = ['| witness | scenario TLC must reach |', '|---|---|']
+for m in manifest['models']:
+    if m['expect'] == 'witness':
+        wits.append(f"| {m['name']} | {m['description']} |")
+new = '\n'.join(out) + between + '\n'.join(muts) + between2 + '\n'.join(wits) + '\n'
+readme.write_text(text.replace(old, new))
+print('tables regenerated')
+
+# the traceability matrix: its "CI models that check it" column
+index = root / 'proofs-notes' / 'README.md'
+lines = index.read_text().split('\n')
+for k, line in enumerate(lines):
+    m = re.match(r'^\| \[([SAL]\d+) ', line)
+    if m:
+        cells = line.split(' | ')
+        cells[3] = ', '.join(x['name'] for x in models if x['tier'] == 'ci' and m.group(1) in checks(x)) or 'none'
+        lines[k] = ' | '.join(cells)
+index.write_text('\n'.join(lines))

@@ -12,6 +12,7 @@ CONSTANTS
     RingOrder,    \* <<w1, w2, ...>>: FC's ring, in this order
     w1, w2, w3, w4  \* worker names, so that configs can write rings
 
+Ring2 == <<w1, w2>>
 Ring3 == <<w1, w2, w3>>
 Ring4 == <<w1, w2, w3, w4>>
 

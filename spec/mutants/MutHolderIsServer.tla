@@ -3,6 +3,6 @@
 (* One definition is overridden in MutHolderIsServer.cfg: HolderCandidates. *)
 EXTENDS MCLumen
 
-MutHolderCandidates(r) == {w \in Serving : Reserved(w) + Size(r) <= Budget}
+MutHolderCandidates(r) == {w \in Serving : reserved[w] + Size(r) <= Budget}
 
 =============================================================================

@@ -29,7 +29,8 @@ import picocli.CommandLine.Model.CommandSpec;
             "Model-checks the TLA+ models of spec/manifest.json with TLC and compares each result with the"
                 + " manifest: a model must pass with the recorded distinct states and depth, a mutant must be"
                 + " rejected with its property.",
-            "Without MODEL it checks every CI model, mutant and witness; --large adds the large ones."})
+            "Without MODEL it checks every CI model, mutant and witness; --full adds the full-size models,"
+                + " --large the full-size and the large ones."})
 final class CheckCommand implements Callable<Integer> {
 
     @Spec
@@ -38,7 +39,10 @@ final class CheckCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "MODEL", description = "models to check, by manifest name (e.g. MCLumen)")
     List<String> models;
 
-    @Option(names = "--large", description = "also check the large models (on demand; about 50 minutes more on 2 cores)")
+    @Option(names = "--full", description = "also check the full-size models (before a release; about 25 minutes more on 2 cores)")
+    boolean full;
+
+    @Option(names = "--large", description = "also check the full-size and the large models (on demand; about 2 hours more on 2 cores)")
     boolean large;
 
     @Option(names = "--no-mutants", description = "check only the models that must pass (no mutants, no witnesses)")
@@ -70,7 +74,7 @@ final class CheckCommand implements Callable<Integer> {
         int workers = kit.workers();
         Path dir = kit.specDir();
         ModelRuns runs = new ModelRuns(dir);
-        List<ModelEntry> selected = runs.select(models, large, !noMutants);
+        List<ModelEntry> selected = runs.select(models, full, large, !noMutants);
         List<ModelOutcome> outcomes = runs.run(selected, workers, Duration.ofMinutes(timeoutMinutes), resume,
                 Progress.forConsole(kit.quiet || json));
         PrintWriter out = spec.commandLine().getOut();

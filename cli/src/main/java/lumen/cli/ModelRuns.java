@@ -34,7 +34,7 @@ final class ModelRuns {
         return manifest;
     }
 
-    List<ModelEntry> select(List<String> names, boolean large, boolean mutants) {
+    List<ModelEntry> select(List<String> names, boolean full, boolean large, boolean mutants) {
         if (names != null && !names.isEmpty()) {
             List<ModelEntry> picked = new ArrayList<>();
             for (String n : names) {
@@ -46,7 +46,7 @@ final class ModelRuns {
             return picked;
         }
         return manifest.models().stream()
-                .filter(m -> large || !m.isLarge())
+                .filter(m -> m.selectedBy(full, large))
                 .filter(m -> mutants || m.expectsPass())
                 .toList();
     }

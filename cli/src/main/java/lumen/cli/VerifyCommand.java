@@ -53,7 +53,7 @@ final class VerifyCommand implements Callable<Integer> {
         ModelRuns runs = new ModelRuns(kit.specDir());
         out.println("== stage 1/5: model-check (spec/manifest.json, CI tier) ==");
         out.flush();
-        List<ModelOutcome> outcomes = runs.run(runs.select(List.of(), false, true), workers,
+        List<ModelOutcome> outcomes = runs.run(runs.select(List.of(), false, false, true), workers,
                 Duration.ofMinutes(30), false, Progress.forConsole(kit.quiet));
         ModelRuns.printTable(out, outcomes, false);
         boolean ok = outcomes.stream().allMatch(ModelOutcome::agrees);

@@ -10,7 +10,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param name           the model's name, unique in the manifest ("MCLumen", "MutHolderIsServer")
  * @param module         the root module, relative to spec/
  * @param config         the TLC config, relative to spec/
- * @param tier           "ci" (checked by the build) or "large" (on demand, {@code lumen check --large})
+ * @param tier           "ci" (checked by the build, on every change), "full" (the full-size models,
+ *                       before a release: {@code lumen check --full}) or "large" (on demand,
+ *                       {@code lumen check --large}, which includes the full tier)
  * @param mode           "exhaustive" (breadth-first, every reachable state)
  * @param expect         "pass"; "violation" for a mutant (a seeded bug the property must catch);
  *                       "witness" for a scenario that must be reachable (TLC must refute the
@@ -61,6 +63,22 @@ public record ModelEntry(
     @JsonIgnore
     public boolean isLarge() {
         return "large".equals(tier);
+    }
+
+    /** In the tier the build checks on every change. */
+    @JsonIgnore
+    public boolean isCi() {
+        return "ci".equals(tier);
+    }
+
+    @JsonIgnore
+    public boolean isFull() {
+        return "full".equals(tier);
+    }
+
+    /** Whether a run that asked for the full tier ({@code full}) and the large one ({@code large}) checks this model. */
+    public boolean selectedBy(boolean full, boolean large) {
+        return isCi() || (isFull() && (full || large)) || (isLarge() && large);
     }
 
     public ModelEntry withCounts(long distinct, int searchDepth) {

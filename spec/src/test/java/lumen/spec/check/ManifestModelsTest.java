@@ -28,7 +28,7 @@ class ManifestModelsTest {
         ModelChecker checker = new ModelChecker(TlcRunner.fromCurrentJvm(), SPEC, WORK,
                 Runtime.getRuntime().availableProcessors(), Duration.ofMinutes(15));
         return manifest.models().stream()
-                .filter(m -> !m.isLarge())
+                .filter(ModelEntry::isCi)
                 .map(m -> DynamicTest.dynamicTest(label(m), () -> {
                     ModelOutcome o = checker.check(m, msg -> { });
                     System.out.printf("%-32s %-40s %10d distinct  depth %3d  %6.1f s%n", m.name(),

@@ -40,7 +40,7 @@ class ManifestTest {
     void everySafetyAndActionPropertyHasACiMutantThatMustViolateIt() throws Exception {
         Manifest m = manifest();
         Set<String> killed = m.models().stream()
-                .filter(e -> e.isMutant() && !e.isLarge())
+                .filter(e -> e.isMutant() && e.isCi())
                 .map(ModelEntry::property).collect(Collectors.toSet());
         for (PropertyEntry p : m.properties()) {
             if (!p.kind().equals("liveness")) {

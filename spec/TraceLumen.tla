@@ -269,17 +269,25 @@ ApplyFail == LET w == Ev.worker
     /\ reserved' = [reserved EXCEPT ![w] = @ - SumOf({r \in gone : asBackup(r) \/ asHolder(r)}, [r \in Requests |-> Size(r)])]
     /\ failures' = failures + 1
     /\ UNCHANGED <<out, placed>>
-    /\ wdig' = [r \in Requests |-> IF r \in lost THEN NoDigests ELSE wdig[r]]
+    \* what a lost request's server wrote stays until the request is routed (Restored)
+    /\ wdig' = wdig
     /\ hdig' = [r \in Requests |-> IF promote(r) THEN bdig[r] ELSE IF asHolder(r) THEN NoDigests ELSE hdig[r]]
     /\ bdig' = [r \in Requests |-> IF promote(r) \/ asBackup(r) THEN NoDigests ELSE bdig[r]]
 
 \* Position i as a RESTORE brings it back: the holder's page, or bytes from Elsewhere when the
-\* restored digest is not the holder's copy's.
+\* restored digest is not the holder's copy's: that copy's page re-tagged, or, past the copy (or
+\* over a hole in it), r's own position i when the digest is what r's failed server wrote, else
+\* the hole.
 Restored(r, i) ==
     LET p == Resize(ckpt[r], Ev.resumed)[i]
         e == Ev.pages[EntryAt(i)]
-        same == ~HasPages \/ ~ShapeOK(1, Ev.resumed) \/ (Has(hdig[r], <<e[1], e[2]>>) /\ hdig[r][<<e[1], e[2]>>] = e[3])
-    IN  IF same \/ Len(p) # 3 THEN p ELSE <<p[1], p[2], Elsewhere>>
+        key == <<e[1], e[2]>>
+        same == ~HasPages \/ ~ShapeOK(1, Ev.resumed) \/ (Has(hdig[r], key) /\ hdig[r][key] = e[3])
+        wrote == Has(wdig[r], key) /\ wdig[r][key] = e[3]
+    IN  CASE same -> p
+          [] Len(p) = 3 -> <<p[1], p[2], Elsewhere>>
+          [] wrote -> <<r, i, Elsewhere>>
+          [] OTHER -> p
 
 ApplyRoute == LET r == Ev.req IN
     /\ kv' = [kv EXCEPT ![r] = IF Ev.mode = "RESTORE" THEN [i \in 1..Ev.resumed |-> Restored(r, i)]

@@ -86,6 +86,16 @@ public record PageSeq(int length, int[] holes) {
         return new PageSeq(newLength, h);
     }
 
+    /** This sequence with positions {@code good} intact (holes elsewhere stay). */
+    public PageSeq withoutHoles(int[] good) {
+        if (good.length == 0 || holes.length == 0) {
+            return this;
+        }
+        int[] g = good.clone();
+        Arrays.sort(g);
+        return new PageSeq(length, Arrays.stream(holes).filter(h -> Arrays.binarySearch(g, h) < 0).toArray());
+    }
+
     /** This sequence with positions {@code bad} (within 1..length) not intact. */
     public PageSeq withHoles(int[] bad) {
         if (bad.length == 0) {

@@ -170,8 +170,13 @@ public final class SyntheticTrace {
 
     /** A whole trace in memory: header and events, as bytes. */
     public static byte[] toBytes(Spec spec) throws IOException {
+        return toBytes(spec, TraceFormat.VERSION);
+    }
+
+    /** The same trace written in trace contract {@code version} (1: without the KV content). */
+    public static byte[] toBytes(Spec spec, int version) throws IOException {
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        try (TraceWriter w = new TraceWriter(b, spec.config())) {
+        try (TraceWriter w = new TraceWriter(b, spec.config(), version)) {
             generate(spec, w::write);
         }
         return b.toByteArray();

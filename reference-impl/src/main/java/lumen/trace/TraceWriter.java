@@ -88,6 +88,34 @@ public final class TraceWriter implements Closeable {
         return b.toString(StandardCharsets.UTF_8);
     }
 
+    /**
+     * One event as its JSON line with the loads ({@code loads}) and reservations ({@code reserved})
+     * its decider cited (null: none cited), as a report shows the line the system wrote.
+     */
+    public static String toJson(Event e, double[] loads, long[] reserved) {
+        String j = toJson(e);
+        if (loads == null && reserved == null) {
+            return j;
+        }
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            if (loads != null) {
+                g.writeFieldName("loads");
+                g.writeArray(loads, 0, loads.length);
+            }
+            if (reserved != null) {
+                g.writeFieldName("reserved");
+                g.writeArray(reserved, 0, reserved.length);
+            }
+            g.writeEndObject();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        String extra = b.toString(StandardCharsets.UTF_8);
+        return j.substring(0, j.length() - 1) + "," + extra.substring(1);
+    }
+
     private static void ints(JsonGenerator g, String name, int[] xs) throws IOException {
         g.writeFieldName(name);
         g.writeArray(xs, 0, xs.length);

@@ -53,8 +53,12 @@ final class ContentTracker {
     }
 
     /** What one event's content showed: findings (ranked by the validator), and positions of a copy to mark not intact. */
-    record Result(List<Finding> findings, int[] badCopyPositions, boolean toBackup) {
+    record Result(List<Finding> findings, int[] badCopyPositions, boolean toBackup, int[] restoredFromElsewhere) {
         static final Result NONE = new Result(List.of(), new int[0], false);
+
+        Result(List<Finding> findings, int[] badCopyPositions, boolean toBackup) {
+            this(findings, badCopyPositions, toBackup, new int[0]);
+        }
     }
 
     private final int pageTokens;
@@ -181,6 +185,10 @@ final class ContentTracker {
         RequestRec r = s.request(rt.req());
         Req q = req(r.id());
         Copy holderCopy = q.holder;
+        // what the failed server wrote, kept from its Fail until now: bytes a RESTORE brings back
+        // past the holder's copy that equal it are r's own KV, read from somewhere other than the
+        // holder's memory (S13, not a hole)
+        Copy wrote = q.written;
         q.holder = new Copy();
         q.backup = new Copy();
         q.written = new Copy();
@@ -196,6 +204,8 @@ final class ContentTracker {
             return new Result(List.of(f), new int[0], false);
         }
         List<Finding> out = new ArrayList<>(0);
+        List<Integer> elsewhere = new ArrayList<>(0);
+        int saved = r.ckpt().length();
         for (PageDigest p : rt.pages()) {
             Long c = holderCopy.at(p.first(), p.count());
             if (out.isEmpty() && (c == null || c != p.digest())) {
@@ -204,15 +214,19 @@ final class ContentTracker {
                         c == null ? "a page the holder received (it holds none with these positions)" : "digest " + Long.toHexString(c),
                         "digest " + p.hex()));
             }
+            Long w = wrote.at(p.first(), p.count());
+            if ((c == null || c != p.digest()) && w != null && w == p.digest()) {
+                for (int pos = Math.max(p.first(), saved + 1); pos <= p.last(); pos++) {
+                    elsewhere.add(pos);
+                }
+            }
             q.written.put(p);
         }
-        return new Result(out, new int[0], false);
+        return new Result(out, new int[0], false, elsewhere.stream().mapToInt(Integer::intValue).toArray());
     }
 
     private void fail(ClusterState s, Event.Fail f) {
-        for (int id : f.interrupted()) {
-            req(id).written = new Copy();
-        }
+        // an interrupted request's written content stays until it is routed (see route)
         int[] promoted = f.promoted().clone();
         Arrays.sort(promoted);
         for (int id : f.orphaned()) {

@@ -140,11 +140,16 @@ public final class Mirror {
         if (e instanceof Event.Fail f) {
             reqs = Validator.concat(f.interrupted(), f.orphaned());
         }
-        return new Divergence(line, TraceWriter.toJson(e), first, others, StateView.describe(s, e, reqs));
+        return new Divergence(line, TraceWriter.toJson(e, cited, reserved), first, others, StateView.describe(s, e, reqs));
     }
 
     /** The copy positions whose content differs from what the server wrote are not intact. */
     private static ClusterState taint(ClusterState post, Event e, ContentTracker.Result shown) {
+        if (shown.restoredFromElsewhere().length > 0) {
+            // the request's own bytes, but not from its holder's copy: intact, and S13 says where they came from
+            RequestRec r = post.request(e.req());
+            post = post.withRequest(r.withKv(r.kv().withoutHoles(shown.restoredFromElsewhere())));
+        }
         if (shown.badCopyPositions().length == 0) {
             return post;
         }

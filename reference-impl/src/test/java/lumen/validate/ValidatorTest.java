@@ -12,6 +12,7 @@ import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Core;
 import lumen.core.Event;
+import lumen.core.PageDigest;
 import lumen.core.PropertyId;
 import lumen.core.RouteMode;
 import lumen.core.Step;
@@ -161,8 +162,20 @@ class ValidatorTest {
 
     @Test
     void s9ResumingPastTheCheckpoint() throws Exception {
+        // positions 4 and 5 were never saved: the bytes the server resumes with there are not r's (digest 0)
         Trace t = running().step(s -> Core.fail(s, 0));
-        rejectedBy(PropertyId.S9, t.validate(new Event.Route(0, RouteMode.RESTORE, 1, 5, 3)), 9);
+        PageDigest[] pages = PageDigest.synthetic(0, 1, 5, 1);
+        pages[3] = new PageDigest(4, 1, 0);
+        pages[4] = new PageDigest(5, 1, 0);
+        rejectedBy(PropertyId.S9, t.validate(new Event.Route(0, RouteMode.RESTORE, 1, 5, 3, pages)), 9);
+    }
+
+    @Test
+    void s13ResumingPastTheCheckpointWithBytesFromElsewhere() throws Exception {
+        // positions 4 and 5 hold what the failed server wrote, but the holder never received them:
+        // the request's own KV, read from somewhere other than its holder's memory
+        Trace t = running().step(s -> Core.fail(s, 0));
+        rejectedBy(PropertyId.S13, t.validate(new Event.Route(0, RouteMode.RESTORE, 1, 5, 3)), 9);
     }
 
     @Test

@@ -93,18 +93,26 @@ public final class SutProcess implements AutoCloseable {
         }
         List<String> events = new ArrayList<>();
         long bytes = 0;
-        long deadline = System.nanoTime() + limits.step().toNanos();
+        // A hang is silence: the step time counts from the last line, so a system that is still
+        // talking when it runs out is judged on what it says (a flood is a flood however fast the
+        // machine reads), and a reply that trickles on is cut at ten step times.
+        long start = System.nanoTime();
+        long cap = start + 10 * limits.step().toNanos();
+        long deadline = start + limits.step().toNanos();
         while (true) {
             Object x;
             try {
-                x = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                x = lines.poll(Math.max(0, Math.min(deadline, cap) - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 throw new Misbehaviour(Problem.TIMEOUT, "interrupted");
             }
             if (x == null) {
-                throw new Misbehaviour(Problem.TIMEOUT, "no ack within " + limits.step().toMillis() + " ms");
+                throw new Misbehaviour(Problem.TIMEOUT, System.nanoTime() >= cap && !events.isEmpty()
+                        ? "no ack within " + 10 * limits.step().toMillis() + " ms, " + events.size() + " events into its reply"
+                        : "no ack, and no line, within " + limits.step().toMillis() + " ms" + (events.isEmpty() ? "" : " of its last event"));
             }
+            deadline = System.nanoTime() + limits.step().toNanos();
             if (x == EOF) {
                 throw crashed("its output ended before the ack");
             }

@@ -105,18 +105,18 @@ public final class ReaderMutator {
     static final int MAX = Integer.MAX_VALUE;
     static final int TEN_MB = 10 << 20;
     private static final Set<String> KNOWN = Set.of("type", "t", "req", "worker", "holder", "backup", "promptLen", "ref", "tokens",
-            "ckpt", "freed", "mode", "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads", "ext", "format",
-            "version", "config", "policy", "workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k");
-    private static final Set<String> OPTIONAL = Set.of("t", "loads", "backup", "promoted", "ext");
+            "ckpt", "freed", "mode", "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads", "reserved", "pages",
+            "ext", "format", "version", "config", "policy", "workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k");
+    private static final Set<String> OPTIONAL = Set.of("t", "loads", "reserved", "backup", "promoted", "ext");
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
             Map.entry("Arrive", Set.of("req", "worker", "promptLen", "ref")),
-            Map.entry("Place", Set.of("req", "holder", "backup", "loads")),
-            Map.entry("Prefill", Set.of("req", "worker", "tokens")),
-            Map.entry("Decode", Set.of("req", "worker", "tokens")),
-            Map.entry("StreamPage", Set.of("req", "holder", "ckpt")),
+            Map.entry("Place", Set.of("req", "holder", "backup", "loads", "reserved")),
+            Map.entry("Prefill", Set.of("req", "worker", "tokens", "pages")),
+            Map.entry("Decode", Set.of("req", "worker", "tokens", "pages")),
+            Map.entry("StreamPage", Set.of("req", "holder", "ckpt", "pages")),
             Map.entry("Complete", Set.of("req", "worker", "freed")),
             Map.entry("Fail", Set.of("worker", "interrupted", "orphaned", "promoted")),
-            Map.entry("Route", Set.of("req", "mode", "worker", "resumed", "freed", "loads")),
+            Map.entry("Route", Set.of("req", "mode", "worker", "resumed", "freed", "loads", "pages")),
             Map.entry("Restart", Set.of("worker")),
             Map.entry("DraftReady", Set.of("worker")),
             Map.entry("Assist", Set.of("worker", "req", "draft", "loads")),
@@ -440,7 +440,7 @@ public final class ReaderMutator {
             } else if (kind == 1 && ALLOWED.containsKey(type) && !config) {
                 List<String> other = new ArrayList<>();
                 for (String k : List.of("req", "worker", "holder", "backup", "promptLen", "ref", "tokens", "ckpt", "freed", "mode",
-                        "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads")) {
+                        "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads", "reserved", "pages")) {
                     if (!ALLOWED.get(type).contains(k)) {
                         other.add(k);
                     }
@@ -479,7 +479,7 @@ public final class ReaderMutator {
             List<Integer> is = where(at.toks(), t -> t.scalar() && f.equals(t.field()));
             String v = switch (f) {
                 case "format" -> pick(r, "\"lumen\"", "\"LUMEN-TRACE\"", "\"lumen-trace \"", "\"\"");
-                case "version" -> pick(r, "0", "2", "10");
+                case "version" -> pick(r, "0", "3", "10");
                 case "policy" -> pick(r, "\"LUMEN\"", "\"nope\"", "\"lumen_dual\"", "\"\"", "\"lumen \"");
                 case "workers" -> pick(r, "0", "1");
                 case "alpha", "beta" -> pick(r, "-1.0", "-0.5", "-1e-300");

@@ -29,7 +29,8 @@ public final class PropertyCheck {
 
     /** What a run exercised, for coverage statistics. */
     public enum Feature {
-        HOLDER_FAILURE, RESTORE, REPREFILL, DEGRADED_PLACEMENT, FAILURE_DURING_HANDOVER, ACCEPTED_ASSIST, REJECTED_ASSIST
+        HOLDER_FAILURE, RESTORE, REPREFILL, DEGRADED_PLACEMENT, FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST,
+        REJECTED_ASSIST
     }
 
     /** The outcome of one run: the first violation (null when none), and what it exercised. */
@@ -157,7 +158,17 @@ public final class PropertyCheck {
                 }
             }
             case DRAFT_READY -> assisting.add(e.worker());
-            case FULL_READY -> assisting.remove(e.worker());
+            case FULL_READY -> {
+                assisting.remove(e.worker());
+                // judged on the state, not on the event's claim: a draft of this worker is in flight
+                for (int id : s.requests().keys()) {
+                    RequestRec r = s.request(id);
+                    if (r.proposal() != null && r.proposal().src() == e.worker()) {
+                        f.add(Feature.HANDOVER_DROPS_DRAFTS);
+                        break;
+                    }
+                }
+            }
             case DECODE -> {
                 RequestRec r = s.request(e.req());
                 if (r != null && r.proposal() != null) {

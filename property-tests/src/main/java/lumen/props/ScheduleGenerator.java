@@ -14,7 +14,8 @@ import lumen.workload.Lengths;
  * and code; {@link Lengths}), scaled down by {@link #LENGTH_SCALE} so a schedule stays small, or
  * from a short synthetic distribution for tiny requests; failures of every kind the spec allows (single, concurrent up to |W|-1, of a
  * checkpoint holder, during recovery, during the handover, the same worker again, at any point
- * of its work); budgets from starved to ample; draft agreement from 0 to 1. The same seed gives
+ * of its work); budgets from starved to ample; draft agreement from 0 to 1; one schedule in three
+ * with load sustained through the reload (requests still decoding at the handover). The same seed gives
  * the same schedule.
  */
 public final class ScheduleGenerator {
@@ -42,6 +43,17 @@ public final class ScheduleGenerator {
         return (int) Math.max(1, Math.min(max, Math.round(x)));
     }
 
+    /** A (prompt, output) pair: from the real trace, scaled, or from the synthetic distribution. */
+    private static int[] lengths(SplittableRandom r, Lengths real) {
+        if (real == null) {
+            int prompt = length(r, 40, 400);
+            return new int[] {prompt, length(r, 40, 240)};
+        }
+        int[] pair = real.sample(r);
+        return new int[] {Math.max(1, Math.min(512, Math.round(pair[0] / (float) LENGTH_SCALE))),
+                Math.max(1, Math.min(256, Math.round(pair[1] / (float) LENGTH_SCALE)))};
+    }
+
     public Schedule generate(long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         int w = 2 + r.nextInt(7);
@@ -53,18 +65,9 @@ public final class ScheduleGenerator {
         double t = 0;
         long total = 0;
         for (int i = 0; i < n; i++) {
-            int prompt;
-            int out;
-            if (real == null) {
-                prompt = length(r, 40, 400);
-                out = length(r, 40, 240);
-            } else {
-                int[] pair = real.sample(r);
-                prompt = Math.max(1, Math.min(512, Math.round(pair[0] / (float) LENGTH_SCALE)));
-                out = Math.max(1, Math.min(256, Math.round(pair[1] / (float) LENGTH_SCALE)));
-            }
-            total += prompt + out;
-            arrivals.add(new Arrival(i, t, prompt, out, r.nextLong()));
+            int[] po = lengths(r, real);
+            total += po[0] + po[1];
+            arrivals.add(new Arrival(i, t, po[0], po[1], r.nextLong()));
             t += r.nextDouble() * 40;
         }
         // budget pressure: from less than one request per holder to all of them
@@ -98,6 +101,17 @@ public final class ScheduleGenerator {
             case 1 -> 1;
             default -> r.nextDouble();
         };
+        if (r.nextInt(3) == 0) {
+            // sustained load: requests keep arriving, about one per 200 ms for one to two seconds,
+            // so requests are still decoding when a failed worker's full model is ready and the
+            // handover meets drafts in flight (drawn last: the rest of the schedule is the same)
+            int more = 4 + r.nextInt(9);
+            for (int i = 0; i < more; i++) {
+                t += r.nextDouble() * 400;
+                int[] po = lengths(r, real);
+                arrivals.add(new Arrival(n + i, t, po[0], po[1], r.nextLong()));
+            }
+        }
         return new Schedule(cfg, agreement, arrivals, faults,
                 real == null ? "synthetic (log-normal, median 40)" : real.source().name().toLowerCase(java.util.Locale.ROOT) + " / " + LENGTH_SCALE);
     }

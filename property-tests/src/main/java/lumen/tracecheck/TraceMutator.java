@@ -41,9 +41,11 @@ public final class TraceMutator {
                 if (j < 1) {
                     j = 1;
                 }
+                // the events trade places, the times stay where they were: a reordering, not a clock going back
                 String a = lines.get(j);
-                lines.set(j, lines.get(j + 1));
-                lines.set(j + 1, a);
+                String b = lines.get(j + 1);
+                lines.set(j, withTimeOf(b, a));
+                lines.set(j + 1, withTimeOf(a, b));
                 what = "swapped lines " + (j + 1) + " and " + (j + 2);
             }
             case DUPLICATE -> {
@@ -59,6 +61,21 @@ public final class TraceMutator {
             default -> throw new IllegalStateException();
         }
         return new Mutated((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8), kind + ": " + what);
+    }
+
+    /** Event line {@code event} with the time of line {@code from} (unchanged when either has none or is not JSON). */
+    private static String withTimeOf(String event, String from) {
+        try {
+            JsonNode e = JSON.readTree(event);
+            JsonNode f = JSON.readTree(from);
+            if (!(e instanceof ObjectNode o) || !e.has("t") || f == null || !f.has("t")) {
+                return event;
+            }
+            o.set("t", f.get("t"));
+            return JSON.writeValueAsString(o);
+        } catch (IOException ex) {
+            return event;
+        }
     }
 
     /** Changes one field of the event on line i (0-based) to a nearby value. */

@@ -70,15 +70,15 @@ class ConformanceTest {
                 .doesNotContain("not reproducible");
         if (f.shrunk()) {
             assertThat(text).contains("replayed once each in a new process of the system:\n"
-                    + "    the minimal schedule (" + size(f.minimal()) + "): " + prop + " at step " + f.freshMinimal().step().n() + " (the same failure)\n"
-                    + "    the first failing schedule (seed " + f.seed() + ", unshrunk): " + prop + " at step " + f.freshFirst().step().n()
+                    + "    the minimal schedule (" + size(f.minimal()) + "): " + prop + where(f.freshMinimal()) + " (the same failure)\n"
+                    + "    the first failing schedule (seed " + f.seed() + ", unshrunk): " + prop + where(f.freshFirst())
                     + " (the same failure)\n");
         }
         assertThat(text).contains("minimal schedule, after " + f.shrinkRuns() + " shrink runs (" + size(f.minimal()) + "), confirmed in a fresh process:");
         @SuppressWarnings("unchecked")
         Map<String, Object> fail = (Map<String, Object>) ConformReport.json(r).get("failure");
         assertThat(fail).containsEntry("reproducible", true).containsEntry("reproducer", "minimal")
-                .containsEntry("property", f.run().property().name()).containsEntry("step", f.reported().step().n())
+                .containsEntry("property", f.run().property() == null ? null : f.run().property().name()).containsEntry("step", f.reported().step().n())
                 .containsEntry("command", f.reported().step().cmd());
         assertThat(fail.get("reproducerSchedule")).isEqualTo(ConformReport.schedule(f.minimal()));
         @SuppressWarnings("unchecked")
@@ -87,9 +87,20 @@ class ConformanceTest {
         assertThat(fresh.get("unshrunk")).containsEntry("sameFailure", true).containsEntry("runOfProcess", 1);
     }
 
+    private static String where(Conformance.Run x) {
+        return x.atEndOfRun() ? " at the end of the run (step " + x.step().n() + ")" : " at step " + x.step().n();
+    }
+
     /** The reported step is the command whose reply held the violating trace line, in the report and in the session transcript. */
     private static void assertStepIsTheCommandWhoseReplyHeldTheViolation(Conformance.Report r) throws Exception {
         Conformance.Run x = r.failure.reported();
+        if (x.atEndOfRun()) {
+            // no trace line held it: the step is the run's last command
+            assertThat(x.line()).isEqualTo(-1);
+            assertThat(x.step().n()).isEqualTo(x.session().steps());
+            assertThat(ConformReport.text(r)).contains("at the end of the run, after its last command, " + x.step().describe() + "\n");
+            return;
+        }
         assertThat(x.line()).isGreaterThan(1);
         Session.Step step = x.step();
         Session s = x.session();

@@ -33,7 +33,9 @@ class HarnessFindsSeededBugsTest {
         assertEquals(want, String.valueOf(r.failure.property()), r.failure::report);
         // an assist left undone shows only over recoveries long enough to hold F decode steps of one request
         int failures = m == Mutants.NEVER_ASSISTS ? 3 : 2;
-        assertTrue(r.failure.minimal().arrivals().size() <= 4 && r.failure.minimal().faults().size() <= failures,
+        // a backup lags its holder only while the server's stream queue is busy with other requests' pages
+        int requests = m == Mutants.PROMOTES_HOLDER_COPY ? 6 : 4;
+        assertTrue(r.failure.minimal().arrivals().size() <= requests && r.failure.minimal().faults().size() <= failures,
                 () -> "not shrunk far enough: " + r.failure.report());
     }
 }

@@ -32,7 +32,9 @@ class RuntimePropertiesTest {
         System.out.printf("runtime: %s%.1f s, %.0f schedules/s%n", r.coverageTable(), secs, r.schedules / secs);
         assertNull(r.failure, () -> res.failure.report());
         for (PropertyCheck.Feature f : PropertyCheck.Feature.values()) {
-            assertTrue(r.share(f) >= 0.02, () -> "coverage of " + f + " fell to " + res.share(f) + "\n" + res.coverageTable());
+            // a handover meets drafts in flight only under load sustained through the reload: 1% of schedules
+            double floor = f == PropertyCheck.Feature.HANDOVER_DROPS_DRAFTS ? 0.01 : 0.02;
+            assertTrue(r.share(f) >= floor, () -> "coverage of " + f + " fell to " + res.share(f) + "\n" + res.coverageTable());
         }
     }
 }

@@ -32,12 +32,13 @@ import org.junit.jupiter.api.Test;
 /**
  * The differential check: the Java mirror and TLC must give the same verdict on every trace, and
  * name the same line and the same property when they reject one (or both "not a step of the
- * spec"). The traces: valid ones from the runtime under the four policies the spec names, the
- * reference scenarios, seeded mutations of valid ones (drop, swap, duplicate, alter, broken
+ * spec"). The traces: valid ones from the runtime under the four policies the spec names, seeded mutations of valid ones (drop, swap, duplicate, alter, broken
  * syntax), hand-made invalid ones, and the shrunk failing trace of every shipped mutant
  * implementation, judged against the kit's reference with completeness required, each of which
  * both checkers must reject with the mutant's own property. {@code -Dlumen.differential=N} sets
- * the number of runtime traces (default 24; the deeper tier runs 70 or more).
+ * the number of runtime traces (default 8, and 5n/3 + 5 mutations of them; the deeper tier runs 70
+ * or more, with {@code -Dlumen.differential.scenarios=true} adding the reference scenarios, which
+ * {@link TlcTraceCheckTest} compares in every build).
  */
 class MirrorTlcAgreementTest {
     static final List<String> SPEC_POLICIES = List.of("lumen", "lumen-dual", "fixed-checkpointing", "stop-and-restart");
@@ -50,7 +51,7 @@ class MirrorTlcAgreementTest {
     }
 
     static List<Case> cases() throws Exception {
-        int n = Integer.getInteger("lumen.differential", 24);
+        int n = Integer.getInteger("lumen.differential", 8);
         List<Case> out = new ArrayList<>();
         ScheduleGenerator gen = new ScheduleGenerator(SPEC_POLICIES);
         List<byte[]> valid = new ArrayList<>();
@@ -66,10 +67,13 @@ class MirrorTlcAgreementTest {
             TraceMutator.Mutated m = TraceMutator.mutate(valid.get(i % valid.size()), k, r);
             out.add(new Case("mutated-" + i + " (" + m.description() + ")", "mutated", m.trace()));
         }
-        try (var files = Files.list(TlcTraceCheckTest.SCENARIOS)) {
-            for (Path p : files.filter(f -> f.toString().endsWith(".jsonl")).sorted().toList()) {
-                out.add(new Case("scenario " + p.getFileName(), p.getFileName().toString().startsWith("corrupt") ? "invalid" : "valid",
-                        Files.readAllBytes(p)));
+        if (Boolean.getBoolean("lumen.differential.scenarios")) {
+            // TlcTraceCheckTest compares the two on the reference scenarios in every build
+            try (var files = Files.list(TlcTraceCheckTest.SCENARIOS)) {
+                for (Path p : files.filter(f -> f.toString().endsWith(".jsonl")).sorted().toList()) {
+                    out.add(new Case("scenario " + p.getFileName(), p.getFileName().toString().startsWith("corrupt") ? "invalid" : "valid",
+                            Files.readAllBytes(p)));
+                }
             }
         }
         String header = new String(valid.get(0), StandardCharsets.UTF_8).lines().findFirst().orElseThrow();
@@ -162,8 +166,11 @@ class MirrorTlcAgreementTest {
         assertThat(disagreements).as("the mirror and TLC disagree").isEmpty();
         assertThat(wrongProperty).as("a mutant implementation's trace rejected with another property").isEmpty();
         Map<Verdict, Integer> mutated = table.get("mutated");
+        int total = mutated.values().stream().mapToInt(Integer::intValue).sum();
+        // the mutations reach all three verdicts: 2 of each in the build's 18, 5 of each from 40 on
+        int floor = total >= 40 ? 5 : 2;
         for (Verdict v : List.of(Verdict.ACCEPTED, Verdict.REJECTED, Verdict.MALFORMED)) {
-            assertThat(mutated.getOrDefault(v, 0)).as("mutated traces with verdict %s: %s", v, mutated).isGreaterThanOrEqualTo(5);
+            assertThat(mutated.getOrDefault(v, 0)).as("mutated traces with verdict %s: %s", v, mutated).isGreaterThanOrEqualTo(floor);
         }
         assertThat(table.get("mutant").values().stream().mapToInt(Integer::intValue).sum()).as("the mutant implementations' traces")
                 .isGreaterThanOrEqualTo(18);

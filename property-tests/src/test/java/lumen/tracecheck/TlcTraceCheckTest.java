@@ -1,11 +1,16 @@
 package lumen.tracecheck;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import lumen.validate.ValidationResult;
 import lumen.validate.Validator;
 import lumen.validate.Verdict;
@@ -16,26 +21,42 @@ class TlcTraceCheckTest {
     static final Path WORK = Path.of(System.getProperty("lumen.workDir", "target/tlc"));
     static final Path SCENARIOS = Path.of("../reference-impl/src/test/resources/scenarios");
 
+    /** One scenario trace: the mirror's result and TLC's. */
+    private record Both(Path trace, ValidationResult java, TlcTraceCheck.Result tlc) {}
+
     @Test
     void scenarioTracesGetTheMirrorsVerdictAtTheSameLine() throws Exception {
         TlcTraceCheck tlc = new TlcTraceCheck(SPEC, WORK.resolve("scenarios"), Duration.ofMinutes(5));
+        List<Path> traces;
         try (var files = Files.list(SCENARIOS)) {
-            for (Path p : files.filter(f -> f.toString().endsWith(".jsonl")).sorted().toList()) {
+            traces = files.filter(f -> f.toString().endsWith(".jsonl")).sorted().toList();
+        }
+        assertThat(traces).as("the reference scenarios").hasSizeGreaterThanOrEqualTo(8);
+        // one TLC process per trace, two at a time (each runs with one TLC worker)
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())));
+        List<Future<Both>> runs = new ArrayList<>();
+        for (Path p : traces) {
+            runs.add(pool.submit(() -> {
                 ValidationResult java;
                 try (InputStream in = Files.newInputStream(p)) {
                     java = Validator.validate(in, p.toString());
                 }
-                TlcTraceCheck.Result r;
                 try (InputStream in = Files.newInputStream(p)) {
-                    r = tlc.check(in, p.toString(), p.getFileName().toString().replace(".jsonl", ""));
+                    return new Both(p, java, tlc.check(in, p.toString(), p.getFileName().toString().replace(".jsonl", "")));
                 }
-                System.out.printf("%-40s java %-9s tlc %-9s line %d, %d events, %s%n", p.getFileName(), java.verdict(), r.verdict(),
-                        r.line(), r.events(), r.tlcTime());
-                assertEquals(java.verdict(), r.verdict(), p.toString());
-                if (java.verdict() == Verdict.REJECTED) {
-                    assertEquals(java.divergence().line(), r.line(), p + ": first wrong line");
-                    assertEquals(java.divergence().finding().property(), r.property(), p + ": the property it breaks");
-                }
+            }));
+        }
+        pool.shutdown();
+        for (Future<Both> f : runs) {
+            Both b = f.get();
+            Path p = b.trace();
+            TlcTraceCheck.Result r = b.tlc();
+            System.out.printf("%-40s java %-9s tlc %-9s line %d, %d events, %s%n", p.getFileName(), b.java().verdict(), r.verdict(),
+                    r.line(), r.events(), r.tlcTime());
+            assertThat(r.verdict()).as(p.toString()).isEqualTo(b.java().verdict());
+            if (b.java().verdict() == Verdict.REJECTED) {
+                assertThat(r.line()).as(p + ": first wrong line").isEqualTo(b.java().divergence().line());
+                assertThat(r.property()).as(p + ": the property it breaks").isEqualTo(b.java().divergence().finding().property());
             }
         }
     }
@@ -51,14 +72,14 @@ class TlcTraceCheckTest {
                 "---- MODULE TraceLumenMutRestore ----",
                 "EXTENDS TraceLumen",
                 "MutUseHolder(r) == holder[r] # None /\\ holder[r] \\in RouteTargets",
-                "===="), java.util.List.of("CONSTANTS UseHolder <- MutUseHolder"));
+                "===="), List.of("CONSTANTS UseHolder <- MutUseHolder"));
         TlcTraceCheck tlc = new TlcTraceCheck(SPEC, WORK.resolve("seeded"), Duration.ofMinutes(5), always);
         Path p = SCENARIOS.resolve("short-prefix-reprefill.jsonl");
         Differential.Outcome o = Differential.compare(Files.readAllBytes(p), p.toString(), "reprefill", tlc);
-        assertEquals(Verdict.ACCEPTED, o.mirror().verdict());
-        assertEquals(Verdict.REJECTED, o.tlc().verdict());
-        org.junit.jupiter.api.Assertions.assertFalse(o.agree());
-        org.junit.jupiter.api.Assertions.assertTrue(o.tlc().event().contains("REPREFILL"), o.describe());
+        assertThat(o.mirror().verdict()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(o.tlc().verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(o.agree()).isFalse();
+        assertThat(o.tlc().event()).as(o.describe()).contains("REPREFILL");
         System.out.println(o.describe());
     }
 }

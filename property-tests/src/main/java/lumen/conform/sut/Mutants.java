@@ -224,6 +224,63 @@ public enum Mutants implements Bug {
             return e;
         }
     },
+    /**
+     * Under DUAL, a backup promoted to holder keeps the failed holder's page list instead of its
+     * own copy: a later restore on it brings back the pages the holder had and the backup never
+     * received.
+     */
+    PROMOTES_HOLDER_COPY("S13") {
+        /** Per request, the pages streamed to its current holder. */
+        private final Map<Integer, List<PageDigest>> toHolder = new HashMap<>();
+        /** Per promoted request, the holder's pages its backup never received. */
+        private final Map<Integer, List<PageDigest>> carried = new HashMap<>();
+
+        @Override
+        public void reset() {
+            toHolder.clear();
+            carried.clear();
+        }
+
+        @Override
+        public List<String> policies() {
+            return List.of("lumen-dual");
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.StreamPage sp && sp.pages() != null) {
+                RequestRec r = before.request(sp.req());
+                if (r != null && r.holder() == sp.holder()) {
+                    toHolder.computeIfAbsent(sp.req(), k -> new ArrayList<>()).addAll(Arrays.asList(sp.pages()));
+                }
+            } else if (e instanceof Event.Fail f) {
+                for (int id : f.promoted()) {
+                    int have = before.request(id).bckpt().length();
+                    List<PageDigest> extra = toHolder.getOrDefault(id, List.of()).stream().filter(p -> p.first() > have).toList();
+                    toHolder.remove(id);
+                    if (!extra.isEmpty()) {
+                        carried.put(id, extra);
+                    }
+                }
+                for (int id : f.orphaned()) {
+                    toHolder.remove(id);
+                }
+            } else if (e instanceof Event.Route rt) {
+                toHolder.remove(rt.req());
+                List<PageDigest> extra = carried.remove(rt.req());
+                if (extra != null && rt.mode() == RouteMode.RESTORE && rt.pages() != null) {
+                    List<PageDigest> pages = new ArrayList<>(Arrays.asList(rt.pages()));
+                    pages.addAll(extra);
+                    return new Event.Route(rt.req(), rt.mode(), rt.worker(), extra.get(extra.size() - 1).last(), rt.freed(),
+                            pages.toArray(PageDigest[]::new));
+                }
+            } else if (e instanceof Event.Complete) {
+                toHolder.remove(e.req());
+                carried.remove(e.req());
+            }
+            return e;
+        }
+    },
     /** The adapter stops reporting once the first failure has happened (or after 40 events): a trace cut in the middle of the run. */
     TRUNCATES_RUN("INCOMPLETE") {
         private int events;

@@ -38,9 +38,11 @@ class ValidateCliTest {
         CliRun r = run("validate", "--tlc", SCENARIOS.resolve("holder-failure.jsonl").toString(),
                 SCENARIOS.resolve("corrupt-resume-past-checkpoint.jsonl").toString());
         assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("holder-failure.jsonl: ACCEPTED by TLC: a behaviour of the spec matches all 1074 events"), r.out());
-        assertTrue(r.out().contains("corrupt-resume-past-checkpoint.jsonl: REJECTED by TLC at line 150"), r.out());
-        assertTrue(r.out().contains("[type |-> \"Route\""), r.out());
+        // the first RESTORE (line 149) claims 16 positions its checkpoint never saved
+        assertThat(r.out()).contains("holder-failure.jsonl: ACCEPTED by TLC: every event is a step of the spec and every property holds,"
+                        + " at the trace's own constants (1074 events")
+                .contains("corrupt-resume-past-checkpoint.jsonl:149: REJECTED by TLC: S9 RestoreResumesAtSavedPrefix, after 147 events")
+                .contains("[type |-> \"Route\"");
         Path ablation = tmp.resolve("ablation.jsonl");
         Files.writeString(ablation, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"policy\":\"lumen\"", "\"policy\":\"lumen-no-routing\""));
         Path report = tmp.resolve("tlc.json");
@@ -89,8 +91,10 @@ class ValidateCliTest {
         JsonNode t = doc.get("traces").get(0);
         assertEquals("REJECTED", t.get("verdict").asText());
         assertEquals("S9", t.get("divergence").get("property").asText());
-        assertEquals(150, t.get("divergence").get("line").asInt());
-        assertEquals("48", t.get("divergence").get("expected").asText());
+        assertEquals(149, t.get("divergence").get("line").asInt());
+        // the first 32 positions are the checkpoint's, the 16 past it are not the request's
+        assertEquals("its own positions 1..48", t.get("divergence").get("expected").asText());
+        assertEquals("its own positions 1..32, then a hole at position 33", t.get("divergence").get("actual").asText());
         assertEquals(0, doc.get("accepted").asInt());
     }
 

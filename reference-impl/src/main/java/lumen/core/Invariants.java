@@ -245,7 +245,14 @@ public final class Invariants {
     /** S9: the KV r's server holds is intact and never past what r's context has written (KvLen). */
     public static Finding s9(RequestRec r) {
         if (!r.kv().intact()) {
-            return Finding.of(PropertyId.S9, "request " + r.id() + "'s KV has " + r.kv());
+            int n = r.kv().length();
+            int intact = 0;
+            while (intact < n && !r.kv().isHole(intact + 1)) {
+                intact++;
+            }
+            return new Finding(PropertyId.S9, "request " + r.id() + "'s KV has " + r.kv(),
+                    "its own positions 1.." + n, (intact == 0 ? "" : "its own positions 1.." + intact + ", then ")
+                            + "a hole at position " + (intact + 1));
         }
         return r.kv().length() > r.kvLen()
                 ? new Finding(PropertyId.S9, "request " + r.id() + "'s KV runs past what its context has written (KvLen)",

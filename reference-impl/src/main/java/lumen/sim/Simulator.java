@@ -90,6 +90,8 @@ public final class Simulator {
     private final double[] streamCredit;
     private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
     private final Map<Integer, Integer> progress = new HashMap<>();
+    /** The requests a recovering worker is preparing a draft for, and which worker. */
+    private final Map<Integer, Integer> drafting = new HashMap<>();
     private final Set<Integer> restoring = new HashSet<>();
     private final Map<Integer, SimResult.Req> metrics = new HashMap<>();
     private final SimResult result = new SimResult();
@@ -526,16 +528,19 @@ public final class Simulator {
         if (state.worker(w.id).state() != WorkerState.ASSISTING) {
             return;
         }
-        int r = Core.assistCandidate(state);
+        // several recovering workers spread over the requests: none drafts for one another is drafting for
+        int r = Core.assistCandidate(state, drafting::containsKey);
         int k = cfg.k();
         if (r < 0) {
             on(w, now + cost.draftProposeMs(k), () -> propose(w));
             return;
         }
+        drafting.put(r, w.id);
         on(w, now + cost.draftProposeMs(k), () -> deliver(w, r));
     }
 
     private void deliver(W w, int r) {
+        drafting.remove(r);
         if (state.worker(w.id).state() != WorkerState.ASSISTING) {
             return;
         }

@@ -56,8 +56,9 @@ final class ConformCommand implements Callable<Integer> {
     @ArgGroup(multiplicity = "1")
     Target target;
 
-    @Option(names = "--schedules", paramLabel = "N", description = "schedules to run (default: ${DEFAULT-VALUE})")
-    int schedules = 50;
+    @Option(names = "--schedules", paramLabel = "N", description = "schedules to run (default: 50; with --mutants, 200 for each"
+            + " implementation, which the rarest of the shipped bugs needs)")
+    Integer schedules;
 
     @Option(names = "--seed", paramLabel = "S", description = "first seed (default: ${DEFAULT-VALUE})")
     long seed = 1;
@@ -133,6 +134,7 @@ final class ConformCommand implements Callable<Integer> {
     }
 
     private Conformance.Options options(String sut) {
+        int schedules = this.schedules != null ? this.schedules : target == null || target.mutants ? 200 : 50;
         if (schedules < 1 || stepTimeoutMs < 1 || runTimeoutS < 1 || shrinkRuns < 0) {
             throw new UserError("--schedules, --step-timeout-ms and --run-timeout-s must be positive, --shrink-runs not negative");
         }

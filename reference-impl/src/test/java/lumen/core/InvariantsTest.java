@@ -1,6 +1,6 @@
 package lumen.core;
 
-import static org.junit.jupiter.api.Assertions.*;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -26,23 +26,23 @@ class InvariantsTest {
 
     static void broken(PropertyId p, ClusterState s) {
         List<Finding> all = Invariants.all(s);
-        assertFalse(all.isEmpty(), p + " must be found");
-        assertTrue(all.stream().anyMatch(f -> f.property() == p), () -> p + " not in " + all);
+        assertThat(all).as(p + " must be found").isNotEmpty();
+        assertThat(all).as(() -> p + " not in " + all).anyMatch(f -> f.property() == p);
     }
 
     @Test
     void theHonestStateHasNoViolation() {
-        assertEquals(List.of(), Invariants.all(running()));
+        assertThat(Invariants.all(running())).isEqualTo(List.of());
     }
 
     @Test
     void s1() {
         broken(PropertyId.S1, Transition.apply(running(), new Event.Complete(0, 0, 3)));
         RequestRec r = running().request(0);
-        assertNotNull(Invariants.s1(running(), r.withServer(-1)));
-        assertNotNull(Invariants.s1(running(), r.withPhase(RequestPhase.INTERRUPTED)));
-        assertNotNull(Invariants.s1(running(), r.withPhase(RequestPhase.DONE)));
-        assertNull(Invariants.s1(running(), r));
+        assertThat(Invariants.s1(running(), r.withServer(-1))).isNotNull();
+        assertThat(Invariants.s1(running(), r.withPhase(RequestPhase.INTERRUPTED))).isNotNull();
+        assertThat(Invariants.s1(running(), r.withPhase(RequestPhase.DONE))).isNotNull();
+        assertThat(Invariants.s1(running(), r)).isNull();
     }
 
     @Test
@@ -50,7 +50,7 @@ class InvariantsTest {
         ClusterState s = running();
         s = s.withWorker(s.worker(2).enqueue(0));
         broken(PropertyId.S2, s);
-        assertNull(Invariants.s2(running(), 0));
+        assertThat(Invariants.s2(running(), 0)).isNull();
     }
 
     @Test
@@ -82,8 +82,8 @@ class InvariantsTest {
     void s5() {
         ClusterState s = running();
         broken(PropertyId.S5, s.withWorker(s.worker(1).addStored(20)));
-        assertEquals("<= 16", Invariants.s5(s.withWorker(s.worker(1).addStored(20)), 1).expected());
-        assertNull(Invariants.s5(s.withWorker(s.worker(1).addStored(13)), 1), "exactly the budget is allowed");
+        assertThat(Invariants.s5(s.withWorker(s.worker(1).addStored(20)), 1).expected()).isEqualTo("<= 16");
+        assertThat(Invariants.s5(s.withWorker(s.worker(1).addStored(13)), 1)).as("exactly the budget is allowed").isNull();
     }
 
     @Test
@@ -140,8 +140,8 @@ class InvariantsTest {
         ClusterState pre = running();
         Event bad = new Event.Fail(1, new int[0], new int[0]);
         List<Finding> touched = Invariants.touched(pre, Transition.apply(pre, bad), bad);
-        assertTrue(touched.stream().anyMatch(f -> f.property() == PropertyId.S8), touched::toString);
+        assertThat(touched).as(touched::toString).anyMatch(f -> f.property() == PropertyId.S8);
         Event ok = new Event.Fail(1, new int[0], new int[] {0});
-        assertEquals(List.of(), Invariants.touched(pre, Transition.apply(pre, ok), ok));
+        assertThat(Invariants.touched(pre, Transition.apply(pre, ok), ok)).isEqualTo(List.of());
     }
 }

@@ -1,6 +1,6 @@
 package lumen.core;
 
-import static org.junit.jupiter.api.Assertions.*;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -45,14 +45,15 @@ class LoadIndexTest {
                     idx = idx.with(e);
                     ref.put(id, e);
                 }
-                assertEquals(ref.size(), idx.size());
+                assertThat(idx.size()).isEqualTo(ref.size());
                 long need = r.nextInt(22);
                 int exclude = r.nextInt(w + 1) - 1;
-                assertEquals(scanMin(ref, need, exclude), idx.minLoadWithRoom(need, exclude), "minLoadWithRoom");
+                assertThat(idx.minLoadWithRoom(need, exclude)).as("minLoadWithRoom").isEqualTo(scanMin(ref, need, exclude));
                 int exclude2 = r.nextInt(w + 1) - 1;
-                assertEquals(scanMin(ref, need, exclude, exclude2), idx.minLoadWithRoom(need, exclude, exclude2), "two exclusions");
-                assertEquals(scanMin(ref, need, exclude2, exclude), idx.minLoadWithRoom(need, exclude2, exclude), "two exclusions, swapped");
-                assertEquals(scanMin(ref, Long.MIN_VALUE, -1), idx.minLoad());
+                assertThat(idx.minLoadWithRoom(need, exclude, exclude2)).as("two exclusions").isEqualTo(scanMin(ref, need, exclude, exclude2));
+                assertThat(idx.minLoadWithRoom(need, exclude2, exclude))
+                        .as("two exclusions, swapped").isEqualTo(scanMin(ref, need, exclude2, exclude));
+                assertThat(idx.minLoad()).isEqualTo(scanMin(ref, Long.MIN_VALUE, -1));
                 int max = -1;
                 int minQ = -1;
                 for (LoadIndex.Entry e : ref.values()) {
@@ -65,11 +66,11 @@ class LoadIndexTest {
                         minQ = e.id();
                     }
                 }
-                assertEquals(max, idx.maxLoad());
-                assertEquals(minQ, idx.minQueue());
+                assertThat(idx.maxLoad()).isEqualTo(max);
+                assertThat(idx.minQueue()).isEqualTo(minQ);
                 int got = idx.minLoadWithRoom(need, exclude);
                 if (got >= 0) {
-                    assertEquals(ref.get(got), idx.get(got));
+                    assertThat(idx.get(got)).isEqualTo(ref.get(got));
                 }
             }
         }
@@ -78,11 +79,11 @@ class LoadIndexTest {
     @Test
     void emptyIndexHasNoChoice() {
         LoadIndex idx = LoadIndex.empty();
-        assertEquals(-1, idx.minLoad());
-        assertEquals(-1, idx.maxLoad());
-        assertEquals(-1, idx.minQueue());
-        assertEquals(-1, idx.minLoadWithRoom(0, -1));
-        assertSame(idx, idx.without(3));
-        assertNull(idx.get(3));
+        assertThat(idx.minLoad()).isEqualTo(-1);
+        assertThat(idx.maxLoad()).isEqualTo(-1);
+        assertThat(idx.minQueue()).isEqualTo(-1);
+        assertThat(idx.minLoadWithRoom(0, -1)).isEqualTo(-1);
+        assertThat(idx.without(3)).isSameAs(idx);
+        assertThat(idx.get(3)).isNull();
     }
 }

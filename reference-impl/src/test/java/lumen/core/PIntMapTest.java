@@ -1,6 +1,7 @@
 package lumen.core;
 
-import static org.junit.jupiter.api.Assertions.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.util.Random;
 import java.util.TreeMap;
@@ -24,32 +25,32 @@ class PIntMapTest {
                 ref.put(k, i);
                 m = m.put(k, i);
             }
-            assertEquals(ref.size(), m.size());
-            assertEquals(ref.get(k), m.get(k));
-            assertEquals(had, before.get(k), "the old version is unchanged");
-            assertEquals(sizeBefore, before.size());
+            assertThat(m.size()).isEqualTo(ref.size());
+            assertThat(m.get(k)).isEqualTo(ref.get(k));
+            assertThat(before.get(k)).as("the old version is unchanged").isEqualTo(had);
+            assertThat(before.size()).isEqualTo(sizeBefore);
         }
-        assertArrayEquals(ref.keySet().stream().mapToInt(Integer::intValue).toArray(), m.keys());
+        assertThat(m.keys()).isEqualTo(ref.keySet().stream().mapToInt(Integer::intValue).toArray());
         for (int k : ref.keySet()) {
-            assertTrue(m.containsKey(k));
+            assertThat(m.containsKey(k)).isTrue();
             m = m.remove(k);
         }
-        assertTrue(m.isEmpty());
-        assertEquals(0, m.keys().length);
+        assertThat(m.isEmpty()).isTrue();
+        assertThat(m.keys()).isEmpty();
     }
 
     @Test
     void edgeCases() {
         PIntMap<String> m = PIntMap.<String>empty().put(0, "a").put(Integer.MAX_VALUE, "z");
-        assertEquals("a", m.get(0));
-        assertEquals("z", m.get(Integer.MAX_VALUE));
-        assertNull(m.get(-1));
-        assertNull(m.get(5));
-        assertSame(m, m.remove(5));
-        assertEquals(1, m.put(0, null).size(), "putting null removes");
-        assertThrows(IllegalArgumentException.class, () -> m.put(-3, "x"));
-        assertArrayEquals(new int[] {0, Integer.MAX_VALUE}, m.keys());
-        assertNull(PIntMap.<String>empty().put(16, "x").get(0));
-        assertNull(PIntMap.<String>empty().put(3, "x").get(1 << 12));
+        assertThat(m.get(0)).isEqualTo("a");
+        assertThat(m.get(Integer.MAX_VALUE)).isEqualTo("z");
+        assertThat(m.get(-1)).isNull();
+        assertThat(m.get(5)).isNull();
+        assertThat(m.remove(5)).isSameAs(m);
+        assertThat(m.put(0, null).size()).as("putting null removes").isEqualTo(1);
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> m.put(-3, "x"));
+        assertThat(m.keys()).containsExactly(0, Integer.MAX_VALUE);
+        assertThat(PIntMap.<String>empty().put(16, "x").get(0)).isNull();
+        assertThat(PIntMap.<String>empty().put(3, "x").get(1 << 12)).isNull();
     }
 }

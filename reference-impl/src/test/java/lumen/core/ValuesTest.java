@@ -1,6 +1,7 @@
 package lumen.core;
 
-import static org.junit.jupiter.api.Assertions.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,70 +18,70 @@ class ValuesTest {
             {new Event.FullReady(1, new int[] {2}), new Event.FullReady(1, new int[] {2}), new Event.FullReady(1, new int[0])},
         };
         for (Event[] p : pairs) {
-            assertEquals(p[0], p[1]);
-            assertEquals(p[0].hashCode(), p[1].hashCode());
-            assertNotEquals(p[0], p[2]);
-            assertNotEquals(p[0], "x");
+            assertThat(p[0]).isEqualTo(p[1]);
+            assertThat(p[0].hashCode()).isEqualTo(p[1].hashCode());
+            assertThat(p[0]).isNotEqualTo(p[2]);
+            assertThat(p[0]).isNotEqualTo("x");
         }
-        assertEquals(-1, new Event.Restart(1).req());
-        assertEquals(2, new Event.Place(0, 2).worker());
-        assertEquals(2, new Event.StreamPage(0, 2, 5).worker());
+        assertThat(new Event.Restart(1).req()).isEqualTo(-1);
+        assertThat(new Event.Place(0, 2).worker()).isEqualTo(2);
+        assertThat(new Event.StreamPage(0, 2, 5).worker()).isEqualTo(2);
     }
 
     @Test
     void pageSequences() {
         PageSeq a = PageSeq.intact(3);
-        assertEquals(a, PageSeq.intact(3));
-        assertEquals(a.hashCode(), PageSeq.intact(3).hashCode());
-        assertNotEquals(a, PageSeq.intact(4));
-        assertNotEquals(a, a.resize(5));
-        assertNotEquals(a, "x");
+        assertThat(a).isEqualTo(PageSeq.intact(3));
+        assertThat(a.hashCode()).isEqualTo(PageSeq.intact(3).hashCode());
+        assertThat(a).isNotEqualTo(PageSeq.intact(4));
+        assertThat(a).isNotEqualTo(a.resize(5));
+        assertThat(a).isNotEqualTo("x");
         PageSeq holes = a.resize(5);
-        assertFalse(holes.intact());
-        assertTrue(holes.isHole(4) && holes.isHole(5) && !holes.isHole(3));
-        assertEquals(PageSeq.intact(2), holes.resize(2));
+        assertThat(holes.intact()).isFalse();
+        assertThat(holes.isHole(4) && holes.isHole(5) && !holes.isHole(3)).isTrue();
+        assertThat(holes.resize(2)).isEqualTo(PageSeq.intact(2));
         PageSeq cut = new PageSeq(6, new int[] {2, 5}).resize(4);
-        assertArrayEquals(new int[] {2}, cut.holes());
-        assertEquals(holes, holes.resize(5));
-        assertSame(a, a.extendIntact(2));
-        assertEquals(new PageSeq(7, new int[] {4, 5}), holes.extendIntact(7));
+        assertThat(cut.holes()).containsExactly(2);
+        assertThat(holes.resize(5)).isEqualTo(holes);
+        assertThat(a.extendIntact(2)).isSameAs(a);
+        assertThat(holes.extendIntact(7)).isEqualTo(new PageSeq(7, new int[] {4, 5}));
         // streaming copies holes as they are, and positions the source lacks become holes
         PageSeq src = new PageSeq(4, new int[] {2});
-        assertEquals(new PageSeq(6, new int[] {2, 5, 6}), PageSeq.EMPTY.streamFrom(src, 6));
-        assertEquals(PageSeq.intact(1), PageSeq.EMPTY.streamFrom(src, 1));
-        assertSame(a, a.streamFrom(src, 2));
-        assertEquals(PageSeq.intact(4), PageSeq.intact(3).streamFrom(PageSeq.intact(9), 4));
-        assertEquals("no pages", PageSeq.EMPTY.toString());
-        assertEquals("pages 1..3", a.toString());
-        assertTrue(holes.toString().contains("at [4, 5]"), holes::toString);
-        assertThrows(IllegalArgumentException.class, () -> new PageSeq(-1, new int[0]));
+        assertThat(PageSeq.EMPTY.streamFrom(src, 6)).isEqualTo(new PageSeq(6, new int[] {2, 5, 6}));
+        assertThat(PageSeq.EMPTY.streamFrom(src, 1)).isEqualTo(PageSeq.intact(1));
+        assertThat(a.streamFrom(src, 2)).isSameAs(a);
+        assertThat(PageSeq.intact(3).streamFrom(PageSeq.intact(9), 4)).isEqualTo(PageSeq.intact(4));
+        assertThat(PageSeq.EMPTY.toString()).isEqualTo("no pages");
+        assertThat(a.toString()).isEqualTo("pages 1..3");
+        assertThat(holes.toString()).contains("at [4, 5]");
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new PageSeq(-1, new int[0]));
     }
 
     @Test
     void findingsPrintTheirProperty() {
         Finding f = new Finding(PropertyId.S4, "m", "e", "a");
-        assertEquals("S4 HolderIsNotServer: m (expected e, actual a)", f.toString());
-        assertEquals("not a step of the spec: m", Finding.of(null, "m").toString());
-        assertEquals("S4 HolderIsNotServer", f.label());
+        assertThat(f.toString()).isEqualTo("S4 HolderIsNotServer: m (expected e, actual a)");
+        assertThat(Finding.of(null, "m").toString()).isEqualTo("not a step of the spec: m");
+        assertThat(f.label()).isEqualTo("S4 HolderIsNotServer");
     }
 
     @Test
     void configRefusesNonsense() {
         Config c = Config.defaults("lumen");
-        assertEquals("stop-and-restart", c.withPolicy("stop-and-restart").policy());
-        assertEquals(9, c.withWorkers(9).workers());
-        assertThrows(IllegalArgumentException.class, () -> c.withPolicy("nope"));
-        assertThrows(IllegalArgumentException.class, () -> c.withWorkers(1));
-        assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, -1, 1, 1, 1, 1, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, Double.NaN, 1, 1, 1, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, 1, Double.NaN, 1, 1, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, 1, 1, -1, 1, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, 1, 1, 1, -1, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, 1, 1, 1, 1, 0, 1));
-        assertThrows(IllegalArgumentException.class, () -> new Config("lumen", 2, 1, 1, 1, 1, 1, 1, 0));
-        assertTrue(Policies.keys().containsAll(java.util.List.of("lumen", "stop-and-restart", "fixed-checkpointing",
+        assertThat(c.withPolicy("stop-and-restart").policy()).isEqualTo("stop-and-restart");
+        assertThat(c.withWorkers(9).workers()).isEqualTo(9);
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> c.withPolicy("nope"));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> c.withWorkers(1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new Config("lumen", 2, -1, 1, 1, 1, 1, 1, 1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new Config("lumen", 2, 1, Double.NaN, 1, 1, 1, 1, 1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new Config("lumen", 2, 1, 1, Double.NaN, 1, 1, 1, 1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new Config("lumen", 2, 1, 1, 1, -1, 1, 1, 1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new Config("lumen", 2, 1, 1, 1, 1, -1, 1, 1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new Config("lumen", 2, 1, 1, 1, 1, 1, 0, 1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new Config("lumen", 2, 1, 1, 1, 1, 1, 1, 0));
+        assertThat(Policies.keys()).containsAll(java.util.List.of("lumen", "stop-and-restart", "fixed-checkpointing",
                 "lumen-no-placement", "lumen-no-routing", "lumen-no-assist",
-                "lumen-placement-only", "lumen-routing-only", "lumen-assist-only")));
-        assertNull(Policies.find("nope"));
+                "lumen-placement-only", "lumen-routing-only", "lumen-assist-only"));
+        assertThat(Policies.find("nope")).isNull();
     }
 }

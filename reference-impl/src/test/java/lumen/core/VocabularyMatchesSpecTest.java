@@ -1,7 +1,6 @@
 package lumen.core;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,7 +27,7 @@ class VocabularyMatchesSpecTest {
 
     private static Set<String> stringSet(String text, String operator) {
         Matcher m = Pattern.compile(Pattern.quote(operator) + "\\s*==\\s*\\{([^}]*)}").matcher(text);
-        assertTrue(m.find(), operator + " is not defined as a set of strings");
+        assertThat(m.find()).as(operator + " is not defined as a set of strings").isTrue();
         Set<String> values = new LinkedHashSet<>();
         Matcher s = Pattern.compile("\"([A-Z_]+)\"").matcher(m.group(1));
         while (s.find()) {
@@ -40,8 +39,8 @@ class VocabularyMatchesSpecTest {
     @Test
     void everyPropertyIsDefinedInItsModule() throws IOException {
         for (PropertyId p : PropertyId.values()) {
-            assertTrue(defines(module(p.specModule()), p.specOperator()),
-                    p.specOperator() + " is not defined in " + p.specModule() + ".tla");
+            assertThat(defines(module(p.specModule()), p.specOperator()))
+                    .as(p.specOperator() + " is not defined in " + p.specModule() + ".tla").isTrue();
         }
     }
 
@@ -50,28 +49,28 @@ class VocabularyMatchesSpecTest {
         String all = String.join("\n", module("Cluster"), module("CheckpointPlacement"),
                 module("FailureRouting"), module("DraftHandover"));
         for (Action a : Action.values()) {
-            assertTrue(defines(all, a.specName()), a.specName() + " is not a spec action");
+            assertThat(defines(all, a.specName())).as(a.specName() + " is not a spec action").isTrue();
         }
     }
 
     @Test
     void workerStatesMatch() throws IOException {
         Set<String> java = new LinkedHashSet<>(Arrays.stream(WorkerState.values()).map(Enum::name).toList());
-        assertEquals(stringSet(module("Cluster"), "WorkerStates"), java);
+        assertThat(java).isEqualTo(stringSet(module("Cluster"), "WorkerStates"));
     }
 
     @Test
     void phasesMatchExceptTheRuntimeOnlyPrefill() throws IOException {
         Set<String> java = new LinkedHashSet<>(Arrays.stream(RequestPhase.values()).map(Enum::name).toList());
         java.remove(RequestPhase.PREFILL.name());
-        assertEquals(stringSet(module("Cluster"), "Phases"), java);
+        assertThat(java).isEqualTo(stringSet(module("Cluster"), "Phases"));
     }
 
     @Test
     void operatorNamesFollowTheIdRule() {
-        assertEquals("S4_HolderIsNotServerInv", PropertyId.S4.specOperator());
-        assertEquals("A2_RoutingFollowsRuleProp", PropertyId.A2.specOperator());
-        assertEquals("L1_EveryRequestCompletes", PropertyId.L1.specOperator());
-        assertEquals("S10 NoServingBeforeFullModel", PropertyId.S10.label());
+        assertThat(PropertyId.S4.specOperator()).isEqualTo("S4_HolderIsNotServerInv");
+        assertThat(PropertyId.A2.specOperator()).isEqualTo("A2_RoutingFollowsRuleProp");
+        assertThat(PropertyId.L1.specOperator()).isEqualTo("L1_EveryRequestCompletes");
+        assertThat(PropertyId.S10.label()).isEqualTo("S10 NoServingBeforeFullModel");
     }
 }

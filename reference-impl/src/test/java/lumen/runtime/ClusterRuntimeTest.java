@@ -1,6 +1,7 @@
 package lumen.runtime;
 
-import static org.junit.jupiter.api.Assertions.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -62,10 +63,10 @@ class ClusterRuntimeTest {
     }
 
     static void assertHonest(Run r, String what) {
-        assertEquals(Verdict.ACCEPTED, r.v().verdict(), () -> what + ": " + r.v().divergence() + " " + r.v().error());
-        r.rt().outputs().forEach((id, out) -> assertArrayEquals(r.rt().references().get(id), out, what + ": request " + id));
-        assertEquals(0, r.rt().stats().restoredBytesWrong, what);
-        assertEquals(List.of(), Invariants.all(r.rt().state()), what);
+        assertThat(r.v().verdict()).as(() -> what + ": " + r.v().divergence() + " " + r.v().error()).isEqualTo(Verdict.ACCEPTED);
+        r.rt().outputs().forEach((id, out) -> assertThat(out).as(what + ": request " + id).isEqualTo(r.rt().references().get(id)));
+        assertThat(r.rt().stats().restoredBytesWrong).as(what).isEqualTo(0);
+        assertThat(Invariants.all(r.rt().state())).as(what).isEqualTo(List.of());
     }
 
     @Test
@@ -78,17 +79,17 @@ class ClusterRuntimeTest {
                         : List.of(new Fault(1, point == Fault.Point.MID_PREFILL ? 0 : 60, point));
                 Run r = run(cfg, ClusterRuntime.Options.defaults(16), work(10), faults);
                 assertHonest(r, policy + " " + point);
-                assertEquals(10, r.rt().stats().completed);
+                assertThat(r.rt().stats().completed).isEqualTo(10);
                 boolean possible = switch (point) {
                     case MID_STREAM, MID_RESTORE -> !policy.equals("stop-and-restart");
                     case MID_HANDOVER -> cfg.recoveryPolicy().restartState() == lumen.core.WorkerState.LOADING_DRAFT;
                     default -> true;
                 };
                 if (possible) {
-                    assertEquals(faults.size(), r.rt().stats().failures, policy + " " + point + ": every fault was injected");
-                    assertEquals(0, r.rt().stats().faultsSkipped);
+                    assertThat(r.rt().stats().failures).as(policy + " " + point + ": every fault was injected").isEqualTo(faults.size());
+                    assertThat(r.rt().stats().faultsSkipped).isEqualTo(0);
                 } else {
-                    assertEquals(faults.size() - 1, r.rt().stats().failures, policy + " " + point + " cannot happen");
+                    assertThat(r.rt().stats().failures).as(policy + " " + point + " cannot happen").isEqualTo(faults.size() - 1);
                 }
             }
         }
@@ -101,7 +102,7 @@ class ClusterRuntimeTest {
                 new Fault(2, 40, Fault.Point.AT_TIME), new Fault(0, 400, Fault.Point.MID_DECODE), new Fault(3, 41, Fault.Point.MID_STREAM));
         Run r = run(cfg, ClusterRuntime.Options.defaults(16), work(14), faults);
         assertHonest(r, "concurrent");
-        assertTrue(r.rt().stats().failures >= 4);
+        assertThat(r.rt().stats().failures).isGreaterThanOrEqualTo(4);
     }
 
     @Test
@@ -113,11 +114,11 @@ class ClusterRuntimeTest {
             Run r = run(cfg, ClusterRuntime.Options.defaults(16).withDraftAgreement(agree[i]), work(12),
                     List.of(new Fault(1, 30, Fault.Point.MID_DECODE)));
             assertHonest(r, "agreement " + agree[i]);
-            assertTrue(r.rt().stats().draftsDelivered > 0);
+            assertThat(r.rt().stats().draftsDelivered).isGreaterThan(0);
             accepted[i] = r.rt().stats().draftTokensAccepted;
         }
-        assertEquals(0, accepted[0], "a draft that never agrees is never accepted");
-        assertTrue(accepted[0] < accepted[1] && accepted[1] < accepted[2], java.util.Arrays.toString(accepted));
+        assertThat(accepted[0]).as("a draft that never agrees is never accepted").isEqualTo(0);
+        assertThat(accepted[0] < accepted[1] && accepted[1] < accepted[2]).as(java.util.Arrays.toString(accepted)).isTrue();
     }
 
     @Test
@@ -126,8 +127,8 @@ class ClusterRuntimeTest {
         Run r = run(cfg, ClusterRuntime.Options.defaults(16).withStreamQueueCapacity(1), work(12),
                 List.of(new Fault(1, 90, Fault.Point.MID_DECODE)));
         assertHonest(r, "queue of 1");
-        assertTrue(r.rt().stats().streamQueueFull > 0);
-        assertTrue(r.rt().stats().restores > 0);
+        assertThat(r.rt().stats().streamQueueFull).isGreaterThan(0);
+        assertThat(r.rt().stats().restores).isGreaterThan(0);
     }
 
     @Test
@@ -135,24 +136,25 @@ class ClusterRuntimeTest {
         Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 2048, 16, 4);
         Run r = run(cfg, ClusterRuntime.Options.defaults(16).withFlipRestoredBit(true), work(10),
                 List.of(new Fault(1, 150, Fault.Point.MID_DECODE)));
-        assertTrue(r.rt().stats().restores > 0);
-        assertTrue(r.rt().stats().restoredBytesWrong > 0, "the restore check sees the flipped byte");
-        assertEquals(Verdict.REJECTED, r.v().verdict());
-        assertEquals(PropertyId.S13, r.v().divergence().finding().property(),
-                "the restored page's digest is not the copy's: caught at the restore, before any token");
-        assertTrue(r.rt().outputs().entrySet().stream().anyMatch(o -> !java.util.Arrays.equals(o.getValue(), r.rt().references().get(o.getKey()))),
-                "and the target's next token changes");
+        assertThat(r.rt().stats().restores).isGreaterThan(0);
+        assertThat(r.rt().stats().restoredBytesWrong).as("the restore check sees the flipped byte").isGreaterThan(0);
+        assertThat(r.v().verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.v().divergence().finding().property())
+                .as("the restored page's digest is not the copy's: caught at the restore, before any token").isEqualTo(PropertyId.S13);
+        assertThat(r.rt().outputs().entrySet())
+                .as("and the target's next token changes").anyMatch(o -> !java.util.Arrays.equals(o.getValue(), r.rt().references().get(o.getKey())));
     }
 
     @Test
     void badOptionsAreRefused() {
         Config cfg = Config.defaults("lumen");
         ClusterRuntime.Options wrongPage = new ClusterRuntime.Options(KvGeometry.small(8), 100, 0.5, 4, false);
-        assertThrows(IllegalArgumentException.class, () -> new ClusterRuntime(cfg, Scenarios.FAST_RELOAD, wrongPage, (e, t) -> { }));
+        assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> new ClusterRuntime(cfg, Scenarios.FAST_RELOAD, wrongPage, (e, t) -> { }));
         ClusterRuntime rt = new ClusterRuntime(cfg, Scenarios.FAST_RELOAD, ClusterRuntime.Options.defaults(16), (e, t) -> { });
-        assertThrows(IllegalArgumentException.class, () -> rt.run(List.of(), List.of(new Fault(9, 0, Fault.Point.AT_TIME))));
-        assertThrows(IllegalArgumentException.class, () -> new TokenModels(1, 0.5, KvGeometry.small(4)));
-        assertThrows(IllegalArgumentException.class, () -> new TokenModels(10, 1.5, KvGeometry.small(4)));
-        assertThrows(IllegalArgumentException.class, () -> new KvGeometry(0, 1, 1));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> rt.run(List.of(), List.of(new Fault(9, 0, Fault.Point.AT_TIME))));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new TokenModels(1, 0.5, KvGeometry.small(4)));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new TokenModels(10, 1.5, KvGeometry.small(4)));
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> new KvGeometry(0, 1, 1));
     }
 }

@@ -1,8 +1,6 @@
 package lumen.runtime;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -54,16 +52,16 @@ class ScenariosTest {
                 entry.put("property", sc.expectedProperty().label());
             }
             tests.add(DynamicTest.dynamicTest(sc.name(), () -> {
-                assertTrue(run.passed(), () -> sc.name() + ": " + run.problems());
-                assertArrayEquals(Files.readAllBytes(file), run.trace(),
-                        sc.name() + ": the runtime no longer reproduces the checked-in trace byte for byte");
+                assertThat(run.passed()).as(() -> sc.name() + ": " + run.problems()).isTrue();
+                assertThat(run.trace())
+                        .as(sc.name() + ": the runtime no longer reproduces the checked-in trace byte for byte").isEqualTo(Files.readAllBytes(file));
                 ValidationResult v;
                 try (InputStream in = Files.newInputStream(file)) {
                     v = Validator.validate(in, file.toString());
                 }
-                assertEquals(sc.expectsAcceptance() ? Verdict.ACCEPTED : Verdict.REJECTED, v.verdict());
+                assertThat(v.verdict()).isEqualTo(sc.expectsAcceptance() ? Verdict.ACCEPTED : Verdict.REJECTED);
                 if (!sc.expectsAcceptance()) {
-                    assertEquals(sc.expectedProperty(), v.divergence().finding().property());
+                    assertThat(v.divergence().finding().property()).isEqualTo(sc.expectedProperty());
                 }
             }));
         }
@@ -73,7 +71,7 @@ class ScenariosTest {
         }
         tests.add(DynamicTest.dynamicTest("index.json lists every scenario with its expected verdict", () -> {
             JsonNode onDisk = JSON.readTree(indexFile.toFile());
-            assertEquals(index, onDisk);
+            assertThat(onDisk).isEqualTo(index);
         }));
         return tests;
     }
@@ -81,7 +79,7 @@ class ScenariosTest {
     @Test
     void runsAreDeterministic() {
         Scenario sc = Scenarios.find("failure-during-handover");
-        assertArrayEquals(ScenarioRun.run(sc).trace(), ScenarioRun.run(sc).trace());
+        assertThat(ScenarioRun.run(sc).trace()).isEqualTo(ScenarioRun.run(sc).trace());
     }
 
     @Test
@@ -90,8 +88,8 @@ class ScenariosTest {
             if (!sc.expectsAcceptance()) {
                 ScenarioRun first = ScenarioRun.run(sc);
                 ScenarioRun second = ScenarioRun.run(sc);
-                assertTrue(second.passed(), () -> sc.name() + ", run again: " + second.problems());
-                assertArrayEquals(first.trace(), second.trace(), sc.name() + ": the second run's trace");
+                assertThat(second.passed()).as(() -> sc.name() + ", run again: " + second.problems()).isTrue();
+                assertThat(second.trace()).as(sc.name() + ": the second run's trace").isEqualTo(first.trace());
             }
         }
     }

@@ -1,7 +1,6 @@
 package lumen.runtime;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
 import java.util.SplittableRandom;
@@ -35,11 +34,11 @@ class VerificationTest {
     @Test
     void greedyAcceptsTheAgreeingPrefixPlusOne() {
         int[] target = {5, 6, 7, 8, 9};
-        assertArrayEquals(new int[] {5, 6, 7}, Verification.greedy(new int[] {5, 6, 1}, 5, i -> target[i]));
-        assertArrayEquals(new int[] {5}, Verification.greedy(new int[] {4, 6}, 5, i -> target[i]));
-        assertArrayEquals(new int[] {5, 6, 7}, Verification.greedy(new int[] {5, 6}, 5, i -> target[i]));
-        assertArrayEquals(new int[] {5, 6}, Verification.greedy(new int[] {5, 6, 7}, 2, i -> target[i]), "never past the output's end");
-        assertArrayEquals(new int[] {5}, Verification.greedy(new int[0], 5, i -> target[i]));
+        assertThat(Verification.greedy(new int[] {5, 6, 1}, 5, i -> target[i])).containsExactly(5, 6, 7);
+        assertThat(Verification.greedy(new int[] {4, 6}, 5, i -> target[i])).containsExactly(5);
+        assertThat(Verification.greedy(new int[] {5, 6}, 5, i -> target[i])).containsExactly(5, 6, 7);
+        assertThat(Verification.greedy(new int[] {5, 6, 7}, 2, i -> target[i])).as("never past the output's end").containsExactly(5, 6);
+        assertThat(Verification.greedy(new int[0], 5, i -> target[i])).containsExactly(5);
     }
 
     @Test
@@ -62,7 +61,7 @@ class VerificationTest {
                 System.arraycopy(got, 0, out, pos, got.length);
                 pos += got.length;
             }
-            assertArrayEquals(target, out);
+            assertThat(out).isEqualTo(target);
         }
     }
 
@@ -100,7 +99,7 @@ class VerificationTest {
             double[][] q = {dist(r, true), dist(r, false)};
             long[] counts = pairCounts(p, q, false, 100 + c);
             double pValue = new ChiSquareTest().chiSquareTest(expectedPairs(p), counts);
-            assertTrue(pValue > ALPHA, "case " + c + ": chi-square p-value " + pValue + " <= alpha " + ALPHA);
+            assertThat(pValue > ALPHA).as("case " + c + ": chi-square p-value " + pValue + " <= alpha " + ALPHA).isTrue();
         }
     }
 
@@ -111,6 +110,6 @@ class VerificationTest {
         double[][] q = {dist(r, true), dist(r, false)};
         long[] counts = pairCounts(p, q, true, 100);
         double pValue = new ChiSquareTest().chiSquareTest(expectedPairs(p), counts);
-        assertTrue(pValue < ALPHA, "accepting every draft token must change the distribution; p-value " + pValue);
+        assertThat(pValue).as("accepting every draft token must change the distribution; p-value " + pValue).isLessThan(ALPHA);
     }
 }

@@ -1,8 +1,8 @@
 package lumen.sim;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,28 +25,29 @@ class GpuProfileTest {
         Files.writeString(f, profile("jcuda", 6, 40, 0.015).toJson());
         ProfiledCostModel base = Preset.LLAMA3_70B.costModel();
         ProfiledCostModel m = GpuProfile.read(f).applyTo(base, f.toString());
-        assertEquals(6, m.params().streamGBps(), 1e-9, "the lower of the network (10) and the measured 16-token streaming (6)");
-        assertEquals(40, m.params().restoreGBps(), 1e-9);
-        assertEquals(0.015, m.params().streamSlowdown(), 1e-9);
-        assertEquals(base.prefillMs(2048), m.prefillMs(2048), 1e-9, "compute is unchanged");
-        assertTrue(m.restoreMs(10_000) < base.restoreMs(10_000), "a faster restore than the stated 20 GB/s");
+        assertThat(m.params().streamGBps()).as("the lower of the network (10) and the measured 16-token streaming (6)").isCloseTo(6, within(1e-9));
+        assertThat(m.params().restoreGBps()).isCloseTo(40, within(1e-9));
+        assertThat(m.params().streamSlowdown()).isCloseTo(0.015, within(1e-9));
+        assertThat(m.prefillMs(2048)).as("compute is unchanged").isCloseTo(base.prefillMs(2048), within(1e-9));
+        assertThat(m.restoreMs(10_000) < base.restoreMs(10_000)).as("a faster restore than the stated 20 GB/s").isTrue();
         SimConfig.Experiment e = SimConfig.load(null, null, List.of("gpu_profile=" + f)).expand().get(0);
-        assertEquals(40, e.options("lumen").cost().params().restoreGBps(), 1e-9, "lumen simulate --set gpu_profile=FILE uses it");
+        assertThat(e.options("lumen").cost().params().restoreGBps()).as("lumen simulate --set gpu_profile=FILE uses it").isCloseTo(40, within(1e-9));
     }
 
     @Test
     void aCpuProfileOrAMissingOrMalformedFileIsRefusedWithItsName(@TempDir Path dir) throws IOException {
         Path cpu = dir.resolve("cpu.json");
         Files.writeString(cpu, profile("cpu", 6, 40, 0).toJson());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> GpuProfile.read(cpu).applyTo(Preset.LLAMA3_70B.costModel(), cpu.toString()));
-        assertEquals(cpu + ": measured on the cpu backend; the cost model takes GPU measurements only", e.getMessage());
+        IllegalArgumentException e = assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> GpuProfile.read(cpu).applyTo(Preset.LLAMA3_70B.costModel(), cpu.toString())).actual();
+        assertThat(e.getMessage()).isEqualTo(cpu + ": measured on the cpu backend; the cost model takes GPU measurements only");
         Path bad = dir.resolve("bad.json");
         Files.writeString(bad, "{ not json");
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> GpuProfile.read(bad)).getMessage().startsWith(bad + ": not a GPU profile"));
-        SimConfig.BadValue b = assertThrows(SimConfig.BadValue.class,
-                () -> SimConfig.load(null, null, List.of("gpu_profile=" + dir.resolve("none.json"))).expand().get(0).options("lumen"));
-        assertEquals("--set gpu_profile=" + dir.resolve("none.json") + ": key 'gpu_profile': " + dir.resolve("none.json") + ": no such file",
-                b.getMessage());
+        assertThat(assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> GpuProfile.read(bad)).actual().getMessage())
+                .startsWith(bad + ": not a GPU profile");
+        SimConfig.BadValue b = assertThatExceptionOfType(SimConfig.BadValue.class)
+                .isThrownBy(() -> SimConfig.load(null, null, List.of("gpu_profile=" + dir.resolve("none.json"))).expand().get(0).options("lumen")).actual();
+        assertThat(b.getMessage())
+                .isEqualTo("--set gpu_profile=" + dir.resolve("none.json") + ": key 'gpu_profile': " + dir.resolve("none.json") + ": no such file");
     }
 }

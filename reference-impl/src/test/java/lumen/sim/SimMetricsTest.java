@@ -1,7 +1,7 @@
 package lumen.sim;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -35,9 +35,9 @@ class SimMetricsTest {
         SimResult hit = run(20_000, 47_000);
         // bins of 5 s: the last degraded bin is [45 s, 50 s); smoothed over its neighbours it also lifts
         // [50 s, 55 s) above 1.1x, so recovery ends at 55 s, 35 s after the failure
-        assertEquals(35_000, SimMetrics.recoveryMs(hit, base, 20_000), 1e-9);
-        assertEquals(0, SimMetrics.recoveryMs(base, base, 20_000), 1e-9);
-        assertTrue(Double.isNaN(SimMetrics.recoveryMs(run(20_000, 1e9), base, 20_000)), "never recovers");
+        assertThat(SimMetrics.recoveryMs(hit, base, 20_000)).isCloseTo(35_000, within(1e-9));
+        assertThat(SimMetrics.recoveryMs(base, base, 20_000)).isCloseTo(0, within(1e-9));
+        assertThat(SimMetrics.recoveryMs(run(20_000, 1e9), base, 20_000)).as("never recovers").isNaN();
         // one degraded blip later on does not undo a recovery that held for 30 s
         SimResult blip = run(20_000, 47_000);
         for (SimResult.Req q : blip.requests) {
@@ -45,18 +45,18 @@ class SimMetricsTest {
                 q.firstMs = q.arriveMs + 400;
             }
         }
-        assertEquals(35_000, SimMetrics.recoveryMs(blip, base, 20_000), 1e-9);
+        assertThat(SimMetrics.recoveryMs(blip, base, 20_000)).isCloseTo(35_000, within(1e-9));
     }
 
     @Test
     void windowStatsSeparateInterruptedFromSurvivors() {
         SimMetrics.Summary s = SimMetrics.summarize("x", run(20_000, 47_000), run(Double.NaN, 0));
-        assertEquals(400, s.ttftInterrupted().mean(), 1e-9);
-        assertTrue(s.ttftSurvivors().mean() < 400 && s.ttftSurvivors().mean() > 100, s.ttftSurvivors().toString());
-        assertEquals(6, s.interrupted());
-        assertEquals(40, s.tpotInterrupted().p50(), 0.1);
+        assertThat(s.ttftInterrupted().mean()).isCloseTo(400, within(1e-9));
+        assertThat(s.ttftSurvivors().mean() < 400 && s.ttftSurvivors().mean() > 100).as(s.ttftSurvivors().toString()).isTrue();
+        assertThat(s.interrupted()).isEqualTo(6);
+        assertThat(s.tpotInterrupted().p50()).isCloseTo(40, within(0.1));
         SimMetrics.Stats none = SimMetrics.stats(List.of(), SimResult.Req::ttftMs);
-        assertEquals(0, none.n());
-        assertEquals("-", none.text());
+        assertThat(none.n()).isEqualTo(0);
+        assertThat(none.text()).isEqualTo("-");
     }
 }

@@ -1,7 +1,6 @@
 package lumen.sim;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -49,15 +48,15 @@ class SimulatorTest {
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
-        assertEquals(Verdict.ACCEPTED, v.verdict(), () -> String.valueOf(v.divergence()));
-        assertEquals(arrivals.size(), r.requests.size());
-        assertTrue(r.requests.stream().allMatch(q -> !Double.isNaN(q.doneMs)), "every request completes");
+        assertThat(v.verdict()).as(() -> String.valueOf(v.divergence())).isEqualTo(Verdict.ACCEPTED);
+        assertThat(r.requests).hasSize(arrivals.size());
+        assertThat(r.requests).as("every request completes").allMatch(q -> !Double.isNaN(q.doneMs));
         long interrupted = r.requests.stream().filter(q -> q.interrupted).count();
-        assertTrue(interrupted > 0, "the failure interrupted someone");
+        assertThat(interrupted).as("the failure interrupted someone").isGreaterThan(0);
         double ttft = r.requests.stream().mapToDouble(SimResult.Req::ttftMs).average().orElseThrow();
         if (detectMs > 0) {
             double earliest = r.requests.stream().filter(q -> q.interrupted).mapToDouble(SimResult.Req::replayTtftMs).min().orElseThrow();
-            assertTrue(earliest >= detectMs, "no replay before the failure is detected: " + earliest + " ms");
+            assertThat(earliest).as("no replay before the failure is detected: " + earliest + " ms").isGreaterThanOrEqualTo(detectMs);
         }
         System.out.printf("%s: %d requests, %d interrupted, %d restored, mean TTFT %.0f ms, %d events, %d drafts, %.2f s wall%n", policy,
                 r.requests.size(), interrupted, r.requests.stream().filter(q -> q.restored).count(), ttft, r.events, r.drafts.size(), r.wallSeconds);
@@ -88,10 +87,11 @@ class SimulatorTest {
         }
         SimResult capped = new Simulator(new Simulator.Options(c, p.costModel(), 4_096, 3, 0.7, 1), null).run(burst, List.of());
         SimResult wide = new Simulator(new Simulator.Options(c, p.costModel(), 4_096, 64, 0.7, 1), null).run(burst, List.of());
-        assertTrue(mostAdmitted(capped) <= 2 * 3, "at most max_batch running per worker, saw " + mostAdmitted(capped));
-        assertTrue(mostAdmitted(wide) > 2 * 3, "without the cap the burst runs at once, saw " + mostAdmitted(wide));
+        assertThat(mostAdmitted(capped) <= 2 * 3).as("at most max_batch running per worker, saw " + mostAdmitted(capped)).isTrue();
+        assertThat(mostAdmitted(wide) > 2 * 3).as("without the cap the burst runs at once, saw " + mostAdmitted(wide)).isTrue();
         double ttftCapped = capped.requests.stream().mapToDouble(SimResult.Req::ttftMs).max().orElseThrow();
         double firstDone = capped.requests.stream().mapToDouble(q -> q.doneMs).min().orElseThrow();
-        assertTrue(ttftCapped >= firstDone, "the last request waits for a slot: TTFT " + ttftCapped + " ms, first done at " + firstDone + " ms");
+        assertThat(ttftCapped)
+                .as("the last request waits for a slot: TTFT " + ttftCapped + " ms, first done at " + firstDone + " ms").isGreaterThanOrEqualTo(firstDone);
     }
 }

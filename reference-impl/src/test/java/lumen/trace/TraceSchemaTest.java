@@ -1,7 +1,7 @@
 package lumen.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.*;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.networknt.schema.Error;
 import com.networknt.schema.InputFormat;
@@ -28,7 +28,7 @@ class TraceSchemaTest {
     @BeforeAll
     static void load() throws Exception {
         try (InputStream in = TraceSchemaTest.class.getResourceAsStream(TraceFormat.SCHEMA_RESOURCE)) {
-            assertNotNull(in, "the schema is on the classpath");
+            assertThat(in).as("the schema is on the classpath").isNotNull();
             schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(in);
         }
     }
@@ -43,7 +43,7 @@ class TraceSchemaTest {
         try (Stream<Path> s = Files.list(Path.of("src/test/resources/scenarios"))) {
             files = s.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList();
         }
-        assertFalse(files.isEmpty());
+        assertThat(files).isNotEmpty();
         java.util.Set<String> types = new java.util.TreeSet<>();
         for (Path f : files) {
             int n = 0;
@@ -51,11 +51,11 @@ class TraceSchemaTest {
                 n++;
                 List<Error> errors = check(line);
                 int lineNo = n;
-                assertTrue(errors.isEmpty(), () -> f + ":" + lineNo + ": " + errors);
+                assertThat(errors).as(() -> f + ":" + lineNo + ": " + errors).isEmpty();
                 types.add(line.replaceAll("^\\{\"type\":\"([A-Za-z]+)\".*$", "$1"));
             }
         }
-        assertEquals(13, types.size(), "the traces show the header and all 12 event types: " + types);
+        assertThat(types).as("the traces show the header and all 12 event types: " + types).hasSize(13);
     }
 
     static final String HEADER = "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":1,\"config\":{\"policy\":\"lumen\","
@@ -76,20 +76,20 @@ class TraceSchemaTest {
             "{\"type\":\"Place\",\"req\":0}",
         };
         String arrive = "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":4,\"ref\":[11,12]}";
-        assertTrue(check(HEADER).isEmpty());
-        assertTrue(check(arrive).isEmpty());
-        assertTrue(check("{\"type\":\"Place\",\"req\":0,\"holder\":null}").isEmpty());
+        assertThat(check(HEADER)).isEmpty();
+        assertThat(check(arrive)).isEmpty();
+        assertThat(check("{\"type\":\"Place\",\"req\":0,\"holder\":null}")).isEmpty();
         for (String line : bad) {
-            assertFalse(check(line).isEmpty(), "schema accepts " + line);
+            assertThat(check(line)).as("schema accepts " + line).isNotEmpty();
             String trace = HEADER + "\n" + arrive + "\n" + line + "\n";
             TraceReader r = new TraceReader(new ByteArrayInputStream(trace.getBytes(StandardCharsets.UTF_8)), "x");
             r.next();
-            TraceFormatException ex = assertThrows(TraceFormatException.class, r::next, "reader accepts " + line);
-            assertEquals(3, ex.line());
+            TraceFormatException ex = assertThatExceptionOfType(TraceFormatException.class).as("reader accepts " + line).isThrownBy(r::next).actual();
+            assertThat(ex.line()).isEqualTo(3);
         }
-        assertTrue(check(HEADER.replace("\"version\":1", "\"version\":2")).isEmpty());
-        assertFalse(check(HEADER.replace("\"version\":1", "\"version\":3")).isEmpty());
-        assertFalse(check(HEADER.replace("\"workers\":3", "\"workers\":1")).isEmpty());
+        assertThat(check(HEADER.replace("\"version\":1", "\"version\":2"))).isEmpty();
+        assertThat(check(HEADER.replace("\"version\":1", "\"version\":3"))).isNotEmpty();
+        assertThat(check(HEADER.replace("\"workers\":3", "\"workers\":1"))).isNotEmpty();
     }
 
     static boolean readerAccepts(String header, String line) throws Exception {

@@ -1,6 +1,6 @@
 package lumen.validate;
 
-import static org.junit.jupiter.api.Assertions.*;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -80,13 +80,13 @@ class ValidatorTest {
     }
 
     static void rejectedBy(PropertyId p, ValidationResult r, long line) {
-        assertEquals(Verdict.REJECTED, r.verdict(), () -> String.valueOf(r.error()));
-        assertEquals(p, r.divergence().finding().property(), () -> r.divergence().toString());
-        assertEquals(line, r.divergence().line());
-        assertFalse(r.divergence().state().isBlank());
+        assertThat(r.verdict()).as(() -> String.valueOf(r.error())).isEqualTo(Verdict.REJECTED);
+        assertThat(r.divergence().finding().property()).as(() -> r.divergence().toString()).isEqualTo(p);
+        assertThat(r.divergence().line()).isEqualTo(line);
+        assertThat(r.divergence().state()).isNotBlank();
         String text = ValidationReport.text(r);
-        assertTrue(text.contains("REJECTED by " + p.label()), text);
-        assertTrue(text.contains("t.jsonl:" + line), text);
+        assertThat(text).contains("REJECTED by " + p.label());
+        assertThat(text).contains("t.jsonl:" + line);
     }
 
     @Test
@@ -98,13 +98,13 @@ class ValidatorTest {
         t.step(s -> Core.complete(s, 0)).step(s -> Core.fail(s, 1)).step(s -> Core.restart(s, 1))
                 .step(s -> Core.draftReady(s, 1)).step(s -> Core.fullReady(s, 1));
         ValidationResult r = t.validate();
-        assertEquals(Verdict.ACCEPTED, r.verdict(), () -> String.valueOf(r.divergence()));
-        assertEquals(t.events.size(), r.events());
-        assertEquals(1, r.done());
-        assertEquals(0, r.open());
-        assertEquals(1L, r.byType().get("Arrive"));
-        assertTrue(ValidationReport.text(r).contains("ACCEPTED"));
-        assertEquals("ACCEPTED", ValidationReport.json(r).get("verdict"));
+        assertThat(r.verdict()).as(() -> String.valueOf(r.divergence())).isEqualTo(Verdict.ACCEPTED);
+        assertThat(r.events()).isEqualTo(t.events.size());
+        assertThat(r.done()).isEqualTo(1);
+        assertThat(r.open()).isEqualTo(0);
+        assertThat(r.byType().get("Arrive")).isEqualTo(1L);
+        assertThat(ValidationReport.text(r)).contains("ACCEPTED");
+        assertThat(ValidationReport.json(r).get("verdict")).isEqualTo("ACCEPTED");
     }
 
     @Test
@@ -213,15 +213,15 @@ class ValidatorTest {
         Config c = new Config("lumen", 3, 1, 1, 0, 10, 40, 1, 3);
         Trace t = new Trace(c).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0)).step(s -> Core.prefill(s, 0))
                 .step(s -> Core.streamPage(s, 0, 2)).step(s -> Core.fail(s, 0));
-        assertEquals(Verdict.ACCEPTED, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 2)).verdict());
+        assertThat(t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 2)).verdict()).isEqualTo(Verdict.ACCEPTED);
         rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.REPREFILL, 1, 0, 2)), 7);
         rejectedBy(PropertyId.A2, t.validate(new Event.Route(0, RouteMode.RESTORE, 1, 2, 2)), 7);
         ValidationResult nonEmpty = t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 1, 2));
-        assertEquals(Verdict.REJECTED, nonEmpty.verdict());
+        assertThat(nonEmpty.verdict()).isEqualTo(Verdict.REJECTED);
         // a re-prefill that frees only part of the checkpoint leaves it behind: S8, as the request moved on
         rejectedBy(PropertyId.S8, t.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 1)), 7);
-        assertEquals("A2", ((java.util.Map<?, ?>) ValidationReport.json(t.validate(new Event.Route(0, RouteMode.REPREFILL, 1, 0, 2)))
-                .get("divergence")).get("property"));
+        assertThat(((java.util.Map<?, ?>) ValidationReport.json(t.validate(new Event.Route(0, RouteMode.REPREFILL, 1, 0, 2)))
+                .get("divergence")).get("property")).isEqualTo("A2");
     }
 
     @Test
@@ -229,21 +229,21 @@ class ValidatorTest {
         Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
                 .step(s -> Core.fail(s, 0));
         ValidationResult r = t.validate(new Event.Assist(2, 0, new int[] {14}));
-        assertEquals(Verdict.REJECTED, r.verdict());
-        assertTrue(r.divergence().others().stream().anyMatch(f -> f.property() == PropertyId.A3)
-                || r.divergence().finding().property() == PropertyId.A3, r.divergence()::toString);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.divergence().others().stream().anyMatch(f -> f.property() == PropertyId.A3)
+                || r.divergence().finding().property() == PropertyId.A3).as(r.divergence()::toString).isTrue();
     }
 
     @Test
     void citedLoadsMustBeTheDerivedLoads() throws Exception {
         String header = HEADER;
         String arrive = ARRIVE;
-        assertEquals(Verdict.ACCEPTED, text(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0,0]}\n").verdict());
+        assertThat(text(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0,0]}\n").verdict()).isEqualTo(Verdict.ACCEPTED);
         ValidationResult stale = text(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[0,0,0]}\n");
-        assertEquals(Verdict.REJECTED, stale.verdict());
-        assertEquals(PropertyId.A1, stale.divergence().finding().property());
-        assertTrue(stale.divergence().finding().message().contains("stale load for worker 0"));
-        assertEquals("L=1.0", stale.divergence().finding().expected());
+        assertThat(stale.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(stale.divergence().finding().property()).isEqualTo(PropertyId.A1);
+        assertThat(stale.divergence().finding().message()).contains("stale load for worker 0");
+        assertThat(stale.divergence().finding().expected()).isEqualTo("L=1.0");
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0]}\n", 3, "holds 2 loads");
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0,0,0]}\n", 3, "more than one load per worker");
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,\"x\",0]}\n", 3, "numbers only");
@@ -260,7 +260,7 @@ class ValidatorTest {
     @Test
     void lumenDualSeededBugs() throws Exception {
         Trace t = dual();
-        assertEquals(Verdict.ACCEPTED, t.validate().verdict());
+        assertThat(t.validate().verdict()).isEqualTo(Verdict.ACCEPTED);
         Trace p = new Trace(t.cfg).step(s -> Core.arrive(s, 0, 4, REF));
         rejectedBy(PropertyId.S4, p.validate(new Event.Place(0, 1, 1)), 3);
         rejectedBy(PropertyId.S4, p.validate(new Event.Place(0, 1, 0)), 3);
@@ -270,22 +270,22 @@ class ValidatorTest {
         rejectedBy(PropertyId.A1, q.validate(new Event.Place(0, 2, 1)), 4);
         // the holder fails but the backup is not promoted: not what the spec does
         ValidationResult r = t.validate(new Event.Fail(1, new int[0], new int[] {0}, new int[0]));
-        assertEquals(Verdict.REJECTED, r.verdict());
-        assertTrue(r.divergence().finding().message().contains("backup"), r.divergence()::toString);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.divergence().finding().message()).as(r.divergence()::toString).contains("backup");
         // a backup copy leaked at completion
         Trace d = dual();
         for (int i = 0; i < 5; i++) {
             d.step(s -> Core.decode(s, 0));
         }
         rejectedBy(PropertyId.S8, d.validate(new Event.Complete(0, 0, 3)), 12);
-        assertEquals(Verdict.ACCEPTED, d.validate(new Event.Complete(0, 0, 5)).verdict());
+        assertThat(d.validate(new Event.Complete(0, 0, 5)).verdict()).isEqualTo(Verdict.ACCEPTED);
         // streaming to a worker that holds no copy
-        assertEquals(Verdict.REJECTED, t.validate(new Event.StreamPage(0, 3, 3)).verdict());
+        assertThat(t.validate(new Event.StreamPage(0, 3, 3)).verdict()).isEqualTo(Verdict.REJECTED);
         // a promoted holder's copy round-trips through the trace
         Trace f = dual().step(s -> Core.fail(s, 1));
-        assertEquals(Verdict.ACCEPTED, f.validate().verdict());
-        assertTrue(new String(f.bytes(), java.nio.charset.StandardCharsets.UTF_8).contains("\"promoted\":[0]"));
-        assertTrue(new String(f.bytes(), java.nio.charset.StandardCharsets.UTF_8).contains("\"backup\":2"));
+        assertThat(f.validate().verdict()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(new String(f.bytes(), java.nio.charset.StandardCharsets.UTF_8)).contains("\"promoted\":[0]");
+        assertThat(new String(f.bytes(), java.nio.charset.StandardCharsets.UTF_8)).contains("\"backup\":2");
     }
 
     @Test
@@ -294,10 +294,10 @@ class ValidatorTest {
             Config c = new Config(p, 5, 1, 1, 64, 32, 2048, 16, 4);
             byte[] trace = lumen.trace.SyntheticTrace.toBytes(new lumen.trace.SyntheticTrace.Spec(c, 20_000, 4, 20, 40, 3_000, 3));
             ValidationResult r = Validator.validate(new ByteArrayInputStream(trace), p);
-            assertEquals(Verdict.ACCEPTED, r.verdict(), () -> p + ": " + r.divergence() + " " + r.error());
-            assertTrue(r.events() >= 20_000);
-            assertTrue(r.byType().getOrDefault("Fail", 0L) >= 3, p + ": " + r.byType());
-            assertTrue(r.byType().getOrDefault("Route", 0L) >= 1, p + ": " + r.byType());
+            assertThat(r.verdict()).as(() -> p + ": " + r.divergence() + " " + r.error()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.events()).isGreaterThanOrEqualTo(20_000);
+            assertThat(r.byType().getOrDefault("Fail", 0L)).as(p + ": " + r.byType()).isGreaterThanOrEqualTo(3);
+            assertThat(r.byType().getOrDefault("Route", 0L)).as(p + ": " + r.byType()).isGreaterThanOrEqualTo(1);
         }
     }
 
@@ -312,11 +312,11 @@ class ValidatorTest {
     @Test
     void aStepOutsideTheSpecWithoutAPropertyIsStillRejected() throws Exception {
         ValidationResult r = running().validate(new Event.DraftReady(2));
-        assertEquals(Verdict.REJECTED, r.verdict());
-        assertNull(r.divergence().finding().property());
-        assertEquals("not a step of the spec", r.divergence().finding().label());
-        assertTrue(ValidationReport.text(r).contains("expected: LOADING_DRAFT"));
-        assertEquals(8L, ((java.util.Map<?, ?>) ValidationReport.json(r).get("divergence")).get("line"));
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.divergence().finding().property()).isNull();
+        assertThat(r.divergence().finding().label()).isEqualTo("not a step of the spec");
+        assertThat(ValidationReport.text(r)).contains("expected: LOADING_DRAFT");
+        assertThat(((java.util.Map<?, ?>) ValidationReport.json(r).get("divergence")).get("line")).isEqualTo(8L);
     }
 
     // ---- malformed input -------------------------------------------------------------------
@@ -331,17 +331,17 @@ class ValidatorTest {
 
     static void malformed(String trace, long line, String fragment) throws Exception {
         ValidationResult r = text(trace);
-        assertEquals(Verdict.MALFORMED, r.verdict(), () -> trace);
-        assertEquals(line, r.error().line(), r.error().getMessage());
-        assertTrue(r.error().getMessage().startsWith("bad.jsonl:" + line + ": "), r.error().getMessage());
-        assertTrue(r.error().getMessage().contains(fragment), r.error().getMessage());
-        assertTrue(ValidationReport.text(r).contains(fragment));
-        assertNotNull(ValidationReport.json(r).get("error"));
+        assertThat(r.verdict()).as(() -> trace).isEqualTo(Verdict.MALFORMED);
+        assertThat(r.error().line()).as(r.error().getMessage()).isEqualTo(line);
+        assertThat(r.error().getMessage()).startsWith("bad.jsonl:" + line + ": ");
+        assertThat(r.error().getMessage()).contains(fragment);
+        assertThat(ValidationReport.text(r)).contains(fragment);
+        assertThat(ValidationReport.json(r).get("error")).isNotNull();
     }
 
     @Test
     void malformedInputGetsALocatedError() throws Exception {
-        assertEquals(Verdict.ACCEPTED, text(HEADER + ARRIVE).verdict());
+        assertThat(text(HEADER + ARRIVE).verdict()).isEqualTo(Verdict.ACCEPTED);
         malformed("", 1, "empty trace");
         malformed("[1,2]\n", 1, "expected a JSON object");
         malformed(ARRIVE, 1, "the first line must be the header");
@@ -378,12 +378,12 @@ class ValidatorTest {
                 .step(s -> Core.assist(s, 2, 0, new int[] {14})).step(s -> Core.fullReady(s, 2)).step(s -> Core.fail(s, 0))
                 .step(s -> Core.route(s, 0));
         lumen.trace.TraceReader rd = new lumen.trace.TraceReader(new ByteArrayInputStream(t.bytes()), "x");
-        assertEquals(t.cfg, rd.config());
+        assertThat(rd.config()).isEqualTo(t.cfg);
         for (Event e : t.events) {
-            assertEquals(e, rd.next());
-            assertEquals(1.5, rd.time());
+            assertThat(rd.next()).isEqualTo(e);
+            assertThat(rd.time()).isEqualTo(1.5);
         }
-        assertNull(rd.next());
+        assertThat(rd.next()).isNull();
         rd.close();
     }
 }

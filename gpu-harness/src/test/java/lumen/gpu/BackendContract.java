@@ -1,9 +1,7 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,21 +51,21 @@ abstract class BackendContract {
                         b.compute(req, seed, cut + 1, n);
                     }
                     long digest = b.digest(req, n);
-                    assertEquals(referenceDigest(g, seed, n), digest, "the pool holds what the model computed");
+                    assertThat(digest).as("the pool holds what the model computed").isEqualTo(referenceDigest(g, seed, n));
                     List<byte[]> pages = b.stream(req, 0, g.pagesFor(n) - 1);
                     long[] sums = b.pageChecksums(req);
                     b.free(req);
                     b.compute(999, rnd.nextLong(), 1, g.pageTokens());
                     b.restore(req, pages, n);
-                    assertEquals(digest, b.digest(req, n), "restored bit for bit");
-                    assertArrayEquals(sums, b.pageChecksums(req));
+                    assertThat(b.digest(req, n)).as("restored bit for bit").isEqualTo(digest);
+                    assertThat(b.pageChecksums(req)).isEqualTo(sums);
                     for (int i = 0; i < pages.size(); i++) {
-                        assertArrayEquals(pages.get(i), b.gather(req, i));
+                        assertThat(b.gather(req, i)).isEqualTo(pages.get(i));
                     }
                     b.free(req);
                     b.free(999);
                 }
-                assertEquals(0, b.pagesInUse());
+                assertThat(b.pagesInUse()).isEqualTo(0);
             }
         }
     }
@@ -91,8 +89,8 @@ abstract class BackendContract {
                         PageBytes.fill(seed, layer, pos, want, g.offset(pos, layer), g.bytesPerTokenLayer());
                     }
                 }
-                assertArrayEquals(want, pages.get(i), "page " + i + ": its positions' KV, then zeros");
-                assertEquals(Kernels.checksum(want), sums[i], "page " + i + "'s checksum");
+                assertThat(pages.get(i)).as("page " + i + ": its positions' KV, then zeros").isEqualTo(want);
+                assertThat(sums[i]).as("page " + i + "'s checksum").isEqualTo(Kernels.checksum(want));
             }
         }
     }
@@ -105,11 +103,12 @@ abstract class BackendContract {
             long[] good = b.pageChecksums(1);
             byte[] bad = pages.get(1).clone();
             bad[5] ^= 1;
-            assertTrue(Kernels.checksum(bad) != good[1], "one flipped bit changes the page's checksum");
+            assertThat(Kernels.checksum(bad)).as("one flipped bit changes the page's checksum").isNotEqualTo(good[1]);
             // the check compares what landed with what was sent, so a page altered in flight fails it
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> Restores.check(1, new long[] {good[0], good[1], good[2]},
-                    new long[] {good[0], Kernels.checksum(bad), good[2]}));
-            assertTrue(e.getMessage().contains("not bit-exact: page 1"), e.getMessage());
+            IllegalStateException e = assertThatExceptionOfType(IllegalStateException.class)
+                    .isThrownBy(() -> Restores.check(1, new long[] {good[0], good[1], good[2]}, new long[] {good[0], Kernels.checksum(bad), good[2]}))
+                    .actual();
+            assertThat(e.getMessage()).contains("not bit-exact: page 1");
         }
     }
 
@@ -133,7 +132,7 @@ abstract class BackendContract {
                         int n = live.get(req);
                         List<byte[]> pages = b.stream(req, 0, SMALL.pagesFor(n) - 1);
                         b.restore(req, pages, n);
-                        assertEquals(referenceDigest(SMALL, seeds.get(req), n), b.digest(req, n));
+                        assertThat(b.digest(req, n)).isEqualTo(referenceDigest(SMALL, seeds.get(req), n));
                     } else if (op < 9) {
                         b.free(req);
                         live.remove(req);
@@ -144,12 +143,12 @@ abstract class BackendContract {
                         seeds.clear();
                     }
                 } catch (IllegalStateException full) {
-                    assertTrue(full.getMessage().startsWith("KV pool full"), full.getMessage());
+                    assertThat(full.getMessage()).startsWith("KV pool full");
                 }
                 int pages = live.values().stream().mapToInt(SMALL::pagesFor).sum();
-                assertEquals(pages, b.pagesInUse(), "pages in use are exactly the live requests' pages, at step " + step);
+                assertThat(b.pagesInUse()).as("pages in use are exactly the live requests' pages, at step " + step).isEqualTo(pages);
                 for (Map.Entry<Integer, Integer> e : live.entrySet()) {
-                    assertEquals(e.getValue(), b.positions(e.getKey()));
+                    assertThat(b.positions(e.getKey())).isEqualTo(e.getValue());
                 }
             }
         }
@@ -160,10 +159,10 @@ abstract class BackendContract {
         try (Backend b = open(SMALL, 4)) {
             b.compute(1, 1, 1, 48);
             long d = b.digest(1, 48);
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> b.compute(2, 2, 1, 32));
-            assertEquals("KV pool full: request 2 needs 2 more pages, 1 of 4 are free", e.getMessage());
-            assertEquals(3, b.pagesInUse());
-            assertEquals(d, b.digest(1, 48));
+            IllegalStateException e = assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> b.compute(2, 2, 1, 32)).actual();
+            assertThat(e.getMessage()).isEqualTo("KV pool full: request 2 needs 2 more pages, 1 of 4 are free");
+            assertThat(b.pagesInUse()).isEqualTo(3);
+            assertThat(b.digest(1, 48)).isEqualTo(d);
         }
     }
 
@@ -183,7 +182,7 @@ abstract class BackendContract {
                 }
                 int[] got = b.decode(reqs);
                 for (int j = 0; j < reqs.length; j++) {
-                    assertEquals(expectedAttend(g, seeds[j], lens[j]), got[j], "request " + reqs[j] + " of " + lens[j] + " positions");
+                    assertThat(got[j]).as("request " + reqs[j] + " of " + lens[j] + " positions").isEqualTo(expectedAttend(g, seeds[j], lens[j]));
                 }
             }
         }
@@ -222,8 +221,8 @@ abstract class BackendContract {
                     int row = b;
                     int[] d = java.util.Arrays.copyOfRange(draft, b * k, b * k + k);
                     int[] ref = Verification.greedy(d, k + 1, i -> target[row * (k + 1) + i]);
-                    assertEquals(ref.length, emitted[b], "row " + b);
-                    assertArrayEquals(ref, java.util.Arrays.copyOfRange(target, b * (k + 1), b * (k + 1) + emitted[b]));
+                    assertThat(emitted[b]).as("row " + b).isEqualTo(ref.length);
+                    assertThat(java.util.Arrays.copyOfRange(target, b * (k + 1), b * (k + 1) + emitted[b])).isEqualTo(ref);
                 }
             }
         }
@@ -288,12 +287,12 @@ abstract class BackendContract {
         try (Backend be = open(SMALL, 1)) {
             Kernels.Emitted e = be.verifyRejection(x.p(), x.q(), x.draft(), x.uAccept(), x.uSample(), k, P.length);
             double pValue = firstTokenFit(e, k);
-            assertTrue(pValue > 1e-4, "emitted tokens follow p (chi-square p-value " + pValue + ")");
+            assertThat(pValue > 1e-4).as("emitted tokens follow p (chi-square p-value " + pValue + ")").isTrue();
             // and the test can fail: the draft's own tokens, kept unchecked, follow q, not p
             Kernels.Emitted unchecked = new Kernels.Emitted(draftsAsEmitted(x.draft(), k), e.emitted());
-            assertTrue(firstTokenFit(unchecked, k) < 1e-9, "a verifier that keeps every draft token is caught");
+            assertThat(firstTokenFit(unchecked, k) < 1e-9).as("a verifier that keeps every draft token is caught").isTrue();
             double mean = java.util.Arrays.stream(e.emitted()).average().orElseThrow();
-            assertTrue(mean > 1 && mean < k + 1, "some drafts are kept, some rejected: mean emitted " + mean);
+            assertThat(mean > 1 && mean < k + 1).as("some drafts are kept, some rejected: mean emitted " + mean).isTrue();
         }
     }
 
@@ -309,11 +308,12 @@ abstract class BackendContract {
     @Test
     void badShapesAreRefusedWithTheirReason() {
         try (Backend be = open(SMALL, 1)) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> be.verifyGreedy(new int[4], new int[4], 2));
-            assertTrue(e.getMessage().startsWith("greedy: need"), e.getMessage());
-            assertThrows(IndexOutOfBoundsException.class, () -> be.stream(1, 0, 0));
+            IllegalArgumentException e = assertThatExceptionOfType(IllegalArgumentException.class)
+                    .isThrownBy(() -> be.verifyGreedy(new int[4], new int[4], 2)).actual();
+            assertThat(e.getMessage()).startsWith("greedy: need");
+            assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> be.stream(1, 0, 0));
             List<byte[]> wrong = new ArrayList<>(List.of(new byte[3]));
-            assertThrows(IllegalArgumentException.class, () -> be.restore(1, wrong, 1));
+            assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> be.restore(1, wrong, 1));
         }
     }
 }

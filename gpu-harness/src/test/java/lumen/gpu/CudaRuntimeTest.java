@@ -1,6 +1,6 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -11,6 +11,6 @@ class CudaRuntimeTest {
     @Test
     void everyReferenceScenarioPassesOnTheGpu() {
         List<String> bad = RuntimeOnBackendTest.failures(g -> new CudaBackend(g, 4_096));
-        assertTrue(bad.isEmpty(), String.join("\n", bad));
+        assertThat(bad).as(String.join("\n", bad)).isEmpty();
     }
 }

@@ -1,7 +1,7 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import lumen.runtime.KvGeometry;
 import org.junit.jupiter.api.Test;
@@ -16,8 +16,8 @@ abstract class KernelBackendContract extends BackendContract {
             try (Backend kernels = open(SMALL, 1); Backend cpu = new CpuBackend(SMALL, 1)) {
                 Kernels.Emitted a = kernels.verifyRejection(x.p(), x.q(), x.draft(), x.uAccept(), x.uSample(), k, P.length);
                 Kernels.Emitted b = cpu.verifyRejection(x.p(), x.q(), x.draft(), x.uAccept(), x.uSample(), k, P.length);
-                assertArrayEquals(b.emitted(), a.emitted());
-                assertArrayEquals(b.tokens(), a.tokens());
+                assertThat(a.emitted()).isEqualTo(b.emitted());
+                assertThat(a.tokens()).isEqualTo(b.tokens());
             }
         }
     }
@@ -29,17 +29,18 @@ abstract class KernelBackendContract extends BackendContract {
             for (int r : reqs) {
                 kernels.compute(r, 1000L * r, 1, 20 * r);
                 cpu.compute(r, 1000L * r, 1, 20 * r);
-                assertArrayEquals(cpu.pageChecksums(r), kernels.pageChecksums(r));
+                assertThat(kernels.pageChecksums(r)).isEqualTo(cpu.pageChecksums(r));
             }
-            assertArrayEquals(cpu.decode(reqs), kernels.decode(reqs));
-            assertEquals(cpu.digest(3, 60), kernels.digest(3, 60));
+            assertThat(kernels.decode(reqs)).isEqualTo(cpu.decode(reqs));
+            assertThat(kernels.digest(3, 60)).isEqualTo(cpu.digest(3, 60));
         }
     }
 
     @Test
     void aGeometryTheVectorReadsCannotTakeIsRefused() {
         KvGeometry odd = new KvGeometry(3, 1, 2);
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> open(odd, 1));
-        assertEquals("the kernel backends need pages of a multiple of 16 bytes and token rows of a multiple of 4; got 6 and 2", e.getMessage());
+        IllegalArgumentException e = assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> open(odd, 1)).actual();
+        assertThat(e.getMessage())
+                .isEqualTo("the kernel backends need pages of a multiple of 16 bytes and token rows of a multiple of 4; got 6 and 2");
     }
 }

@@ -1,8 +1,8 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -32,20 +32,21 @@ class KernelBenchOnHostTest {
         StringWriter text = new StringWriter();
         GpuProfile p = GpuBench.kernels(new PrintWriter(text, true), SMOKE, (g, pages) -> new KernelBackend(HostDevice::start, g, pages));
         String out = text.toString();
-        assertTrue(out.startsWith("device: the host CPU"), out);
-        assertEquals("kernels-on-host", p.backend());
-        assertEquals(GpuBench.GEOMETRIES.size() * GpuBench.PAGE_TOKENS.length, p.stream().size());
+        assertThat(out).startsWith("device: the host CPU");
+        assertThat(p.backend()).isEqualTo("kernels-on-host");
+        assertThat(p.stream().size()).isEqualTo(GpuBench.GEOMETRIES.size() * GpuBench.PAGE_TOKENS.length);
         for (GpuProfile.Stream s : p.stream()) {
-            assertTrue(s.gbps() > 0 && Double.isFinite(s.gbps()), s.toString());
-            assertEquals(s.gbps() / p.d2hCeilingGBps(), s.shareOfCeiling(), 1e-9);
+            assertThat(s.gbps() > 0 && Double.isFinite(s.gbps())).as(s.toString()).isTrue();
+            assertThat(s.shareOfCeiling()).isCloseTo(s.gbps() / p.d2hCeilingGBps(), within(1e-9));
         }
-        assertTrue(p.decodeAloneMs() > 0 && p.decodeStreamingMs() > 0, out);
-        assertEquals(2, p.restore().size());
-        assertTrue(p.restore().stream().allMatch(r -> r.restoreMs() > 0 && r.reprefillMs() > 0), out);
-        assertTrue(p.verify().greedyRowsPerS() > 0 && p.verify().rejectionRowsPerS() > 0, out);
-        assertTrue(out.contains("are for the GPU; these CPU figures neither meet nor miss them"), out);
+        assertThat(p.decodeAloneMs() > 0 && p.decodeStreamingMs() > 0).as(out).isTrue();
+        assertThat(p.restore()).hasSize(2);
+        assertThat(p.restore()).as(out).allMatch(r -> r.restoreMs() > 0 && r.reprefillMs() > 0);
+        assertThat(p.verify().greedyRowsPerS() > 0 && p.verify().rejectionRowsPerS() > 0).as(out).isTrue();
+        assertThat(out).contains("are for the GPU; these CPU figures neither meet nor miss them");
         ProfiledCostModel cost = Preset.LLAMA3_70B.costModel();
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.applyTo(cost, "host profile"));
-        assertTrue(e.getMessage().contains("the cost model takes GPU measurements only"), e.getMessage());
+        IllegalArgumentException e = assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> p.applyTo(cost, "host profile")).actual();
+        assertThat(e.getMessage()).contains("the cost model takes GPU measurements only");
     }
 }

@@ -1,8 +1,8 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.fail;
 
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
-import org.opentest4j.AssertionFailedError;
 
 /**
  * One seeded bug per kernel, in the kernel source itself, compiled for the host: each makes a
@@ -30,7 +29,7 @@ class KernelMutantsTest {
     static UnaryOperator<String> replace(String from, String to) {
         return src -> {
             int at = src.indexOf(from);
-            assertTrue(at >= 0 && src.indexOf(from, at + 1) < 0, "the mutation's text occurs exactly once in lumen_kernels.cu: " + from);
+            assertThat(at >= 0 && src.indexOf(from, at + 1) < 0).as("the mutation's text occurs exactly once in lumen_kernels.cu: " + from).isTrue();
             return src.replace(from, to);
         };
     }
@@ -50,8 +49,8 @@ class KernelMutantsTest {
         };
         try {
             suite.apply(s).execute();
-        } catch (AssertionFailedError e) {
-            System.out.println("caught: " + e.getMessage().lines().findFirst().orElse(""));
+        } catch (AssertionError e) {
+            System.out.println("caught: " + e.getMessage().lines().filter(l -> !l.isBlank()).findFirst().orElse(""));
             return e;
         } catch (IllegalStateException e) {
             if (!e.getMessage().contains("not bit-exact") && !e.getMessage().startsWith("the host device stopped")) {
@@ -86,7 +85,7 @@ class KernelMutantsTest {
     void scatterPagesIntoTheFirstSlotFailsTheRestoreCheck() {
         Throwable e = caught(replace("pool[(long long) slots[page] * pageWords + w] = staging[i];", "pool[(long long) slots[0] * pageWords + w] = staging[i];"),
                 s -> s::aRestoreIsBitExactAndMatchesTheReferenceDataPlane);
-        assertTrue(e.getMessage().contains("not bit-exact"), e.getMessage());
+        assertThat(e.getMessage()).contains("not bit-exact");
     }
 
     @Test
@@ -95,7 +94,7 @@ class KernelMutantsTest {
         Throwable e = caught(replace("long long total = (long long) n * pageWords;\n    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {\n        long long page = i / pageWords;\n        long long w = i % pageWords;\n        staging[i]",
                 "long long total = (long long) n * pageWords;\n    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i <= total; i += (long long) gridDim.x * blockDim.x) {\n        long long page = i / pageWords;\n        long long w = i % pageWords;\n        staging[i]"),
                 s -> s::aRestoreIsBitExactAndMatchesTheReferenceDataPlane);
-        assertTrue(e.getMessage().contains("the host device stopped") && e.getMessage().contains("AddressSanitizer"), e.getMessage());
+        assertThat(e.getMessage().contains("the host device stopped") && e.getMessage().contains("AddressSanitizer")).as(e.getMessage()).isTrue();
     }
 
     @Test
@@ -122,8 +121,8 @@ class KernelMutantsTest {
 
     @Test
     void aMutationThatChangesNothingIsRefused() {
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> HostDevice.start(UnaryOperator.identity()));
-        assertEquals("the mutation changed nothing in lumen_kernels.cu", e.getMessage());
+        IllegalArgumentException e = assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> HostDevice.start(UnaryOperator.identity())).actual();
+        assertThat(e.getMessage()).isEqualTo("the mutation changed nothing in lumen_kernels.cu");
     }
 }

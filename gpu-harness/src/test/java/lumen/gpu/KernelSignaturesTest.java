@@ -1,9 +1,7 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,9 +43,9 @@ class KernelSignaturesTest {
         try (in) {
             ptx = fromPtx(new String(in.readAllBytes(), StandardCharsets.US_ASCII));
         }
-        assertEquals(Device.SIGNATURES.keySet(), ptx.keySet(), "the kernels of lumen_kernels.cu and those the backend launches");
+        assertThat(ptx.keySet()).as("the kernels of lumen_kernels.cu and those the backend launches").isEqualTo(Device.SIGNATURES.keySet());
         for (Map.Entry<String, int[]> e : Device.SIGNATURES.entrySet()) {
-            assertArrayEquals(ptx.get(e.getKey()), e.getValue(), e.getKey() + "'s parameter sizes");
+            assertThat(e.getValue()).as(e.getKey() + "'s parameter sizes").isEqualTo(ptx.get(e.getKey()));
         }
     }
 
@@ -66,7 +64,7 @@ class KernelSignaturesTest {
         }
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("lumen-ptxas");
         String lowered = CudaDevice.lowered(ptx);
-        assertTrue(lowered.contains("\n.version 7.8\n") && !lowered.equals(ptx), "the fallback changes the ISA version only");
+        assertThat(lowered.contains("\n.version 7.8\n") && !lowered.equals(ptx)).as("the fallback changes the ISA version only").isTrue();
         for (String[] v : new String[][] {{"built", ptx}, {"isa78", lowered}}) {
             java.nio.file.Path f = dir.resolve(v[0] + ".ptx");
             java.nio.file.Files.writeString(f, v[1]);
@@ -79,7 +77,7 @@ class KernelSignaturesTest {
                 return;
             }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertEquals(0, p.waitFor(), v[0] + " PTX for sm_90: " + out);
+            assertThat(p.waitFor()).as(v[0] + " PTX for sm_90: " + out).isEqualTo(0);
         }
     }
 
@@ -87,16 +85,17 @@ class KernelSignaturesTest {
     void aLaunchWithAWrongArgumentIsRefused() {
         Device.Ptr d = new Device.Ptr(0);
         Device.check("verify_greedy", d, d, 4, 10, d);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Device.check("verify_greedy", d, d, 4L, 10, d));
-        assertEquals("verify_greedy parameter 2 takes 4 bytes; launched with 8", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> Device.check("verify_greedy", d, d, 4, 10));
-        assertTrue(e.getMessage().contains("takes 5 parameters; launched with 4"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> Device.check("no_such_kernel"));
+        IllegalArgumentException e = assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> Device.check("verify_greedy", d, d, 4L, 10, d)).actual();
+        assertThat(e.getMessage()).isEqualTo("verify_greedy parameter 2 takes 4 bytes; launched with 8");
+        e = assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> Device.check("verify_greedy", d, d, 4, 10)).actual();
+        assertThat(e.getMessage()).contains("takes 5 parameters; launched with 4");
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> Device.check("no_such_kernel"));
     }
 
     @Test
     void theParserReadsSizesFromPtx() {
         Map<String, int[]> m = fromPtx(".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1,\n\t.param .f32 k_param_2\n)\n{");
-        assertArrayEquals(new int[] {8, 4, 4}, m.get("k"));
+        assertThat(m.get("k")).containsExactly(8, 4, 4);
     }
 }

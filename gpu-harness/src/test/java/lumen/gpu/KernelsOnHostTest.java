@@ -1,6 +1,6 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import lumen.runtime.KvGeometry;
@@ -29,6 +29,6 @@ class KernelsOnHostTest extends KernelBackendContract {
     @Test
     void everyReferenceScenarioPassesWithTheKernelsAsTheDataPlane() {
         List<String> bad = RuntimeOnBackendTest.failures(g -> new KernelBackend(HostDevice::start, g, 512));
-        assertTrue(bad.isEmpty(), String.join("\n", bad));
+        assertThat(bad).as(String.join("\n", bad)).isEmpty();
     }
 }

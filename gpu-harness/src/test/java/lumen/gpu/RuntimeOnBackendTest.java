@@ -1,6 +1,6 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +41,6 @@ class RuntimeOnBackendTest {
     @Test
     void everyReferenceScenarioPassesOnTheCpuBackend() {
         List<String> bad = failures(g -> new CpuBackend(g, 4_096));
-        assertTrue(bad.isEmpty(), String.join("\n", bad));
+        assertThat(bad).as(String.join("\n", bad)).isEmpty();
     }
 }

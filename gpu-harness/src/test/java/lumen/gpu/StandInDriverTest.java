@@ -1,8 +1,7 @@
 package lumen.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -55,7 +54,7 @@ class StandInDriverTest extends KernelBackendContract {
             return;
         }
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), "the stand-in driver compiles:\n" + out);
+        assertThat(p.waitFor()).as("the stand-in driver compiles:\n" + out).isEqualTo(0);
         CudaBackend.probe().ifPresent(r -> Assumptions.abort("JCuda did not load the stand-in driver: " + r));
         try (CudaBackend b = new CudaBackend(SMALL, 1)) {
             Assumptions.assumeTrue(CudaDevice.STAND_IN.equals(b.device), "JCuda loaded another driver: " + b.device);
@@ -70,27 +69,29 @@ class StandInDriverTest extends KernelBackendContract {
     @Test
     void everyReferenceScenarioPassesThroughJCuda() {
         List<String> bad = RuntimeOnBackendTest.failures(g -> new CudaBackend(g, 512));
-        assertTrue(bad.isEmpty(), String.join("\n", bad));
+        assertThat(bad).as(String.join("\n", bad)).isEmpty();
     }
 
     @Test
     void theBenchmarkCompletesThroughJCudaAndItsFiguresAreRefused() {
         StringWriter text = new StringWriter();
         GpuProfile p = GpuBench.kernels(new PrintWriter(text, true), KernelBenchOnHostTest.SMOKE, CudaBackend::new);
-        assertEquals("jcuda-on-stand-in-driver", p.backend(), text.toString());
-        assertEquals(CudaDevice.STAND_IN, p.device());
-        assertEquals(GpuBench.GEOMETRIES.size() * GpuBench.PAGE_TOKENS.length, p.stream().size());
-        assertTrue(p.stream().stream().allMatch(s -> s.gbps() > 0) && p.decodeAloneMs() > 0 && p.verify().rejectionRowsPerS() > 0, text.toString());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.applyTo(Preset.LLAMA3_70B.costModel(), "stand-in"));
-        assertTrue(e.getMessage().contains("the cost model takes GPU measurements only"), e.getMessage());
+        assertThat(p.backend()).as(text.toString()).isEqualTo("jcuda-on-stand-in-driver");
+        assertThat(p.device()).isEqualTo(CudaDevice.STAND_IN);
+        assertThat(p.stream().size()).isEqualTo(GpuBench.GEOMETRIES.size() * GpuBench.PAGE_TOKENS.length);
+        assertThat(p.stream().stream().allMatch(s -> s.gbps() > 0) && p.decodeAloneMs() > 0 && p.verify().rejectionRowsPerS() > 0)
+                .as(text.toString()).isTrue();
+        IllegalArgumentException e = assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> p.applyTo(Preset.LLAMA3_70B.costModel(), "stand-in")).actual();
+        assertThat(e.getMessage()).contains("the cost model takes GPU measurements only");
     }
 
     @Test
     void theStandInRefusesACopyPastAnAllocation() {
         try (CudaDevice dev = new CudaDevice()) {
             Device.Ptr p = dev.alloc(16);
-            CudaException e = assertThrows(CudaException.class, () -> dev.read(p, new int[5]));
-            assertTrue(e.getMessage().contains("CUDA_ERROR_INVALID_VALUE"), e.getMessage());
+            CudaException e = assertThatExceptionOfType(CudaException.class).isThrownBy(() -> dev.read(p, new int[5])).actual();
+            assertThat(e.getMessage()).contains("CUDA_ERROR_INVALID_VALUE");
             dev.read(p, new int[4]);
         }
     }

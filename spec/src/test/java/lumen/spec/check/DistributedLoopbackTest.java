@@ -1,7 +1,6 @@
 package lumen.spec.check;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,11 +26,11 @@ class DistributedLoopbackTest {
         pb.environment().put("TLATOOLS_JAR", TlaTools.classpath());
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the loopback run did not finish");
-        assertEquals(0, p.exitValue(), out);
-        assertTrue(out.contains("Model checking completed. No error has been found."), out);
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("the loopback run did not finish").isTrue();
+        assertThat(p.exitValue()).as(out).isEqualTo(0);
+        assertThat(out).contains("Model checking completed. No error has been found.");
         Matcher m = Pattern.compile("(\\d+) distinct states found, 0 states left").matcher(out);
-        assertTrue(m.find(), out);
-        assertEquals(expected, Long.parseLong(m.group(1)), out);
+        assertThat(m.find()).as(out).isTrue();
+        assertThat(Long.parseLong(m.group(1))).as(out).isEqualTo(expected);
     }
 }

@@ -1,7 +1,6 @@
 package lumen.spec.check;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,18 +15,18 @@ class LatestCheckpointTest {
 
     @Test
     void newestFolderWithACheckpointWins() throws Exception {
-        assertNull(ModelChecker.latestCheckpoint(states.resolve("absent")));
+        assertThat(ModelChecker.latestCheckpoint(states.resolve("absent"))).isNull();
         Path older = Files.createDirectories(states.resolve("26-11-29-08-00-00"));
         Files.writeString(older.resolve("queue.chkpt"), "");
         Path newer = Files.createDirectories(states.resolve("26-11-29-09-00-00"));
         Files.writeString(newer.resolve("queue.chkpt"), "");
         Files.createDirectories(states.resolve("26-11-29-10-00-00"));   // started, never checkpointed
-        assertEquals(newer, ModelChecker.latestCheckpoint(states));
+        assertThat(ModelChecker.latestCheckpoint(states)).isEqualTo(newer);
     }
 
     @Test
     void noCheckpointMeansAFreshStart() throws Exception {
         Files.createDirectories(states.resolve("26-11-29-10-00-00"));
-        assertNull(ModelChecker.latestCheckpoint(states));
+        assertThat(ModelChecker.latestCheckpoint(states)).isNull();
     }
 }

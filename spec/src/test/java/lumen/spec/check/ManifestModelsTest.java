@@ -1,6 +1,6 @@
 package lumen.spec.check;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,8 +34,8 @@ class ManifestModelsTest {
                     System.out.printf("%-32s %-40s %10d distinct  depth %3d  %6.1f s%n", m.name(),
                             o.result().status() + (o.result().violatedProperty() == null ? "" : " " + o.result().violatedProperty()),
                             o.result().distinctStates(), o.result().depth(), o.result().duration().toMillis() / 1000.0);
-                    assertTrue(o.agrees(), () -> m.name() + ": " + o.disagreement() + "\n"
-                            + Timeline.render(o.result().counterexample(), o.result().loopBackTo()));
+                    assertThat(o.agrees()).as(() -> m.name() + ": " + o.disagreement() + "\n"
+                            + Timeline.render(o.result().counterexample(), o.result().loopBackTo())).isTrue();
                 }));
     }
 

@@ -1,8 +1,6 @@
 package lumen.spec.check;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,32 +35,32 @@ class ModelCheckerErrorsTest {
     void aSpecThatDoesNotParseIsALocatedError() throws Exception {
         write("Broken", "VARIABLE x\nInit == x = 0\nNext == x' = x + nothingHere", "INIT Init\nNEXT Next\n");
         ModelOutcome o = checker().check(entry("Broken", "pass", null, 1L, 1), m -> { });
-        assertEquals(TlcResult.Status.ERROR, o.result().status());
-        assertFalse(o.agrees());
-        assertTrue(o.disagreement().contains("line 5, col 18 to line 5, col 28 of module Broken"), o.disagreement());
-        assertTrue(o.disagreement().contains("nothingHere"), o.disagreement());
+        assertThat(o.result().status()).isEqualTo(TlcResult.Status.ERROR);
+        assertThat(o.agrees()).isFalse();
+        assertThat(o.disagreement()).contains("line 5, col 18 to line 5, col 28 of module Broken");
+        assertThat(o.disagreement()).contains("nothingHere");
     }
 
     @Test
     void aMissingModelFileIsReportedNotThrown() {
         ModelOutcome o = checker().check(entry("Absent", "pass", null, 1L, 1), m -> { });
-        assertFalse(o.agrees());
-        assertTrue(o.disagreement().contains("model file not found"), o.disagreement());
+        assertThat(o.agrees()).isFalse();
+        assertThat(o.disagreement()).contains("model file not found");
     }
 
     @Test
     void countsAndPropertiesMustMatchExactly() throws Exception {
         write("Counter", "VARIABLE x\nInit == x = 0\nNext == x < 3 /\\ x' = x + 1\nSmall == x < 3",
                 "INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n");
-        assertTrue(checker().check(entry("Counter", "pass", null, 4L, 4), m -> { }).agrees());
+        assertThat(checker().check(entry("Counter", "pass", null, 4L, 4), m -> { }).agrees()).isTrue();
         ModelOutcome drift = checker().check(entry("Counter", "pass", null, 5L, 4), m -> { });
-        assertFalse(drift.agrees());
-        assertTrue(drift.disagreement().contains("TLC found 4 distinct states"), drift.disagreement());
+        assertThat(drift.agrees()).isFalse();
+        assertThat(drift.disagreement()).contains("TLC found 4 distinct states");
 
         Files.writeString(dir.resolve("Counter.cfg"), "INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\nINVARIANT Small\n");
-        assertTrue(checker().check(entry("Counter", "violation", "Small", null, null), m -> { }).agrees());
+        assertThat(checker().check(entry("Counter", "violation", "Small", null, null), m -> { }).agrees()).isTrue();
         ModelOutcome wrongProperty = checker().check(entry("Counter", "violation", "Other", null, null), m -> { });
-        assertFalse(wrongProperty.agrees());
-        assertTrue(wrongProperty.disagreement().contains("rejected with Small, expected Other"));
+        assertThat(wrongProperty.agrees()).isFalse();
+        assertThat(wrongProperty.disagreement()).contains("rejected with Small, expected Other");
     }
 }

@@ -1,8 +1,7 @@
 package lumen.spec.manifest;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,9 +29,9 @@ class ManifestTest {
     void everyPropertyIsDefinedWhereTheManifestSays() throws Exception {
         for (PropertyEntry p : manifest().properties()) {
             String text = Files.readString(SPEC.resolve(p.module() + ".tla"));
-            assertTrue(Pattern.compile("(?m)^" + Pattern.quote(p.operator()) + "\\s*==").matcher(text).find(),
-                    p.operator() + " not defined in " + p.module());
-            assertTrue(p.operator().startsWith(p.id() + "_" + p.name()), p.operator());
+            assertThat(Pattern.compile("(?m)^" + Pattern.quote(p.operator()) + "\\s*==").matcher(text).find())
+                    .as(p.operator() + " not defined in " + p.module()).isTrue();
+            assertThat(p.operator()).startsWith(p.id() + "_" + p.name());
         }
     }
 
@@ -44,7 +43,7 @@ class ManifestTest {
                 .map(ModelEntry::property).collect(Collectors.toSet());
         for (PropertyEntry p : m.properties()) {
             if (!p.kind().equals("liveness")) {
-                assertTrue(killed.contains(p.operator()), "no CI mutant is expected to violate " + p.operator());
+                assertThat(killed).as("no CI mutant is expected to violate " + p.operator()).contains(p.operator());
             }
         }
     }
@@ -58,11 +57,11 @@ class ManifestTest {
             List<String> cfg = Files.readAllLines(SPEC.resolve(e.config()));
             List<String> checks = cfg.stream().map(String::strip)
                     .filter(l -> l.startsWith("INVARIANT") || l.startsWith("PROPERTY")).toList();
-            assertEquals(1, checks.size(), e.name() + " must check exactly one property: " + checks);
-            assertTrue(checks.get(0).endsWith(" " + e.property()), e.name() + ": " + checks);
+            assertThat(checks).as(e.name() + " must check exactly one property: " + checks).hasSize(1);
+            assertThat(checks.get(0)).as(e.name() + ": " + checks).endsWith(" " + e.property());
             if (e.isMutant()) {
-                assertTrue(cfg.stream().anyMatch(l -> l.strip().startsWith(e.overrides() + " <- ")),
-                        e.name() + " must override " + e.overrides());
+                assertThat(cfg)
+                        .as(e.name() + " must override " + e.overrides()).anyMatch(l -> l.strip().startsWith(e.overrides() + " <- "));
             }
         }
     }
@@ -74,7 +73,7 @@ class ManifestTest {
             List<String> orphans = files.map(p -> SPEC.relativize(p).toString())
                     .filter(p -> p.endsWith(".cfg") && !p.startsWith("target") && !p.startsWith("src"))
                     .filter(p -> !configs.contains(p)).toList();
-            assertEquals(List.of(), orphans, "configs with no manifest entry");
+            assertThat(orphans).as("configs with no manifest entry").isEqualTo(List.of());
         }
     }
 
@@ -82,22 +81,22 @@ class ManifestTest {
     void writingReproducesTheCheckedInFileByteForByte() throws Exception {
         Path copy = tmp.resolve("manifest.json");
         manifest().write(copy);
-        assertEquals(Files.readString(SPEC.resolve("manifest.json")), Files.readString(copy));
+        assertThat(Files.readString(copy)).isEqualTo(Files.readString(SPEC.resolve("manifest.json")));
     }
 
     @Test
     void malformedManifestsGetALocatedMessage() throws IOException {
         Path bad = tmp.resolve("manifest.json");
         Files.writeString(bad, "{\n  \"tool\": \"x\",\n  \"models\": [ { \"name\": \"M\", }\n]}");
-        ManifestException e = assertThrows(ManifestException.class, () -> Manifest.read(bad));
-        assertTrue(e.getMessage().contains("manifest.json:3:"), e.getMessage());
+        ManifestException e = assertThatExceptionOfType(ManifestException.class).isThrownBy(() -> Manifest.read(bad)).actual();
+        assertThat(e.getMessage()).contains("manifest.json:3:");
 
         Files.writeString(bad, "{\"tool\":\"x\",\"properties\":[],\"models\":[{\"name\":\"M\",\"module\":\"M.tla\","
                 + "\"config\":\"M.cfg\",\"expect\":\"maybe\"}]}");
-        e = assertThrows(ManifestException.class, () -> Manifest.read(bad));
-        assertTrue(e.getMessage().contains("model M: expect must be"), e.getMessage());
+        e = assertThatExceptionOfType(ManifestException.class).isThrownBy(() -> Manifest.read(bad)).actual();
+        assertThat(e.getMessage()).contains("model M: expect must be");
 
-        e = assertThrows(ManifestException.class, () -> Manifest.read(tmp.resolve("absent.json")));
-        assertTrue(e.getMessage().contains("cannot read"), e.getMessage());
+        e = assertThatExceptionOfType(ManifestException.class).isThrownBy(() -> Manifest.read(tmp.resolve("absent.json"))).actual();
+        assertThat(e.getMessage()).contains("cannot read");
     }
 }

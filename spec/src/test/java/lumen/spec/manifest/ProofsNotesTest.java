@@ -1,7 +1,6 @@
 package lumen.spec.manifest;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,11 +23,11 @@ class ProofsNotesTest {
         String index = Files.readString(NOTES.resolve("README.md"));
         for (PropertyEntry p : m.properties()) {
             Path note = NOTES.resolve(p.id() + "-" + p.name() + ".md");
-            assertTrue(Files.isRegularFile(note), "no note " + note);
+            assertThat(Files.isRegularFile(note)).as("no note " + note).isTrue();
             String text = Files.readString(note);
-            assertTrue(text.startsWith("# " + p.id() + " " + p.name()), note + " must open with its ID and name");
-            assertTrue(text.contains("`" + p.operator() + "`"), note + " must name " + p.operator());
-            assertTrue(index.contains("(" + p.id() + "-" + p.name() + ".md)"), "the matrix must link " + note);
+            assertThat(text).as(note + " must open with its ID and name").startsWith("# " + p.id() + " " + p.name());
+            assertThat(text).as(note + " must name " + p.operator()).contains("`" + p.operator() + "`");
+            assertThat(index).as("the matrix must link " + note).contains("(" + p.id() + "-" + p.name() + ".md)");
             Matcher row = ROW.matcher(text);
             int rows = 0;
             while (row.find()) {
@@ -36,10 +35,10 @@ class ProofsNotesTest {
                 ModelEntry e = m.model(row.group(1)).orElseThrow(() -> new AssertionError(note + " cites unknown model " + row.group(1)));
                 String cited = row.group(3).replace(",", "");
                 String recorded = e.distinctStates() == null ? "not yet measured" : Long.toString(e.distinctStates());
-                assertEquals(recorded, cited, note + ": " + e.name() + " distinct states");
-                assertEquals(e.depth() == null ? "-" : Integer.toString(e.depth()), row.group(4), note + ": " + e.name() + " depth");
+                assertThat(cited).as(note + ": " + e.name() + " distinct states").isEqualTo(recorded);
+                assertThat(row.group(4)).as(note + ": " + e.name() + " depth").isEqualTo(e.depth() == null ? "-" : Integer.toString(e.depth()));
             }
-            assertTrue(rows > 0, note + " cites no model");
+            assertThat(rows).as(note + " cites no model").isGreaterThan(0);
         }
     }
 }

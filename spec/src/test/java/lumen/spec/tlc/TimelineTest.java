@@ -1,8 +1,6 @@
 package lumen.spec.tlc;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,19 +12,19 @@ class TimelineTest {
     @Test
     void functionValuesSplitAtTopLevelOnly() {
         List<String[]> e = Timeline.functionEntries("(r1 :> [src |-> w1, toks |-> <<\"t1\", Wrong>>] @@ r2 :> None)");
-        assertEquals(2, e.size());
-        assertEquals("r1", e.get(0)[0]);
-        assertEquals("[src |-> w1, toks |-> <<\"t1\", Wrong>>]", e.get(0)[1]);
-        assertEquals("None", e.get(1)[1]);
-        assertNull(Timeline.functionEntries("<<1, 2>>"));
-        assertNull(Timeline.functionEntries("3"));
+        assertThat(e).hasSize(2);
+        assertThat(e.get(0)[0]).isEqualTo("r1");
+        assertThat(e.get(0)[1]).isEqualTo("[src |-> w1, toks |-> <<\"t1\", Wrong>>]");
+        assertThat(e.get(1)[1]).isEqualTo("None");
+        assertThat(Timeline.functionEntries("<<1, 2>>")).isNull();
+        assertThat(Timeline.functionEntries("3")).isNull();
     }
 
     @Test
     void stringsWithSeparatorsAreNotSplit() {
         List<String[]> e = Timeline.functionEntries("(a :> \"x @@ y\" @@ b :> {1, 2})");
-        assertEquals("\"x @@ y\"", e.get(0)[1]);
-        assertEquals("{1, 2}", e.get(1)[1]);
+        assertThat(e.get(0)[1]).isEqualTo("\"x @@ y\"");
+        assertThat(e.get(1)[1]).isEqualTo("{1, 2}");
     }
 
     @Test
@@ -37,9 +35,9 @@ class TimelineTest {
         Map<String, String> s2 = new LinkedHashMap<>(s1);
         s2.put("phase", "(r1 :> \"QUEUED\" @@ r2 :> \"NEW\")");
         String t = Timeline.render(List.of(new TraceState(1, "Init", "", s1), new TraceState(2, "Arrive", "", s2)), 2);
-        assertTrue(t.contains("  2  Arrive"), t);
-        assertTrue(t.contains("phase[r1]: \"NEW\" -> \"QUEUED\""), t);
-        assertTrue(!t.contains("phase[r2]: "), t);
-        assertTrue(t.contains("back to state 2"), t);
+        assertThat(t).contains("  2  Arrive");
+        assertThat(t).contains("phase[r1]: \"NEW\" -> \"QUEUED\"");
+        assertThat(t).doesNotContain("phase[r2]: ");
+        assertThat(t).contains("back to state 2");
     }
 }

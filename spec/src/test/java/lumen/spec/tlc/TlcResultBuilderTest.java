@@ -1,7 +1,6 @@
 package lumen.spec.tlc;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,28 +25,28 @@ class TlcResultBuilderTest {
     @Test
     void actionPropertyViolationIsTypedWithItsTrace() throws IOException {
         TlcResult r = parse("action-property-violation.out");
-        assertEquals(TlcResult.Status.SAFETY_VIOLATION, r.status());
-        assertEquals("A2_RoutingFollowsRuleProp", r.violatedProperty());
-        assertEquals("A2", r.violatedPropertyId().orElseThrow());
-        assertEquals(8, r.counterexample().size());
-        assertEquals("Init", r.counterexample().get(0).action());
-        assertEquals("Arrive", r.counterexample().get(1).action());
-        assertEquals("Place", r.counterexample().get(2).action());
-        assertEquals("(r1 :> \"QUEUED\" @@ r2 :> \"NEW\" @@ r3 :> \"NEW\")",
-                r.counterexample().get(1).variables().get("phase"));
-        assertEquals(11, r.counterexample().get(0).variables().size());
-        assertEquals(1355, r.statesGenerated());
-        assertEquals(396, r.distinctStates());
-        assertEquals(8, r.depth());
+        assertThat(r.status()).isEqualTo(TlcResult.Status.SAFETY_VIOLATION);
+        assertThat(r.violatedProperty()).isEqualTo("A2_RoutingFollowsRuleProp");
+        assertThat(r.violatedPropertyId().orElseThrow()).isEqualTo("A2");
+        assertThat(r.counterexample()).hasSize(8);
+        assertThat(r.counterexample().get(0).action()).isEqualTo("Init");
+        assertThat(r.counterexample().get(1).action()).isEqualTo("Arrive");
+        assertThat(r.counterexample().get(2).action()).isEqualTo("Place");
+        assertThat(r.counterexample().get(1).variables().get("phase"))
+                .isEqualTo("(r1 :> \"QUEUED\" @@ r2 :> \"NEW\" @@ r3 :> \"NEW\")");
+        assertThat(r.counterexample().get(0).variables()).hasSize(11);
+        assertThat(r.statesGenerated()).isEqualTo(1355);
+        assertThat(r.distinctStates()).isEqualTo(396);
+        assertThat(r.depth()).isEqualTo(8);
     }
 
     @Test
     void parseErrorIsAnErrorWithTheSanyLocation() throws IOException {
         TlcResult r = parse("parse-error.out");
-        assertEquals(TlcResult.Status.ERROR, r.status());
-        assertTrue(r.errorText().contains("line 5, col 18 to line 5, col 31 of module Bad"), r.errorText());
-        assertTrue(r.errorText().contains("Unknown operator: `undefinedThing'."), r.errorText());
-        assertTrue(r.errorText().contains("Parsing or semantic analysis failed."), r.errorText());
+        assertThat(r.status()).isEqualTo(TlcResult.Status.ERROR);
+        assertThat(r.errorText()).contains("line 5, col 18 to line 5, col 31 of module Bad");
+        assertThat(r.errorText()).contains("Unknown operator: `undefinedThing'.");
+        assertThat(r.errorText()).contains("Parsing or semantic analysis failed.");
     }
 
     @Test
@@ -57,14 +56,14 @@ class TlcResultBuilderTest {
         b.accept(new TlcMessage(TlcMessage.STATS, 0, "3,551,822 states generated, 641,898 distinct states found, 0 states left on queue."));
         b.accept(new TlcMessage(TlcMessage.SEARCH_DEPTH, 0, "The depth of the complete state graph search is 45."));
         TlcResult ok = b.build(0, Duration.ofSeconds(60), List.of(), null);
-        assertEquals(TlcResult.Status.PASS, ok.status());
-        assertEquals(641_898, ok.distinctStates());
-        assertEquals(45, ok.depth());
-        assertEquals(641_898, ok.distinctStatesPerMinute());
+        assertThat(ok.status()).isEqualTo(TlcResult.Status.PASS);
+        assertThat(ok.distinctStates()).isEqualTo(641_898);
+        assertThat(ok.depth()).isEqualTo(45);
+        assertThat(ok.distinctStatesPerMinute()).isEqualTo(641_898);
 
         TlcResult crashed = new TlcResultBuilder().build(137, Duration.ofSeconds(1), List.of(), null);
-        assertEquals(TlcResult.Status.ERROR, crashed.status());
-        assertTrue(crashed.errorText().contains("137"));
+        assertThat(crashed.status()).isEqualTo(TlcResult.Status.ERROR);
+        assertThat(crashed.errorText()).contains("137");
     }
 
     @Test
@@ -75,15 +74,15 @@ class TlcResultBuilderTest {
         b.accept(new TlcMessage(TlcMessage.STATE, 4, "2: <Next line 6, col 12 to line 6, col 46 of module T>\n/\\ x = 1"));
         b.accept(new TlcMessage(TlcMessage.BACK_TO_STATE, 1, "2: Back to state: <Next line 6, col 12 to line 6, col 46 of module T>"));
         TlcResult r = b.build(13, Duration.ofSeconds(1), List.of(), "L1_EveryRequestCompletes");
-        assertEquals(TlcResult.Status.LIVENESS_VIOLATION, r.status());
-        assertEquals("L1", r.violatedPropertyId().orElseThrow());
-        assertEquals(2, r.counterexample().size());
-        assertEquals(2, r.loopBackTo());
+        assertThat(r.status()).isEqualTo(TlcResult.Status.LIVENESS_VIOLATION);
+        assertThat(r.violatedPropertyId().orElseThrow()).isEqualTo("L1");
+        assertThat(r.counterexample()).hasSize(2);
+        assertThat(r.loopBackTo()).isEqualTo(2);
     }
 
     @Test
     void warningsAreNotErrors() {
-        assertTrue(new TlcMessage(2401, 1, "x").isError());
-        assertTrue(!new TlcMessage(2401, 3, "use ParallelGC").isError());
+        assertThat(new TlcMessage(2401, 1, "x").isError()).isTrue();
+        assertThat(new TlcMessage(2401, 3, "use ParallelGC").isError()).isFalse();
     }
 }

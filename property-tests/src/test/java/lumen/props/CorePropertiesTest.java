@@ -1,9 +1,6 @@
 package lumen.props;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import lumen.conform.sut.Mutants;
@@ -27,11 +24,12 @@ class CorePropertiesTest {
         double secs = (System.nanoTime() - t0) / 1e9;
         Harness.Result res = r;
         System.out.printf("core alone: %s%.1f s, %.0f schedules/s%n", r.coverageTable(), secs, r.schedules / secs);
-        assertNull(r.failure, () -> res.failure.report());
+        assertThat(r.failure).as(() -> res.failure.report()).isNull();
         for (PropertyCheck.Feature f : PropertyCheck.Feature.values()) {
             // a handover meets drafts in flight only under load sustained through the reload: 1% of schedules
             double floor = f == PropertyCheck.Feature.HANDOVER_DROPS_DRAFTS ? 0.01 : 0.02;
-            assertTrue(r.share(f) >= floor, () -> "coverage of " + f + " fell to " + res.share(f) + "\n" + res.coverageTable());
+            assertThat(r.share(f))
+                    .as(() -> "coverage of " + f + " fell to " + res.share(f) + "\n" + res.coverageTable()).isGreaterThanOrEqualTo(floor);
         }
     }
 
@@ -39,8 +37,8 @@ class CorePropertiesTest {
     void aSeededPolicyBugIsFoundOnTheCoreToo() {
         Mutants.HOLDER_IS_SERVER.policy(null);   // registers the seeded policies
         Harness.Result r = Harness.run(new ScheduleGenerator(List.of("mutant-inverted-tau")), 1, 2_000, CoreRunner::run);
-        assertNotNull(r.failure, "the core runner found nothing in " + r.schedules + " schedules");
+        assertThat(r.failure).as("the core runner found nothing in " + r.schedules + " schedules").isNotNull();
         System.out.println(r.failure.report());
-        assertEquals(PropertyId.A2, r.failure.property());
+        assertThat(r.failure.property()).isEqualTo(PropertyId.A2);
     }
 }

@@ -1,8 +1,6 @@
 package lumen.props;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import lumen.conform.sut.Mutants;
@@ -21,7 +19,7 @@ class HarnessFindsSeededBugsTest {
     void eachSeededBugIsFoundWithItsPropertyAndShrunk(Mutants m) {
         Harness.Result r = Harness.run(new ScheduleGenerator(m.policies()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
                 sc -> PropertyCheck.run(sc, m));
-        assertNotNull(r.failure, m + ": the harness found nothing in " + r.schedules + " schedules");
+        assertThat(r.failure).as(m + ": the harness found nothing in " + r.schedules + " schedules").isNotNull();
         System.out.printf("%-28s %-4s found at seed %d, shrunk to %d requests and %d failures%n%s%n", m.programName(), m.expected(),
                 r.failure.seed(), r.failure.minimal().arrivals().size(), r.failure.minimal().faults().size(), r.failure.report());
         // in process, an unfinished trace is an unfinished run: L1 (conformance names it INCOMPLETE)
@@ -30,12 +28,12 @@ class HarnessFindsSeededBugsTest {
             case "step" -> "null";
             default -> m.expected();
         };
-        assertEquals(want, String.valueOf(r.failure.property()), r.failure::report);
+        assertThat(String.valueOf(r.failure.property())).as(r.failure::report).isEqualTo(want);
         // an assist left undone shows only over recoveries long enough to hold F decode steps of one request
         int failures = m == Mutants.NEVER_ASSISTS ? 3 : 2;
         // a backup lags its holder only while the server's stream queue is busy with other requests' pages
         int requests = m == Mutants.PROMOTES_HOLDER_COPY ? 6 : 4;
-        assertTrue(r.failure.minimal().arrivals().size() <= requests && r.failure.minimal().faults().size() <= failures,
-                () -> "not shrunk far enough: " + r.failure.report());
+        assertThat(r.failure.minimal().arrivals().size() <= requests && r.failure.minimal().faults().size() <= failures)
+                .as(() -> "not shrunk far enough: " + r.failure.report()).isTrue();
     }
 }

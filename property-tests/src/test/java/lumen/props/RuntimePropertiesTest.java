@@ -1,7 +1,6 @@
 package lumen.props;
 
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import lumen.core.Policies;
 import org.junit.jupiter.api.Test;
@@ -30,11 +29,12 @@ class RuntimePropertiesTest {
         double secs = (System.nanoTime() - t0) / 1e9;
         Harness.Result res = r;
         System.out.printf("runtime: %s%.1f s, %.0f schedules/s%n", r.coverageTable(), secs, r.schedules / secs);
-        assertNull(r.failure, () -> res.failure.report());
+        assertThat(r.failure).as(() -> res.failure.report()).isNull();
         for (PropertyCheck.Feature f : PropertyCheck.Feature.values()) {
             // a handover meets drafts in flight only under load sustained through the reload: 1% of schedules
             double floor = f == PropertyCheck.Feature.HANDOVER_DROPS_DRAFTS ? 0.01 : 0.02;
-            assertTrue(r.share(f) >= floor, () -> "coverage of " + f + " fell to " + res.share(f) + "\n" + res.coverageTable());
+            assertThat(r.share(f))
+                    .as(() -> "coverage of " + f + " fell to " + res.share(f) + "\n" + res.coverageTable()).isGreaterThanOrEqualTo(floor);
         }
     }
 }

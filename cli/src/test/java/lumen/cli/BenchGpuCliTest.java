@@ -1,7 +1,6 @@
 package lumen.cli;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,14 +20,14 @@ class BenchGpuCliTest {
         Assumptions.assumeTrue(CudaBackend.probe().isPresent(), "a GPU is present: this test is for machines without one");
         Path json = tmp.resolve("profile.json");
         CliRun r = CliRun.of("bench", "gpu", "--quick", "--json", json.toString());
-        assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("JCuda backend unavailable: ") && r.out().contains("THESE ARE NOT GPU FIGURES"), r.out());
-        assertTrue(r.out().contains("qwen3-14b-tp2") && r.out().contains("re-prefill ms") && r.out().contains("rows/s"), r.out());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(r.out().contains("JCuda backend unavailable: ") && r.out().contains("THESE ARE NOT GPU FIGURES")).as(r.out()).isTrue();
+        assertThat(r.out().contains("qwen3-14b-tp2") && r.out().contains("re-prefill ms") && r.out().contains("rows/s")).as(r.out()).isTrue();
         GpuProfile p = GpuProfile.read(json);
-        assertEquals("cpu", p.backend());
-        assertEquals(15, p.stream().size(), "three geometries by five page sizes");
+        assertThat(p.backend()).isEqualTo("cpu");
+        assertThat(p.stream()).as("three geometries by five page sizes").hasSize(15);
         CliRun sim = CliRun.of("simulate", "--set", "gpu_profile=" + json, "--duration-s", "10", "-q");
-        assertEquals(ExitCodes.BAD_INPUT, sim.exit(), sim.out() + sim.err());
-        assertTrue(sim.err().contains("measured on the cpu backend; the cost model takes GPU measurements only"), sim.err());
+        assertThat(sim.exit()).as(sim.out() + sim.err()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(sim.err()).contains("measured on the cpu backend; the cost model takes GPU measurements only");
     }
 }

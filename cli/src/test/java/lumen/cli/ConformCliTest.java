@@ -1,8 +1,6 @@
 package lumen.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,9 +19,9 @@ class ConformCliTest {
     @Test
     void theReferencePasses() {
         CliRun r = CliRun.of("conform", "--sut", "reference", "--schedules", "8", "-q");
-        assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("verdict: PASS"), r.out());
-        assertTrue(r.out().contains("holder failure"), r.out());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(r.out()).contains("verdict: PASS");
+        assertThat(r.out()).contains("holder failure");
     }
 
     @Test
@@ -31,7 +29,7 @@ class ConformCliTest {
         Path report = tmp.resolve("r.json");
         CliRun r = CliRun.of("conform", "--sut", "mutant:leaks-checkpoint", "--schedules", "20", "--out", tmp.toString(),
                 "--report", report.toString(), "-q");
-        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.DISAGREEMENT);
         assertThat(r.out()).contains("verdict: FAIL: S8 NoCheckpointLeak\n").contains("confirmed in a fresh process");
         JsonNode fail = new ObjectMapper().readTree(report.toFile()).get("failure");
         assertThat(fail.get("property").asText()).isEqualTo("S8");
@@ -41,7 +39,7 @@ class ConformCliTest {
         assertThat(fail.get("freshReplay").get("minimal").get("sameFailure").asBoolean()).isTrue();
         Path trace = tmp.resolve("minimal-trace.jsonl");
         CliRun v = CliRun.of("validate", trace.toString());
-        assertEquals(ExitCodes.DISAGREEMENT, v.exit(), v.out());
+        assertThat(v.exit()).as(v.out()).isEqualTo(ExitCodes.DISAGREEMENT);
         assertThat(v.out()).contains("S8");
         assertThat(Files.readString(trace)).startsWith("{\"type\":\"header\"");
         // the report's step and trace line are where the session file shows them
@@ -61,7 +59,7 @@ class ConformCliTest {
     void withJsonAndOutTheStandardOutputIsOneJsonDocument() throws Exception {
         CliRun r = CliRun.of("conform", "--sut", "mutant:holder-is-server", "--schedules", "2", "--shrink-runs", "3", "--json",
                 "--out", tmp.toString(), "-q");
-        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.DISAGREEMENT);
         JsonNode doc = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(r.out());
         assertThat(doc.get("failure").get("reproducer").asText()).isEqualTo("minimal");
         assertThat(r.err()).contains("minimal-trace.jsonl").contains("minimal-session.txt");
@@ -71,20 +69,20 @@ class ConformCliTest {
     @Test
     void badInputIsAClearError() {
         CliRun m = CliRun.of("conform", "--sut", "mutant:nope");
-        assertEquals(ExitCodes.BAD_INPUT, m.exit());
-        assertTrue(m.err().contains("no shipped mutant 'nope'"), m.err());
+        assertThat(m.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(m.err()).contains("no shipped mutant 'nope'");
         CliRun p = CliRun.of("conform", "--sut", "reference", "--policy", "magic");
-        assertEquals(ExitCodes.BAD_INPUT, p.exit());
-        assertTrue(p.err().contains("unknown policy 'magic'"), p.err());
+        assertThat(p.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(p.err()).contains("unknown policy 'magic'");
         CliRun none = CliRun.of("conform");
-        assertEquals(ExitCodes.BAD_INPUT, none.exit());
+        assertThat(none.exit()).isEqualTo(ExitCodes.BAD_INPUT);
     }
 
     @Test
     void aCommandThatDoesNotExistIsACrashVerdict() {
         CliRun r = CliRun.of("conform", "--sut", "/no/such/program", "--schedules", "2", "--shrink-runs", "2", "-q");
-        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.DISAGREEMENT);
         assertThat(r.out()).contains("verdict: FAIL: crashed").contains("at step 1 of the schedule: {\"cmd\":\"init\"");
-        assertTrue(r.out().contains("not found") || r.out().contains("No such file"), r.out());
+        assertThat(r.out().contains("not found") || r.out().contains("No such file")).as(r.out()).isTrue();
     }
 }

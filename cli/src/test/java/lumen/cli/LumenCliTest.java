@@ -1,8 +1,6 @@
 package lumen.cli;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,35 +21,35 @@ class LumenCliTest {
     @Test
     void aMutantIsRejectedWithItsPropertyAndTheJsonSaysSo() throws Exception {
         CliRun r = run("check", "-q", "--json", "--workers", "1", "MutHolderIsServer");
-        assertEquals(ExitCodes.OK, r.exit(), r.err());
+        assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
         JsonNode report = new ObjectMapper().readTree(r.out());
-        assertEquals(1, report.get("agree").asInt());
+        assertThat(report.get("agree").asInt()).isEqualTo(1);
         JsonNode m = report.get("models").get(0);
-        assertEquals("S4_HolderIsNotServerInv", m.get("violatedProperty").asText());
-        assertEquals("S4", m.get("propertyId").asText());
-        assertEquals("SAFETY_VIOLATION", m.get("status").asText());
-        assertTrue(m.get("counterexample").size() >= 2);
-        assertEquals("Init", m.get("counterexample").get(0).get("action").asText());
+        assertThat(m.get("violatedProperty").asText()).isEqualTo("S4_HolderIsNotServerInv");
+        assertThat(m.get("propertyId").asText()).isEqualTo("S4");
+        assertThat(m.get("status").asText()).isEqualTo("SAFETY_VIOLATION");
+        assertThat(m.get("counterexample").size()).isGreaterThanOrEqualTo(2);
+        assertThat(m.get("counterexample").get(0).get("action").asText()).isEqualTo("Init");
     }
 
     @Test
     void theTableNamesModelResultAndVerdict() {
         CliRun r = run("check", "-q", "--workers", "1", "spec/mutants/MutTauInverted.cfg", "WitRestore");
-        assertEquals(ExitCodes.OK, r.exit(), r.err());
-        assertTrue(r.out().contains("MutTauInverted"), r.out());
-        assertTrue(r.out().contains("violates A2_RoutingFollowsRuleProp"), r.out());
-        assertTrue(r.out().contains("2 of 2 models agree"), r.out());
+        assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(r.out()).contains("MutTauInverted");
+        assertThat(r.out()).contains("violates A2_RoutingFollowsRuleProp");
+        assertThat(r.out()).contains("2 of 2 models agree");
     }
 
     @Test
     void tracesShowsTheCounterexampleOfAnExpectedViolation() throws Exception {
         Path report = tmp.resolve("report.json");
         CliRun r = run("check", "-q", "--traces", "--workers", "1", "--report", report.toString(), "MutLeakedCheckpoint");
-        assertEquals(ExitCodes.OK, r.exit(), r.err());
-        assertEquals("S8", new ObjectMapper().readTree(report.toFile()).get("models").get(0).get("propertyId").asText());
-        assertTrue(r.out().contains("violates S8_NoCheckpointLeakInv, as expected"), r.out());
-        assertTrue(r.out().contains("  1  Init"), r.out());
-        assertTrue(r.out().contains("Complete") || r.out().contains("Route"), r.out());
+        assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(new ObjectMapper().readTree(report.toFile()).get("models").get(0).get("propertyId").asText()).isEqualTo("S8");
+        assertThat(r.out()).contains("violates S8_NoCheckpointLeakInv, as expected");
+        assertThat(r.out()).contains("  1  Init");
+        assertThat(r.out().contains("Complete") || r.out().contains("Route")).as(r.out()).isTrue();
     }
 
     @Test
@@ -70,37 +68,37 @@ class LumenCliTest {
                 + "\"mutants/MutHolderIsServer.cfg\",\"tier\":\"ci\",\"expect\":\"violation\","
                 + "\"property\":\"S5_BudgetRespectedInv\"}]}");
         CliRun r = run("check", "-q", "--workers", "1", "--spec-dir", spec.toString());
-        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.err());
-        assertTrue(r.out().contains("rejected with S4_HolderIsNotServerInv, expected S5_BudgetRespectedInv"), r.out());
-        assertTrue(r.out().contains("  1  Init"), r.out());
-        assertTrue(r.out().contains("Place"), r.out());
+        assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.DISAGREEMENT);
+        assertThat(r.out()).contains("rejected with S4_HolderIsNotServerInv, expected S5_BudgetRespectedInv");
+        assertThat(r.out()).contains("  1  Init");
+        assertThat(r.out()).contains("Place");
     }
 
     @Test
     void badInputIsOneLineAndExitTwo() {
         CliRun unknown = run("check", "NoSuchModel");
-        assertEquals(ExitCodes.BAD_INPUT, unknown.exit());
-        assertTrue(unknown.err().startsWith("lumen: unknown model 'NoSuchModel'"), unknown.err());
-        assertFalse(unknown.err().contains("Exception"), unknown.err());
+        assertThat(unknown.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(unknown.err()).startsWith("lumen: unknown model 'NoSuchModel'");
+        assertThat(unknown.err()).doesNotContain("Exception");
 
         CliRun noSpec = run("check", "--spec-dir", tmp.toString());
-        assertEquals(ExitCodes.BAD_INPUT, noSpec.exit());
-        assertTrue(noSpec.err().contains("no spec/manifest.json"), noSpec.err());
+        assertThat(noSpec.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(noSpec.err()).contains("no spec/manifest.json");
 
         CliRun workers = run("check", "--workers", "0", "MCPlacement");
-        assertEquals(ExitCodes.BAD_INPUT, workers.exit());
-        assertTrue(workers.err().contains("--workers must be at least 1"), workers.err());
+        assertThat(workers.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(workers.err()).contains("--workers must be at least 1");
 
         CliRun typo = run("check", "--workers", "many");
-        assertEquals(ExitCodes.BAD_INPUT, typo.exit());
-        assertTrue(typo.err().contains("Invalid value"), typo.err());
+        assertThat(typo.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(typo.err()).contains("Invalid value");
     }
 
     @Test
     void malformedManifestIsLocated() throws Exception {
         Files.writeString(tmp.resolve("manifest.json"), "{ \"tool\": ");
         CliRun r = run("check", "--spec-dir", tmp.toString());
-        assertEquals(ExitCodes.BAD_INPUT, r.exit());
-        assertTrue(r.err().contains("manifest.json:1:"), r.err());
+        assertThat(r.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(r.err()).contains("manifest.json:1:");
     }
 }

@@ -1,7 +1,6 @@
 package lumen.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,20 +23,20 @@ class ValidateCliTest {
     @Test
     void anAcceptedAndARejectedTrace() {
         CliRun ok = run("validate", SCENARIOS.resolve("holder-failure.jsonl").toString());
-        assertEquals(ExitCodes.OK, ok.exit(), ok.out() + ok.err());
-        assertTrue(ok.out().contains("ACCEPTED"), ok.out());
+        assertThat(ok.exit()).as(ok.out() + ok.err()).isEqualTo(ExitCodes.OK);
+        assertThat(ok.out()).contains("ACCEPTED");
         CliRun bad = run("validate", SCENARIOS.resolve("holder-failure.jsonl").toString(),
                 SCENARIOS.resolve("corrupt-holder-is-server.jsonl").toString());
-        assertEquals(ExitCodes.DISAGREEMENT, bad.exit());
-        assertTrue(bad.out().contains("corrupt-holder-is-server.jsonl:3: REJECTED by S4 HolderIsNotServer"), bad.out());
-        assertTrue(bad.out().contains("spec state before this event"), bad.out());
+        assertThat(bad.exit()).isEqualTo(ExitCodes.DISAGREEMENT);
+        assertThat(bad.out()).contains("corrupt-holder-is-server.jsonl:3: REJECTED by S4 HolderIsNotServer");
+        assertThat(bad.out()).contains("spec state before this event");
     }
 
     @Test
     void tlcDecidesTheSameWayAndSaysWhereItStopped() throws Exception {
         CliRun r = run("validate", "--tlc", SCENARIOS.resolve("holder-failure.jsonl").toString(),
                 SCENARIOS.resolve("corrupt-resume-past-checkpoint.jsonl").toString());
-        assertEquals(ExitCodes.DISAGREEMENT, r.exit(), r.out() + r.err());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.DISAGREEMENT);
         // the first RESTORE (line 149) claims 16 positions its checkpoint never saved
         assertThat(r.out()).contains("holder-failure.jsonl: ACCEPTED by TLC: every event is a step of the spec and every property holds,"
                         + " at the trace's own constants (1074 events")
@@ -85,17 +84,17 @@ class ValidateCliTest {
     void theJsonReportIsWrittenAtomicallyAndSaysWhy() throws Exception {
         Path report = tmp.resolve("r.json");
         CliRun r = run("validate", "--json", "--report", report.toString(), SCENARIOS.resolve("corrupt-resume-past-checkpoint.jsonl").toString());
-        assertEquals(ExitCodes.DISAGREEMENT, r.exit());
+        assertThat(r.exit()).isEqualTo(ExitCodes.DISAGREEMENT);
         JsonNode doc = new ObjectMapper().readTree(r.out());
-        assertEquals(doc, new ObjectMapper().readTree(report.toFile()));
+        assertThat(new ObjectMapper().readTree(report.toFile())).isEqualTo(doc);
         JsonNode t = doc.get("traces").get(0);
-        assertEquals("REJECTED", t.get("verdict").asText());
-        assertEquals("S9", t.get("divergence").get("property").asText());
-        assertEquals(149, t.get("divergence").get("line").asInt());
+        assertThat(t.get("verdict").asText()).isEqualTo("REJECTED");
+        assertThat(t.get("divergence").get("property").asText()).isEqualTo("S9");
+        assertThat(t.get("divergence").get("line").asInt()).isEqualTo(149);
         // the first 32 positions are the checkpoint's, the 16 past it are not the request's
-        assertEquals("its own positions 1..48", t.get("divergence").get("expected").asText());
-        assertEquals("its own positions 1..32, then a hole at position 33", t.get("divergence").get("actual").asText());
-        assertEquals(0, doc.get("accepted").asInt());
+        assertThat(t.get("divergence").get("expected").asText()).isEqualTo("its own positions 1..48");
+        assertThat(t.get("divergence").get("actual").asText()).isEqualTo("its own positions 1..32, then a hole at position 33");
+        assertThat(doc.get("accepted").asInt()).isEqualTo(0);
     }
 
     @Test
@@ -104,38 +103,39 @@ class ValidateCliTest {
         Files.writeString(f, "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":1,\"config\":{\"policy\":\"lumen\",\"workers\":3,"
                 + "\"alpha\":1,\"beta\":1,\"theta\":5,\"tau\":3,\"budget\":40,\"pageTokens\":4,\"k\":3}}\n{\"type\":\"Restart\",\"worker\":9}\n");
         CliRun r = run("validate", f.toString());
-        assertEquals(ExitCodes.BAD_INPUT, r.exit());
-        assertTrue(r.out().contains("bad.jsonl:2: Restart: unknown worker 9"), r.out());
-        assertFalse((r.out() + r.err()).contains("Exception"), r.out() + r.err());
+        assertThat(r.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(r.out()).contains("bad.jsonl:2: Restart: unknown worker 9");
+        assertThat(r.out() + r.err()).doesNotContain("Exception");
         CliRun missing = run("validate", tmp.resolve("nope.jsonl").toString());
-        assertEquals(ExitCodes.BAD_INPUT, missing.exit());
-        assertTrue(missing.err().contains("nope.jsonl: no such file"), missing.err());
+        assertThat(missing.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(missing.err()).contains("nope.jsonl: no such file");
         CliRun dir = run("validate", tmp.toString());
-        assertEquals(ExitCodes.BAD_INPUT, dir.exit());
-        assertTrue(dir.err().contains("is a folder"), dir.err());
+        assertThat(dir.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(dir.err()).contains("is a folder");
     }
 
     @Test
     void scenariosRunListAndWriteTheirTraces() throws Exception {
         CliRun list = run("scenarios", "--list");
-        assertEquals(ExitCodes.OK, list.exit());
-        assertTrue(list.out().contains("failure-during-handover"), list.out());
+        assertThat(list.exit()).isEqualTo(ExitCodes.OK);
+        assertThat(list.out()).contains("failure-during-handover");
         CliRun one = run("scenarios", "--out", tmp.toString(), "budget-exhaustion", "corrupt-holder-is-server");
-        assertEquals(ExitCodes.OK, one.exit(), one.out());
-        assertTrue(one.out().contains("budget-exhaustion") && one.out().contains(" ok"), one.out());
-        assertArrayEquals(Files.readAllBytes(SCENARIOS.resolve("budget-exhaustion.jsonl")), Files.readAllBytes(tmp.resolve("budget-exhaustion.jsonl")));
+        assertThat(one.exit()).as(one.out()).isEqualTo(ExitCodes.OK);
+        assertThat(one.out().contains("budget-exhaustion") && one.out().contains(" ok")).as(one.out()).isTrue();
+        assertThat(Files.readAllBytes(tmp.resolve("budget-exhaustion.jsonl")))
+                .isEqualTo(Files.readAllBytes(SCENARIOS.resolve("budget-exhaustion.jsonl")));
         CliRun unknown = run("scenarios", "nope");
-        assertEquals(ExitCodes.BAD_INPUT, unknown.exit());
-        assertTrue(unknown.err().contains("unknown scenario 'nope'"), unknown.err());
+        assertThat(unknown.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(unknown.err()).contains("unknown scenario 'nope'");
     }
 
     @Test
     void fuzzRunsForItsTimeAndReportsCoverage() {
         CliRun r = run("fuzz", "-q", "--minutes", "0.02", "--workers", "2", "--out", tmp.resolve("f.txt").toString());
-        assertEquals(ExitCodes.OK, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("no property failed") && r.out().contains("holder failure"), r.out());
-        assertFalse(Files.exists(tmp.resolve("f.txt")));
-        assertEquals(ExitCodes.BAD_INPUT, run("fuzz", "--minutes", "0").exit());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(r.out().contains("no property failed") && r.out().contains("holder failure")).as(r.out()).isTrue();
+        assertThat(Files.exists(tmp.resolve("f.txt"))).isFalse();
+        assertThat(run("fuzz", "--minutes", "0").exit()).isEqualTo(ExitCodes.BAD_INPUT);
     }
 
     @Test
@@ -151,9 +151,9 @@ class ValidateCliTest {
     @Test
     void benchRefusesWhatItDoesNotKnow() {
         CliRun r = run("bench", "everything");
-        assertEquals(ExitCodes.BAD_INPUT, r.exit());
-        assertTrue(r.err().contains("unknown benchmark 'everything'"), r.err());
+        assertThat(r.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(r.err()).contains("unknown benchmark 'everything'");
         CliRun s = run("bench", "heap", "--size-mb", "0");
-        assertEquals(ExitCodes.BAD_INPUT, s.exit());
+        assertThat(s.exit()).isEqualTo(ExitCodes.BAD_INPUT);
     }
 }

@@ -26,7 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Validator throughput in events per second on one thread: a synthetic trace of 1,000,000
  * events (JSON parsing, the spec-step check, the invariants and the action properties) replayed
- * from memory. The score is events/s because each invocation validates EVENTS events.
+ * from memory, written in trace contract v1 (claims only) and v2 (with the KV content each event
+ * carries, which the validator follows copy by copy). The score is events/s because each
+ * invocation validates EVENTS events.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -41,12 +43,15 @@ public class ValidatorBench {
     @Param({"8", "64"})
     public int workers;
 
+    @Param({"1", "2"})
+    public int version;
+
     private byte[] trace;
 
     @Setup(Level.Trial)
     public void setup() throws IOException {
         Config c = new Config("lumen", workers, 1, 1, 64, 32, 1 << 20, 16, 4);
-        trace = SyntheticTrace.toBytes(new SyntheticTrace.Spec(c, EVENTS, 8, 64, 256, 50_000, 1));
+        trace = SyntheticTrace.toBytes(new SyntheticTrace.Spec(c, EVENTS, 8, 64, 256, 50_000, 1), version);
         ValidationResult r = Validator.validate(new ByteArrayInputStream(trace), "bench");
         if (r.verdict() != Verdict.ACCEPTED || r.events() < EVENTS) {
             throw new IllegalStateException("the benchmark trace must be valid: " + r.verdict() + " " + r.divergence() + " " + r.error());

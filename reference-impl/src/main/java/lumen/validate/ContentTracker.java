@@ -1,5 +1,6 @@
 package lumen.validate;
 
+import com.carrotsearch.hppc.LongLongHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -30,18 +31,20 @@ import lumen.core.RouteMode;
 final class ContentTracker {
     /** One copy's pages: (page, count) -> digest, every count it has held. */
     private static final class Copy {
-        final Map<Long, Long> digests = new HashMap<>();
+        final LongLongHashMap digests = new LongLongHashMap();
 
         Long at(int first, int count) {
-            return digests.get(key(first, count));
+            int slot = digests.indexOf(key(first, count));
+            return digests.indexExists(slot) ? digests.indexGet(slot) : null;
         }
 
         void put(PageDigest p) {
             digests.put(key(p.first(), p.count()), p.digest());
         }
 
+        /** (first, count) as one long (the map mixes its keys' bits itself). */
         static long key(int first, int count) {
-            return ((long) first << 20) | count;
+            return ((long) first << 32) | (count & 0xffffffffL);
         }
     }
 

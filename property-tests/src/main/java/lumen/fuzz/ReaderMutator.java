@@ -188,6 +188,28 @@ public final class ReaderMutator {
         }
     }
 
+    /**
+     * The trace with the header and about a third of the other lines respelled token by token,
+     * last token first (so earlier offsets stay valid): {@code f} returns the line with token t
+     * respelled, or null to leave it.
+     */
+    private static Change respelled(Base b, SplittableRandom r, String what, java.util.function.BiFunction<String, Tok, String> f) {
+        List<String> ls = new ArrayList<>(b.lines());
+        for (int i = 0; i < ls.size(); i++) {
+            if (r.nextInt(3) != 0 && i != 0) {
+                continue;
+            }
+            String s = ls.get(i);
+            List<Tok> ts = tokens(s);
+            for (int k = ts.size() - 1; k >= 0; k--) {
+                String t = f.apply(s, ts.get(k));
+                s = t == null ? s : t;
+            }
+            ls.set(i, s);
+        }
+        return Change.lines(ls, 0, what);
+    }
+
     static String join(List<String> lines) {
         return String.join("\n", lines) + "\n";
     }
@@ -825,40 +847,21 @@ public final class ReaderMutator {
             }
             return Change.lines(ls, 0, "fields reordered");
         }));
-        rs.add(new Rule("escaped-strings", ok, "JSON string escapes are JSON (Bytes)", (b, r) -> {
-            List<String> ls = new ArrayList<>(b.lines());
-            for (int i = 0; i < ls.size(); i++) {
-                if (r.nextInt(3) != 0 && i != 0) {
-                    continue;
-                }
-                String s = ls.get(i);
-                List<Tok> ts = tokens(s);
-                for (int k = ts.size() - 1; k >= 0; k--) {
-                    Tok t = ts.get(k);
-                    if ((t.kind() == JsonToken.FIELD_NAME || t.kind() == JsonToken.VALUE_STRING) && r.nextBoolean()) {
-                        String inner = s.substring(t.start() + 1, t.end() - 1);
-                        int c = r.nextInt(inner.length() == 0 ? 1 : inner.length());
-                        if (inner.isEmpty()) {
-                            continue;
-                        }
-                        String esc = String.format(java.util.Locale.ROOT, r.nextBoolean() ? "\\u%04x" : "\\u%04X", (int) inner.charAt(c));
-                        s = replace(s, t.start() + 1 + c, t.start() + 2 + c, esc);
+        rs.add(new Rule("escaped-strings", ok, "JSON string escapes are JSON (Bytes)", (b, r) ->
+                respelled(b, r, "some characters of names and strings written as \\u escapes", (s, t) -> {
+                    if ((t.kind() != JsonToken.FIELD_NAME && t.kind() != JsonToken.VALUE_STRING) || !r.nextBoolean()) {
+                        return null;
                     }
-                }
-                ls.set(i, s);
-            }
-            return Change.lines(ls, 0, "some characters of names and strings written as \\u escapes");
-        }));
-        rs.add(new Rule("number-spelling", ok, "a number field takes any JSON spelling of its value (Numbers)", (b, r) -> {
-            List<String> ls = new ArrayList<>(b.lines());
-            for (int i = 0; i < ls.size(); i++) {
-                if (r.nextInt(3) != 0 && i != 0) {
-                    continue;
-                }
-                String s = ls.get(i);
-                List<Tok> ts = tokens(s);
-                for (int k = ts.size() - 1; k >= 0; k--) {
-                    Tok t = ts.get(k);
+                    String inner = s.substring(t.start() + 1, t.end() - 1);
+                    int c = r.nextInt(inner.length() == 0 ? 1 : inner.length());
+                    if (inner.isEmpty()) {
+                        return null;
+                    }
+                    String esc = String.format(java.util.Locale.ROOT, r.nextBoolean() ? "\\u%04x" : "\\u%04X", (int) inner.charAt(c));
+                    return replace(s, t.start() + 1 + c, t.start() + 2 + c, esc);
+                })));
+        rs.add(new Rule("number-spelling", ok, "a number field takes any JSON spelling of its value (Numbers)", (b, r) ->
+                respelled(b, r, "floats spelled with exponents or trailing zeros, some zeros as -0", (s, t) -> {
                     String n = s.substring(t.start(), t.end());
                     if (t.kind() == JsonToken.VALUE_NUMBER_FLOAT && r.nextBoolean()) {
                         BigDecimal d = new BigDecimal(n);
@@ -868,15 +871,13 @@ public final class ReaderMutator {
                             case 2 -> d.movePointLeft(3).toPlainString() + "E+3";
                             default -> d.movePointRight(2).toPlainString() + "e-2";
                         };
-                        s = replace(s, t.start(), t.end(), v);
-                    } else if (t.kind() == JsonToken.VALUE_NUMBER_INT && n.equals("0") && r.nextInt(4) == 0) {
-                        s = replace(s, t.start(), t.end(), "-0");
+                        return replace(s, t.start(), t.end(), v);
                     }
-                }
-                ls.set(i, s);
-            }
-            return Change.lines(ls, 0, "floats spelled with exponents or trailing zeros, some zeros as -0");
-        }));
+                    if (t.kind() == JsonToken.VALUE_NUMBER_INT && n.equals("0") && r.nextInt(4) == 0) {
+                        return replace(s, t.start(), t.end(), "-0");
+                    }
+                    return null;
+                })));
         rs.add(new Rule("optional-times", ok, "t is optional, and equal times are fine (Time)", (b, r) -> {
             List<String> ls = new ArrayList<>(b.lines());
             JsonNode last = null;

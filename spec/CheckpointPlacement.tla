@@ -32,25 +32,31 @@ EXTENDS Cluster
 (* not lose the checkpoint.  It reserves Size(r) too; none when no other  *)
 (* candidate has room.                                                    *)
 (***************************************************************************)
-BackupChoice(r, h) ==
-    IF Policy = "DUAL" /\ h # None THEN ArgMinLoad(HolderCandidates(r) \ {h}) ELSE {}
-
+\* BackupChoice is in Cluster, next to NeedsBackup (the rebackup reading).
 SetBackup(r, h) ==
     IF BackupChoice(r, h) = {} THEN backup' = [backup EXCEPT ![r] = None]
     ELSE \E b \in BackupChoice(r, h) : backup' = [backup EXCEPT ![r] = b]
 
-\* The reservation of r's new holder and backup (Eq. 5), on their counters.
+\* The reservation of r's new holder and backup (Eq. 5), on their counters: a role r already
+\* had (its holder, when only a backup is chosen again) is reserved already.
 Reserve(r) ==
     reserved' = [w \in Workers |-> reserved[w]
-                                   + (IF holder'[r] = w THEN Size(r) ELSE 0)
-                                   + (IF backup'[r] = w THEN Size(r) ELSE 0)]
+                                   + (IF holder'[r] = w /\ holder[r] # w THEN Size(r) ELSE 0)
+                                   + (IF backup'[r] = w /\ backup[r] # w THEN Size(r) ELSE 0)]
 
-\* A placement decision: for a new run (~placed), or to re-protect an unprotected request.
+(***************************************************************************)
+(* A placement decision: for a new run (~placed), to re-protect an        *)
+(* unprotected request, or (the rebackup reading) to give a DUAL request  *)
+(* that has a holder a new backup.                                        *)
+(***************************************************************************)
 Place(r) ==
     /\ phase[r] \in {"QUEUED", "DECODE"}
     /\ ~placed[r] \/ NeedsProtection(r)
     /\ wstate[Server(r)] = "UP"
-    /\ IF PlacementChoice(r) = {}
+    /\ IF placed[r] /\ holder[r] # None
+       THEN /\ holder' = holder
+            /\ SetBackup(r, holder[r])
+       ELSE IF PlacementChoice(r) = {}
        THEN /\ holder' = [holder EXCEPT ![r] = None]
             /\ backup' = [backup EXCEPT ![r] = None]
        ELSE \E h \in PlacementChoice(r) : /\ holder' = [holder EXCEPT ![r] = h]
@@ -142,6 +148,10 @@ Eligible(r) == {w \in Workers : /\ wstate[w] = "UP"
 PlacementStep(r) == \/ ~placed[r] /\ placed'[r]
                     \/ placed[r] /\ holder[r] = None /\ holder'[r] # None
 
+\* The rebackup reading: a DUAL request keeps its holder and gets a new backup.
+RebackupStep(r) == placed[r] /\ holder[r] # None /\ holder'[r] = holder[r]
+                   /\ backup[r] = None /\ backup'[r] # None
+
 \* Under DUAL the backup is an argmin of the eligible holders but the first.
 BackupIsArgMin(r) ==
     LET rest == Eligible(r) \ {holder'[r]} IN
@@ -151,13 +161,14 @@ BackupIsArgMin(r) ==
          /\ \A w \in rest : Eq4Load(backup'[r]) <= Eq4Load(w)
 
 A1_Step ==
-    (Policy \in LoadAware) =>
-        \A r \in Requests : PlacementStep(r) =>
-            /\ IF Eligible(r) = {}
-               THEN holder'[r] = None
-               ELSE /\ holder'[r] \in Eligible(r)
-                    /\ \A w \in Eligible(r) : Eq4Load(holder'[r]) <= Eq4Load(w)
-            /\ Policy = "DUAL" => BackupIsArgMin(r)
+    /\ (Policy \in LoadAware) =>
+           \A r \in Requests : PlacementStep(r) =>
+               /\ IF Eligible(r) = {}
+                  THEN holder'[r] = None
+                  ELSE /\ holder'[r] \in Eligible(r)
+                       /\ \A w \in Eligible(r) : Eq4Load(holder'[r]) <= Eq4Load(w)
+               /\ Policy = "DUAL" => BackupIsArgMin(r)
+    /\ (Policy = "DUAL") => \A r \in Requests : RebackupStep(r) => BackupIsArgMin(r)
 
 A1_PlacementIsArgMinProp == [][A1_Step]_vars
 
@@ -165,17 +176,25 @@ A1_PlacementIsArgMinProp == [][A1_Step]_vars
 (* S14: re-protection.  No request is served (prefilled or decoded) while *)
 (* it has no holder although the policy's rule, restated here, has one   *)
 (* for it: any eligible worker under LUMEN and DUAL, the ring neighbour   *)
-(* under FC, none under SR.                                               *)
+(* under FC (with ringFallThrough, any eligible worker on the ring), none *)
+(* under SR.  With the rebackup reading, no DUAL request is served with a *)
+(* holder and no backup although a second eligible worker exists.         *)
 (***************************************************************************)
 Protectable(r) ==
     CASE Policy \in LoadAware -> Eligible(r)
-      [] Policy = "FC" -> Eligible(r) \cap {RingNext(Server(r), Cardinality(Workers) - 1)}
+      [] Policy = "FC" -> IF Readings.ringFallThrough THEN Eligible(r)
+                          ELSE Eligible(r) \cap {RingNext(Server(r), Cardinality(Workers) - 1)}
       [] Policy = "SR" -> {}
 
 ServeStep(r) == \/ phase[r] = "QUEUED" /\ phase'[r] = "DECODE"
                 \/ phase[r] = "DECODE" /\ Len(out'[r]) > Len(out[r])
 
-S14_Step == \A r \in Requests : (ServeStep(r) /\ holder[r] = None) => Protectable(r) = {}
+BackupProtectable(r) ==
+    IF Readings.rebackup /\ Policy = "DUAL" /\ holder[r] # None /\ backup[r] = None
+    THEN Eligible(r) \ {holder[r]} ELSE {}
+
+S14_Step == \A r \in Requests : ServeStep(r) => /\ holder[r] = None => Protectable(r) = {}
+                                               /\ BackupProtectable(r) = {}
 
 S14_ReProtectionProp == [][S14_Step]_vars
 

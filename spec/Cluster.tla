@@ -8,7 +8,7 @@
 (* token per step (or several, when a speculative draft is verified), and  *)
 (* completes when its output is as long as its reference output.          *)
 (*                                                                         *)
-(* Abstractions, each chosen so that no property of DESIGN.md section 3    *)
+(* Abstractions, each chosen so that no property of docs/design.md sec. 3  *)
 (* loses its meaning:                                                      *)
 (*  - One KV page per context position, tagged with what it holds: the     *)
 (*    page <<r, i>> is position i of request r as its server computed it.  *)
@@ -56,13 +56,37 @@ CONSTANTS
     K,           \* draft length: tokens a draft proposes at most
     PromptLen,   \* [Requests -> Nat \ {0}]: prompt pages of each request
     Ref,         \* [Requests -> Seq(tokens)]: the reference (failure-free) output
-    Neighbour,   \* [Workers -> Workers]: FC's fixed ring of neighbours
-    Wrong        \* a token that is no reference token (garbage or a bad draft)
+    Neighbour,   \* [Workers -> Workers]: FC's fixed ring of neighbours (its direction is the
+                 \* ringDirection reading: the next worker, or the previous one)
+    Wrong,       \* a token that is no reference token (garbage or a bad draft)
+    Readings     \* the paper's readings where it is ambiguous (ReadingsOK, below)
 
 Policies == {"LUMEN", "DUAL", "FC", "SR"}
 LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by load
 
+(***************************************************************************)
+(* Readings.  Where the paper can be read two ways, the reading is named  *)
+(* in the trace header and in the conformance config, and each is checked *)
+(* by its own model (docs/readings.md):                                    *)
+(*  - queue: Q_w of Eq. 4 counts w's whole run queue, queued and running   *)
+(*    ("run", the default), or only the requests waiting for their         *)
+(*    prefill ("waiting").                                                 *)
+(*  - ringFallThrough: under FC a neighbour without room makes the         *)
+(*    request run unprotected (FALSE, the default), or the next worker on *)
+(*    the ring is tried, and so on (TRUE).                                 *)
+(*  - rebackup: under DUAL the backup is chosen at placement only (FALSE,  *)
+(*    the default), or a request with a holder and no backup gets one as   *)
+(*    soon as a worker has room: after its backup was promoted or lost, or *)
+(*    when there was no room at placement (TRUE).                          *)
+(***************************************************************************)
+ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup"}
+              /\ Readings.queue \in {"run", "waiting"}
+              /\ Readings.ringFallThrough \in BOOLEAN
+              /\ Readings.rebackup \in BOOLEAN
+DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE]
+
 ASSUME /\ Policy \in Policies
+       /\ ReadingsOK
        /\ None \notin Workers
        /\ \A n \in {Alpha, Beta, Theta, Tau, Budget} : n \in Nat
        /\ K \in Nat \ {0}
@@ -143,7 +167,9 @@ ReservedSum(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Si
                   + IF Policy = "DUAL"
                     THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Size(r)])
                     ELSE 0
-Q(w) == Cardinality(runq[w])
+\* Q_w, by the queue reading: the whole run queue, or the requests waiting for their prefill.
+Q(w) == IF Readings.queue = "run" THEN Cardinality(runq[w])
+        ELSE Cardinality({r \in runq[w] : phase[r] = "QUEUED"})
 Load(w) == Alpha * stored[w] + Beta * Q(w)
 Eq4Load(w) == Alpha * StoredSum(w) + Beta * Q(w)
 
@@ -170,11 +196,21 @@ RingNext(w, n) == IF n = 0 THEN None
                   ELSE IF wstate[Neighbour[w]] = "UP" THEN Neighbour[w]
                   ELSE RingNext(Neighbour[w], n - 1)
 
+\* FC with the ringFallThrough reading: the first worker after w on the ring that is in S.
+RECURSIVE RingFirstIn(_, _, _)
+RingFirstIn(S, w, n) == IF n = 0 THEN None
+                        ELSE IF Neighbour[w] \in S THEN Neighbour[w]
+                        ELSE RingFirstIn(S, Neighbour[w], n - 1)
+
+RingHolder(r) == IF Readings.ringFallThrough
+                 THEN RingFirstIn(HolderCandidates(r), Server(r), Cardinality(Workers) - 1)
+                 ELSE LET h == RingNext(Server(r), Cardinality(Workers) - 1)
+                      IN  IF h # None /\ h \in HolderCandidates(r) THEN h ELSE None
+
 \* The holders the policy allows for r; empty means "run unprotected".
 PlacementChoice(r) ==
     CASE Policy \in LoadAware -> ArgMinLoad(HolderCandidates(r))
-      [] Policy = "FC"    -> LET h == RingNext(Server(r), Cardinality(Workers) - 1)
-                             IN  IF h # None /\ h \in HolderCandidates(r) THEN {h} ELSE {}
+      [] Policy = "FC"    -> IF RingHolder(r) = None THEN {} ELSE {RingHolder(r)}
       [] Policy = "SR"    -> {}
 
 (***************************************************************************)
@@ -183,8 +219,18 @@ PlacementChoice(r) ==
 (* degraded for lack of room, or its holder failed) for which the policy  *)
 (* now has a holder is placed again before it is served further.          *)
 (***************************************************************************)
-NeedsProtection(r) == /\ placed[r] /\ holder[r] = None /\ phase[r] \in {"QUEUED", "DECODE"}
-                      /\ PlacementChoice(r) # {}
+\* DUAL's backup, as the placement rule has it: the least loaded candidate other than h.
+BackupChoice(r, h) ==
+    IF Policy = "DUAL" /\ h # None THEN ArgMinLoad(HolderCandidates(r) \ {h}) ELSE {}
+
+\* The rebackup reading: a DUAL request with a holder and no backup gets one when one can be had.
+NeedsBackup(r) == /\ Readings.rebackup /\ Policy = "DUAL"
+                  /\ holder[r] # None /\ backup[r] = None
+                  /\ BackupChoice(r, holder[r]) # {}
+
+NeedsProtection(r) == /\ placed[r] /\ phase[r] \in {"QUEUED", "DECODE"}
+                      /\ \/ holder[r] = None /\ PlacementChoice(r) # {}
+                         \/ NeedsBackup(r)
 
 -----------------------------------------------------------------------------
 (* The target model *)
@@ -318,7 +364,7 @@ Complete(r) ==
     /\ UNCHANGED <<wstate, active, placed, out, proposal, failures>>
 
 -----------------------------------------------------------------------------
-(* Properties of the substrate (IDs as in DESIGN.md section 3) *)
+(* Properties of the substrate (IDs as in docs/design.md, section 3) *)
 
 TypeOK ==
     /\ wstate \in [Workers -> WorkerStates]

@@ -14,6 +14,7 @@ CONSTANTS
 
 Ring2 == <<w1, w2>>
 Ring3 == <<w1, w2, w3>>
+Ring3Reversed == <<w3, w2, w1>>
 Ring4 == <<w1, w2, w3, w4>>
 
 (***************************************************************************)
@@ -63,6 +64,15 @@ RingRotations == {[w \in Workers |-> RingOrder[((RingIndex(w) - 1 + k) % Len(Rin
 RequestSymmetry == Permutations(Requests)
 FullSymmetry == WorkerSymmetry \cup RequestSymmetry
 RingSymmetry == RingRotations \cup RequestSymmetry
+
+(***************************************************************************)
+(* Readings (Cluster's Readings constant, docs/readings.md): the default,  *)
+(* and each other reading on its own, for the models that check it.       *)
+(***************************************************************************)
+ReadingsDefault == DefaultReadings
+ReadingsWaitingQueue == [DefaultReadings EXCEPT !.queue = "waiting"]
+ReadingsRingFallThrough == [DefaultReadings EXCEPT !.ringFallThrough = TRUE]
+ReadingsRebackup == [DefaultReadings EXCEPT !.rebackup = TRUE]
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -128,6 +138,20 @@ W_NoReProtectionProp ==
 \* A restore brings back two or more pages.
 W_NoLongRestoreProp ==
     [][~\E r \in Requests : phase[r] = "INTERRUPTED" /\ phase'[r] = "QUEUED" /\ Len(kv'[r]) >= 2]_vars
+
+\* DUAL with the rebackup reading: a request that has a holder is given a new backup.
+W_NoRebackupProp ==
+    [][~\E r \in Requests : /\ placed[r] /\ holder[r] # None /\ backup[r] = None
+                             /\ holder'[r] = holder[r] /\ backup'[r] # None]_vars
+
+\* FC with the ringFallThrough reading: the ring neighbour has no room, a worker past it holds.
+W_NoFallThroughProp ==
+    [][~\E r \in Requests : /\ holder[r] = None /\ holder'[r] # None
+                             /\ holder'[r] # RingNext(Server(r), Cardinality(Workers) - 1)]_vars
+
+\* The waiting-queue reading: a worker's load counts fewer requests than its run queue holds.
+W_NoRunningExcludedInv ==
+    ~\E w \in Workers : Q(w) < Cardinality(runq[w]) /\ wstate[w] = "UP"
 
 \* DUAL: a holder fails and its backup, with a non-empty copy, takes over its role.
 W_NoBackupPromotionProp ==

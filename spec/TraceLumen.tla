@@ -139,10 +139,21 @@ ApplyArrive == LET r == Ev.req IN
     /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
+\* The rebackup reading's step: r keeps its holder and its copy and gains a backup.
+IsRebackup(r) == placed[r] /\ holder[r] # None /\ Ev.holder = holder[r] /\ backup[r] = None
+
 ApplyPlace == LET r == Ev.req
                   released(w) == (IF holder[r] = w THEN 1 ELSE 0) + (IF backup[r] = w THEN 1 ELSE 0)
                   taken(w) == (IF Ev.holder = w THEN 1 ELSE 0) + (IF Ev.backup = w THEN 1 ELSE 0)
               IN
+    IF IsRebackup(r)
+    THEN /\ backup' = [backup EXCEPT ![r] = Ev.backup]
+         /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
+         /\ reserved' = [w \in Workers |-> reserved[w] + (IF Ev.backup = w THEN Size(r) ELSE 0)]
+         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures>>
+         /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
+         /\ UNCHANGED <<wdig, hdig>>
+    ELSE
     /\ holder' = [holder EXCEPT ![r] = Ev.holder]
     /\ backup' = [backup EXCEPT ![r] = Ev.backup]
     /\ ckpt' = [ckpt EXCEPT ![r] = <<>>]

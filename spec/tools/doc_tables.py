@@ -5,7 +5,7 @@
 
 - proofs-notes/<ID>-<Name>.md: the "Checked by TLC" table of every model whose config checks the
   property (ProofsNotesTest fails when a cited count differs from the manifest's);
-- README.md: the models, mutants and witnesses tables between <!-- models --> and <!-- /models -->.
+- docs/spec.md: the models, mutants and witnesses tables between <!-- models --> and <!-- /models -->.
 
 Times come from a `lumen check --report FILE` report when one is given, else they are kept as the
 README has them. Run it after `lumen check --update-manifest`.
@@ -28,6 +28,10 @@ BOUNDS = {
     'MCLumenHetero': 'Spec (LUMEN); 3 workers, 2 requests of 1- and 2-page prompts and different 3-token outputs, 1 failure, Budget 9, K 2',
     'MCLumenLivenessDegraded': 'Spec (LUMEN), fairness; 3 workers, 2 requests, 1 failure, Budget 0',
     'MCLumenLiveness': 'Spec (LUMEN), fairness; 2 workers, 2 requests, 1 failure, Budget 3',
+    'MCLumenWaitingQueue': 'Spec (LUMEN), queue reading "waiting"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
+    'MCLumenFCFallThrough': 'Spec (FC), reading ringFallThrough; 3 workers, 2 requests, 2 failures, Budget 3',
+    'MCLumenFCPrevious': 'Spec (FC), ring reversed (ringDirection "previous"); 3 workers, 2 requests, 2 failures, Budget 3',
+    'MCLumenDualRebackup': 'Spec (DUAL), reading rebackup; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCRoutingFull': '--full: RoutingSpec; 3 workers, 3 requests, 2 failures, Budget 3',
     'MCHandoverFull': '--full: HandoverSpec; 3 workers, 3 requests, 2 failures, 3-token outputs, Budget 4, no streaming',
     'MCLumenFull': '--full: Spec (LUMEN); 3 workers, 3 requests, 2 failures, Budget 6, K 2',
@@ -95,7 +99,7 @@ for p in manifest['properties']:
     note.write_text(text)
 
 # README tables
-readme = root / 'README.md'
+readme = root / 'docs' / 'spec.md'
 text = readme.read_text()
 old = re.search(r'<!-- models -->\n(.*?)<!-- /models -->', text, re.S).group(1)
 times = {}

@@ -3,7 +3,7 @@ package lumen.spec.manifest;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
- * One property of DESIGN.md section 3 as the spec states it.
+ * One property of docs/design.md, section 3 as the spec states it.
  *
  * @param id       the property ID ("S4")
  * @param name     its name ("HolderIsNotServer")

@@ -50,7 +50,7 @@ public class DecisionBench {
         for (int w = 0; w < workers; w++) {
             WorkerRec rec = s.worker(w);
             long reserved = r.nextLong(c.budget() / 2);
-            s = s.withWorker(new WorkerRec(w, rec.state(), rec.active(), rec.runq(), rec.held(), r.nextInt(5000), reserved));
+            s = s.withWorker(rec.withCounters(r.nextInt(5000), reserved));
         }
         s = Core.arrive(s, 0, 64, new int[256]).state();
         state = s;

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import lumen.core.Config;
 import lumen.core.Event;
+import lumen.core.Readings;
 import lumen.trace.TraceFormatException;
 import lumen.trace.TraceReader;
 import lumen.validate.Validator;
@@ -155,8 +156,15 @@ public final class TraceModule {
                 .append("TWrong == -1\n")
                 .append("TPageTokens == ").append(c.pageTokens()).append('\n')
                 .append("TFairnessSteps == ").append(fairnessSteps).append('\n')
-                .append("NeighbourV == [w \\in TWorkers |-> (w + 1) % ").append(c.workers()).append("]\n")
-                .append("TNeighbour == NeighbourV\n");
+                .append("\\* the ringDirection reading: ").append(c.readings().ringDirection().label).append('\n')
+                .append("NeighbourV == [w \\in TWorkers |-> (w + ")
+                .append(c.readings().ringDirection() == Readings.RingDirection.NEXT ? "1" : Integer.toString(c.workers() - 1))
+                .append(") % ").append(c.workers()).append("]\n")
+                .append("TNeighbour == NeighbourV\n")
+                .append("ReadingsV == [queue |-> \"").append(c.readings().queue().label)
+                .append("\", ringFallThrough |-> ").append(c.readings().ringFallThrough() ? "TRUE" : "FALSE")
+                .append(", rebackup |-> ").append(c.readings().rebackup() ? "TRUE" : "FALSE").append("]\n")
+                .append("TReadings == ReadingsV\n");
         StringBuilder prompt = new StringBuilder();
         StringBuilder ref = new StringBuilder();
         for (Event.Arrive a : arrivals.values()) {
@@ -192,6 +200,7 @@ public final class TraceModule {
                 "    PromptLen <- TPromptLen",
                 "    Ref <- TRef",
                 "    Neighbour <- TNeighbour",
+                "    Readings <- TReadings",
                 "    Wrong <- TWrong",
                 "    Elsewhere = Elsewhere",
                 "    PageTokens <- TPageTokens",

@@ -60,6 +60,18 @@ public final class ActionProperties {
      * (restated by a scan), the policy's own choice otherwise (the ring neighbour, or none).
      */
     public static Finding s14(ClusterState s, RequestRec r, Event e) {
+        if (r != null && r.holder() >= 0 && r.backup() < 0 && r.server() >= 0 && s.config().readings().rebackup()
+                && s.policy().dualPlacement()) {
+            int could = -1;
+            for (int w = 0; w < s.workerCount() && could < 0; w++) {
+                could = w != r.holder() && eligible(s, r, w) ? w : -1;
+            }
+            if (could >= 0) {
+                return new Finding(PropertyId.S14, e.action().specName() + " of request " + r.id() + " while it has a holder and no backup"
+                        + " although worker " + could + " could be its backup (the rebackup reading gives it one before it is served further)",
+                        "a Place of request " + r.id() + " with a backup first", e.action().specName());
+            }
+        }
         if (r == null || r.holder() >= 0 || r.server() < 0) {
             return null;
         }
@@ -86,6 +98,10 @@ public final class ActionProperties {
     /** A1: a placement is an argmin of Eq. 4 over the eligible holders; unprotected only if none is. */
     public static Finding a1(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
+        if (r.placed() && r.holder() >= 0 && p.holder() == r.holder()) {
+            // the rebackup reading's step: only the new backup is decided
+            return backupIsArgMin(s, r, p);
+        }
         int best = -1;
         for (int w = 0; w < s.workerCount(); w++) {
             if (eligible(s, r, w) && (best < 0 || s.load(w) < s.load(best))) {

@@ -87,7 +87,17 @@ public final class ClusterState {
     /** Eq. 4: L(w) = alpha * Stored(w) + beta * Q(w). */
     public double load(int w) {
         WorkerRec rec = workers.get(w);
-        return config.alpha() * rec.stored() + config.beta() * rec.queue();
+        return config.alpha() * rec.stored() + config.beta() * depth(rec);
+    }
+
+    /** Q(w) under the run's queue reading. */
+    public int depth(WorkerRec rec) {
+        return rec.depth(config.readings().queue());
+    }
+
+    /** Q(w) under the run's queue reading. */
+    public int depth(int w) {
+        return depth(workers.get(w));
     }
 
     /** {@code w \in HolderCandidates(r)}: UP, not r's server, and room for Size(r). */
@@ -97,12 +107,37 @@ public final class ClusterState {
                 && !rec.runq().containsKey(r.id()) && rec.reserved() + r.size() <= config.budget();
     }
 
+    /** FC's neighbour of w on the ring, in the ringDirection reading's direction. */
+    public int neighbour(int w) {
+        int n = config.workers();
+        return config.readings().ringDirection() == Readings.RingDirection.NEXT ? (w + 1) % n : (w + n - 1) % n;
+    }
+
     /** FC's RingNext(w, |W|-1): the first UP worker after w on the ring, or -1. */
     public int ringNext(int w) {
-        int n = config.workers();
-        for (int i = 1; i < n; i++) {
-            int v = (w + i) % n;
+        int v = w;
+        for (int i = 1; i < config.workers(); i++) {
+            v = neighbour(v);
             if (isUp(v)) {
+                return v;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * FC's RingHolder(r): the ring neighbour when it can hold r; with the ringFallThrough reading,
+     * the first worker after r's server on the ring that can. -1 when none.
+     */
+    public int ringHolder(RequestRec r) {
+        if (!config.readings().ringFallThrough()) {
+            int h = ringNext(r.server());
+            return h >= 0 && isHolderCandidate(h, r) ? h : -1;
+        }
+        int v = r.server();
+        for (int i = 1; i < config.workers(); i++) {
+            v = neighbour(v);
+            if (isHolderCandidate(v, r)) {
                 return v;
             }
         }
@@ -114,8 +149,17 @@ public final class ClusterState {
      * policy now has one for it, so r is placed again before it is served further.
      */
     public boolean needsProtection(RequestRec r) {
-        return r.placed() && r.holder() < 0 && (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE)
-                && r.server() >= 0 && policy.chooseHolder(this, r) >= 0;
+        return r.placed() && (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE) && r.server() >= 0
+                && (r.holder() < 0 ? policy.chooseHolder(this, r) >= 0 : needsBackup(r));
+    }
+
+    /**
+     * {@code NeedsBackup(r)}, the rebackup reading: a lumen-dual request with a holder and no
+     * backup, for which a backup can be had.
+     */
+    public boolean needsBackup(RequestRec r) {
+        return config.readings().rebackup() && r.holder() >= 0 && r.backup() < 0
+                && policy.chooseBackup(this, r, r.holder()) >= 0;
     }
 
     /** Eq. 6's {@code UseHolder(r)}: a live holder, and the policy's clause. */
@@ -151,7 +195,7 @@ public final class ClusterState {
     public ClusterState withWorker(WorkerRec w) {
         LoadIndex idx = w.state() == WorkerState.UP
                 ? index.with(new LoadIndex.Entry(w.id(), config.budget() - w.reserved(),
-                        config.alpha() * w.stored() + config.beta() * w.queue(), w.queue()))
+                        config.alpha() * w.stored() + config.beta() * depth(w), depth(w)))
                 : index.without(w.id());
         return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures);
     }

@@ -14,9 +14,16 @@ package lumen.core;
  * @param budget     Eq. 5 M_budget: positions one holder may store
  * @param pageTokens positions per physical KV page
  * @param k          draft length: tokens a draft proposes at most
+ * @param readings   the paper's readings where it is ambiguous ({@link Readings})
  */
 public record Config(String policy, int workers, double alpha, double beta, double theta, int tau,
-                     long budget, int pageTokens, int k) {
+                     long budget, int pageTokens, int k, Readings readings) {
+
+    /** A config under the default readings. */
+    public Config(String policy, int workers, double alpha, double beta, double theta, int tau,
+                  long budget, int pageTokens, int k) {
+        this(policy, workers, alpha, beta, theta, tau, budget, pageTokens, k, Readings.DEFAULT);
+    }
 
     public Config {
         require(policy != null && Policies.find(policy) != null, "policy", "unknown policy '" + policy + "'; known: " + Policies.keys());
@@ -28,6 +35,7 @@ public record Config(String policy, int workers, double alpha, double beta, doub
         require(budget >= 0, "budget", "must be >= 0, got " + budget);
         require(pageTokens >= 1, "pageTokens", "must be >= 1, got " + pageTokens);
         require(k >= 1, "k", "must be >= 1, got " + k);
+        require(readings != null, "readings", "must be given");
     }
 
     private static void require(boolean ok, String field, String message) {
@@ -42,11 +50,15 @@ public record Config(String policy, int workers, double alpha, double beta, doub
     }
 
     public Config withPolicy(String p) {
-        return new Config(p, workers, alpha, beta, theta, tau, budget, pageTokens, k);
+        return new Config(p, workers, alpha, beta, theta, tau, budget, pageTokens, k, readings);
     }
 
     public Config withWorkers(int w) {
-        return new Config(policy, w, alpha, beta, theta, tau, budget, pageTokens, k);
+        return new Config(policy, w, alpha, beta, theta, tau, budget, pageTokens, k, readings);
+    }
+
+    public Config withReadings(Readings rd) {
+        return new Config(policy, workers, alpha, beta, theta, tau, budget, pageTokens, k, rd);
     }
 
     public RecoveryPolicy recoveryPolicy() {

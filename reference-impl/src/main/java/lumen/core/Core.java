@@ -47,9 +47,15 @@ public final class Core {
         return take(s, new Event.Arrive(r, w, promptLen, ref.clone()));
     }
 
-    /** Place: the policy's holder for r, or none; under lumen-dual also a backup. */
+    /**
+     * Place: the policy's holder for r, or none; under lumen-dual also a backup. Under the rebackup
+     * reading a request that has a holder keeps it and is given a backup.
+     */
     public static Step place(ClusterState s, int r) {
         RequestRec rec = req(s, r);
+        if (rec.placed() && rec.holder() >= 0) {
+            return take(s, new Event.Place(r, rec.holder(), s.policy().chooseBackup(s, rec, rec.holder())));
+        }
         int h = s.policy().chooseHolder(s, rec);
         return take(s, new Event.Place(r, h, s.policy().chooseBackup(s, rec, h)));
     }

@@ -43,10 +43,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
     public int chooseHolder(ClusterState s, RequestRec r) {
         return switch (placement) {
             case LOAD_AWARE, LOAD_AWARE_DUAL -> s.index().minLoadWithRoom(r.size(), r.server());
-            case RING -> {
-                int h = s.ringNext(r.server());
-                yield h >= 0 && s.isHolderCandidate(h, r) ? h : -1;
-            }
+            case RING -> s.ringHolder(r);
             case NONE -> -1;
         };
     }
@@ -94,6 +91,16 @@ public record MechanismPolicy(String key, String description, Placement placemen
     @Override
     public boolean loadAwarePlacement() {
         return placement == Placement.LOAD_AWARE || placement == Placement.LOAD_AWARE_DUAL;
+    }
+
+    @Override
+    public boolean placesCheckpoints() {
+        return placement != Placement.NONE;
+    }
+
+    @Override
+    public boolean dualPlacement() {
+        return placement == Placement.LOAD_AWARE_DUAL;
     }
 
     @Override

@@ -40,6 +40,16 @@ public interface RecoveryPolicy {
     /** The state a failed worker restarts in: LOADING_DRAFT (assist) or LOADING_FULL. */
     WorkerState restartState();
 
+    /** Whether the policy places checkpoints at all (every policy but stop-and-restart). */
+    default boolean placesCheckpoints() {
+        return true;
+    }
+
+    /** Whether the policy places a backup as well as a holder (the spec's DUAL). */
+    default boolean dualPlacement() {
+        return false;
+    }
+
     /** Whether A1 (placement is Eq. 4's argmin) applies to this policy. */
     boolean loadAwarePlacement();
 

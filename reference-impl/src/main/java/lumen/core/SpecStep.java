@@ -102,19 +102,30 @@ public final class SpecStep {
             return guard("request " + a.req() + " is queued on worker " + a.worker() + ", which is " + s.worker(a.worker()).state());
         }
         int t = s.arriveTarget();
-        return s.worker(a.worker()).queue() == s.worker(t).queue() ? null
+        return s.depth(a.worker()) == s.depth(t) ? null
                 : mismatch("the gateway queues request " + a.req() + " on a shortest queue",
-                        "a worker with " + s.worker(t).queue() + " queued (e.g. " + t + ")",
-                        "worker " + a.worker() + " with " + s.worker(a.worker()).queue());
+                        "a worker with " + s.depth(t) + " queued (e.g. " + t + ")",
+                        "worker " + a.worker() + " with " + s.depth(a.worker()));
     }
 
     private static Finding place(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
         Finding f = first(r.placed() && !s.needsProtection(r) ? guard("request " + r.id() + " is placed twice in one run"
-                        + (r.holder() < 0 ? " (it has no holder, but no worker has room for it)" : "")) : null,
+                        + (r.holder() < 0 ? " (it has no holder, and the placement rule of " + s.policy().key()
+                                + " gives it none now; a request is placed again only when the rule has a holder for it)" : "")) : null,
                 phaseIs(r, "Place", RequestPhase.QUEUED, RequestPhase.DECODE), serverUp(s, r, "Place"));
         if (f != null) {
             return f;
+        }
+        if (r.placed() && r.holder() >= 0) {
+            // NeedsBackup: the request keeps its holder and is given a backup
+            if (p.holder() != r.holder()) {
+                return mismatch("a placement that gives request " + r.id() + " a new backup keeps its holder (rebackup reading)",
+                        holderName(r.holder()), holderName(p.holder()));
+            }
+            return s.policy().allowsBackup(s, r, r.holder(), p.backup()) ? null
+                    : mismatch("the new backup of request " + r.id() + " is not in BackupChoice under " + s.policy().key(),
+                            holderName(s.policy().chooseBackup(s, r, r.holder())), holderName(p.backup()));
         }
         if (!s.policy().allowsHolder(s, r, p.holder())) {
             return mismatch("the holder of request " + r.id() + " is not in PlacementChoice under " + s.policy().key(),
@@ -274,6 +285,21 @@ public final class SpecStep {
         return c;
     }
 
+    /** The routing rule in the docs' words, with the values that decided this route (docs/trace-format.md, Route). */
+    private static String routeRule(ClusterState s, RequestRec r) {
+        String holder = r.holder() < 0 ? "it has no holder" : !s.isUp(r.holder()) ? "its holder " + r.holder() + " is " + s.worker(r.holder()).state()
+                : "its holder " + r.holder() + " is UP";
+        if (!s.policy().eq6Routing()) {
+            return s.useHolder(r) || r.holder() >= 0 && s.isUp(r.holder())
+                    ? "a request whose holder is UP is RESTOREd on it, even from an empty checkpoint, else re-prefilled (" + holder + ")"
+                    : "the request is re-prefilled (" + holder + ")";
+        }
+        return "Eq. 6 RESTOREs a request on its UP holder h when L(h) <= theta or |C_r| > tau, even from an empty checkpoint,"
+                + " and re-prefills it otherwise (" + holder + (r.holder() >= 0 && s.isUp(r.holder())
+                        ? ", L(h)=" + s.load(r.holder()) + ", theta=" + s.config().theta() + ", |C_r|=" + r.ckpt().length() + ", tau=" + s.config().tau()
+                        : "") + ")";
+    }
+
     private static Finding route(ClusterState s, Event.Route rt) {
         RequestRec r = s.request(rt.req());
         if (r.phase() != RequestPhase.INTERRUPTED) {
@@ -286,7 +312,7 @@ public final class SpecStep {
         }
         RouteMode mode = s.useHolder(r) ? RouteMode.RESTORE : RouteMode.REPREFILL;
         if (mode != rt.mode()) {
-            return mismatch("Route of request " + r.id() + " follows UseHolder (Eq. 6 under " + s.policy().key() + ")", mode, rt.mode());
+            return mismatch("Route of request " + r.id() + " under " + s.policy().key() + ": " + routeRule(s, r), mode, rt.mode());
         }
         Finding f = rt.freed() == r.savedPositions() ? null
                 : mismatch("Route of request " + r.id() + " frees its checkpoint", r.savedPositions(), rt.freed());

@@ -45,6 +45,11 @@ public final class Transition {
      */
     private static ClusterState place(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
+        if (r.placed() && r.holder() >= 0 && p.holder() == r.holder() && r.backup() < 0) {
+            // the rebackup reading: r keeps its holder and its copy, and gains a backup
+            ClusterState n = p.backup() >= 0 ? s.withWorker(s.worker(p.backup()).hold(r.id(), r.size(), 0)) : s;
+            return n.withRequest(r.withBackup(p.backup(), PageSeq.EMPTY));
+        }
         ClusterState n = s;
         if (r.holder() >= 0) {
             n = n.withWorker(n.worker(r.holder()).release(r.id(), r.size(), r.ckpt().length()));
@@ -70,7 +75,12 @@ public final class Transition {
     private static ClusterState prefill(ClusterState s, Event.Prefill p) {
         RequestRec r = s.request(p.req()).withOutput(p.tokens());
         r = r.withKv(r.kv().extendIntact(r.kvLen())).withPhase(RequestPhase.DECODE);
-        return servedBy(s, p.req(), p.worker()).withRequest(r);
+        ClusterState n = servedBy(s, p.req(), p.worker());
+        int w = p.worker() >= 0 ? p.worker() : r.server();
+        if (w >= 0) {
+            n = n.withWorker(n.worker(w).started(p.req()));
+        }
+        return n.withRequest(r);
     }
 
     private static ClusterState decode(ClusterState s, Event.Decode d) {

@@ -3,51 +3,74 @@ package lumen.core;
 /**
  * One worker's part of the spec state: {@code wstate[w]}, {@code active[w]}, {@code runq[w]},
  * and the requests whose checkpoint it holds, with their saved positions ({@code Stored(w)}) and
- * their reserved sizes ({@code Reserved(w)}).
+ * their reserved sizes ({@code Reserved(w)}). A run-queue entry is {@code true} while its request
+ * waits for its prefill (phase QUEUED) and {@code false} once it runs; {@code waiting} counts the
+ * {@code true} ones, for the waiting-queue reading of Q_w ({@link Readings}).
  */
-public record WorkerRec(int id, WorkerState state, ActiveModel active, PIntMap<Boolean> runq,
+public record WorkerRec(int id, WorkerState state, ActiveModel active, PIntMap<Boolean> runq, int waiting,
                         PIntMap<Boolean> held, long stored, long reserved) {
 
     public static WorkerRec initial(int id) {
-        return new WorkerRec(id, WorkerState.UP, ActiveModel.FULL, PIntMap.empty(), PIntMap.empty(), 0, 0);
+        return new WorkerRec(id, WorkerState.UP, ActiveModel.FULL, PIntMap.empty(), 0, PIntMap.empty(), 0, 0);
     }
 
-    /** Q(w): the queue depth. */
+    /** The whole run queue, queued and running. */
     public int queue() {
         return runq.size();
     }
 
+    /** Q(w) under a queue reading: the whole run queue, or the requests waiting for their prefill. */
+    public int depth(Readings.QueueDepth reading) {
+        return reading == Readings.QueueDepth.RUN ? runq.size() : waiting;
+    }
+
     public WorkerRec withState(WorkerState s, ActiveModel a) {
-        return new WorkerRec(id, s, a, runq, held, stored, reserved);
+        return new WorkerRec(id, s, a, runq, waiting, held, stored, reserved);
     }
 
-    public WorkerRec withRunq(PIntMap<Boolean> q) {
-        return new WorkerRec(id, state, active, q, held, stored, reserved);
-    }
-
+    /** Queues r, waiting for its prefill. */
     public WorkerRec enqueue(int r) {
-        return withRunq(runq.put(r, Boolean.TRUE));
+        Boolean was = runq.get(r);
+        return new WorkerRec(id, state, active, runq.put(r, Boolean.TRUE), waiting + (Boolean.TRUE.equals(was) ? 0 : 1),
+                held, stored, reserved);
+    }
+
+    /** r's prefill ran: it stays in the run queue, no longer waiting. */
+    public WorkerRec started(int r) {
+        Boolean was = runq.get(r);
+        return Boolean.TRUE.equals(was)
+                ? new WorkerRec(id, state, active, runq.put(r, Boolean.FALSE), waiting - 1, held, stored, reserved)
+                : this;
     }
 
     public WorkerRec dequeue(int r) {
-        return withRunq(runq.remove(r));
+        Boolean was = runq.get(r);
+        return was == null ? this
+                : new WorkerRec(id, state, active, runq.remove(r), waiting - (was ? 1 : 0), held, stored, reserved);
     }
 
     /** Takes r's checkpoint: its reservation and the positions already saved. */
     public WorkerRec hold(int r, long size, long pages) {
-        return new WorkerRec(id, state, active, runq, held.put(r, Boolean.TRUE), stored + pages, reserved + size);
+        return new WorkerRec(id, state, active, runq, waiting, held.put(r, Boolean.TRUE), stored + pages, reserved + size);
     }
 
     public WorkerRec release(int r, long size, long pages) {
-        return new WorkerRec(id, state, active, runq, held.remove(r), stored - pages, reserved - size);
+        return new WorkerRec(id, state, active, runq, waiting, held.remove(r), stored - pages, reserved - size);
     }
 
     public WorkerRec addStored(long pages) {
-        return new WorkerRec(id, state, active, runq, held, stored + pages, reserved);
+        return new WorkerRec(id, state, active, runq, waiting, held, stored + pages, reserved);
     }
 
-    /** A crash: queue and host memory are gone. */
+    /** A crash: queue and host memory are gone (the queue empty, or as a mutated trace leaves it). */
     public WorkerRec crashed(PIntMap<Boolean> survivingQueue, PIntMap<Boolean> survivingHeld, long st, long res) {
-        return new WorkerRec(id, WorkerState.FAILED, ActiveModel.NONE, survivingQueue, survivingHeld, st, res);
+        int[] wait = {0};
+        survivingQueue.forEachKey(k -> wait[0] += Boolean.TRUE.equals(survivingQueue.get(k)) ? 1 : 0);
+        return new WorkerRec(id, WorkerState.FAILED, ActiveModel.NONE, survivingQueue, wait[0], survivingHeld, st, res);
+    }
+
+    /** This worker with other checkpoint counters (benchmarks and tests build states this way). */
+    public WorkerRec withCounters(long st, long res) {
+        return new WorkerRec(id, state, active, runq, waiting, held, st, res);
     }
 }

@@ -17,6 +17,7 @@ import lumen.core.Action;
 import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.Policies;
+import lumen.core.Readings;
 import lumen.core.RouteMode;
 
 /**
@@ -284,6 +285,7 @@ public final class TraceReader implements Closeable {
             throw error(at, "header: config must be an object");
         }
         String policy = null;
+        Readings readings = Readings.DEFAULT;
         double[] num = new double[CONFIG_FIELDS.length];
         boolean[] seen = new boolean[CONFIG_FIELDS.length];
         while (token() == JsonToken.FIELD_NAME) {
@@ -291,6 +293,10 @@ public final class TraceReader implements Closeable {
             JsonToken v = token();
             if (f.equals("policy")) {
                 policy = string("config.policy", v);
+                continue;
+            }
+            if (f.equals("readings")) {
+                readings = readReadings(v);
                 continue;
             }
             int i = Arrays.asList(CONFIG_FIELDS).indexOf(f);
@@ -313,10 +319,41 @@ public final class TraceReader implements Closeable {
             }
         }
         try {
-            return new Config(policy, (int) num[0], num[1], num[2], num[3], (int) num[4], (long) num[5], (int) num[6], (int) num[7]);
+            return new Config(policy, (int) num[0], num[1], num[2], num[3], (int) num[4], (long) num[5], (int) num[6], (int) num[7],
+                    readings);
         } catch (IllegalArgumentException ex) {
             throw error(at, "header: config." + ex.getMessage());
         }
+    }
+
+    /** config.readings: an object of the readings that differ from the default (docs/readings.md). */
+    private Readings readReadings(JsonToken start) throws IOException, TraceFormatException {
+        if (start != JsonToken.START_OBJECT) {
+            throw error(tokenLine(), "header: config.readings must be an object, found " + describe(start));
+        }
+        Readings rd = Readings.DEFAULT;
+        while (token() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken v = token();
+            if (!Readings.NAMES.contains(f)) {
+                throw error(tokenLine(), "header: unknown reading '" + Echo.cut(f) + "'; known: " + String.join(", ", Readings.NAMES));
+            }
+            String text;
+            if (Readings.isBoolean(f)) {
+                if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
+                    throw error(tokenLine(), "field 'config.readings." + f + "' must be true or false, found " + describe(v));
+                }
+                text = Boolean.toString(v == JsonToken.VALUE_TRUE);
+            } else {
+                text = string("config.readings." + f, v);
+            }
+            try {
+                rd = rd.with(f, text);
+            } catch (IllegalArgumentException ex) {
+                throw error(tokenLine(), "header: config." + Echo.cut(ex.getMessage()));
+            }
+        }
+        return rd;
     }
 
     private String string(String field, JsonToken v) throws TraceFormatException, IOException {

@@ -48,6 +48,18 @@ public final class TraceWriter implements Closeable {
         gen.writeNumberField("budget", config.budget());
         gen.writeNumberField("pageTokens", config.pageTokens());
         gen.writeNumberField("k", config.k());
+        if (!config.readings().isDefault()) {
+            // only readings other than the default are written, so default traces stay as they were
+            gen.writeObjectFieldStart("readings");
+            for (var e : config.readings().toMap().entrySet()) {
+                if (e.getValue() instanceof Boolean b) {
+                    gen.writeBooleanField(e.getKey(), b);
+                } else {
+                    gen.writeStringField(e.getKey(), (String) e.getValue());
+                }
+            }
+            gen.writeEndObject();
+        }
         gen.writeEndObject();
         gen.writeEndObject();
         gen.writeRaw('\n');

@@ -80,7 +80,12 @@ final class ContentTracker {
             }
             case PLACE -> {
                 Req q = req(e.req());
-                q.holder = new Copy();
+                RequestRec r = s.request(e.req());
+                Event.Place p = (Event.Place) e;
+                if (r == null || !(r.placed() && r.holder() >= 0 && p.holder() == r.holder() && r.backup() < 0)) {
+                    q.holder = new Copy();
+                }
+                // a new backup (the rebackup reading keeps the holder's copy) starts empty
                 q.backup = new Copy();
                 yield Result.NONE;
             }

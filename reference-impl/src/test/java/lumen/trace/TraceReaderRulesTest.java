@@ -50,6 +50,38 @@ class TraceReaderRulesTest {
     }
 
     @Test
+    void readingsAreOptionalNamedAndCheckedAndRoundTrip() throws Exception {
+        String withReadings = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queue\":\"waiting\",\"rebackup\":true}}");
+        ValidationResult r = validate(lines(withReadings, ARRIVE));
+        assertThat(r.verdict()).as("%s", r.error()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(r.config().readings().queue()).isEqualTo(lumen.core.Readings.QueueDepth.WAITING);
+        assertThat(r.config().readings().rebackup()).isTrue();
+        assertThat(r.config().readings().ringFallThrough()).isFalse();
+        assertThat(validate(lines(HEADER, ARRIVE)).config().readings()).isEqualTo(lumen.core.Readings.DEFAULT);
+        malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queue\":\"all\"}}")), 1,
+                "reading 'queue' must be one of [run, waiting], found 'all'");
+        malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queueDepth\":\"run\"}}")), 1,
+                "unknown reading 'queueDepth'; known: queue, ringDirection, ringFallThrough, rebackup");
+        malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"rebackup\":\"yes\"}}")), 1,
+                "'config.readings.rebackup' must be true or false");
+        malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":[]}")), 1, "config.readings must be an object");
+        // the writer writes only readings that differ from the default, and the reader reads them back
+        lumen.core.Config c = r.config();
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (TraceWriter w = new TraceWriter(buf, c)) {
+            w.flush();
+        }
+        String written = buf.toString(StandardCharsets.UTF_8);
+        assertThat(written).contains("\"readings\":{\"queue\":\"waiting\",\"ringDirection\":\"next\",\"ringFallThrough\":false,\"rebackup\":true}");
+        assertThat(validate(written).config()).isEqualTo(c);
+        ByteArrayOutputStream plain = new ByteArrayOutputStream();
+        try (TraceWriter w = new TraceWriter(plain, c.withReadings(lumen.core.Readings.DEFAULT))) {
+            w.flush();
+        }
+        assertThat(plain.toString(StandardCharsets.UTF_8)).doesNotContain("readings");
+    }
+
+    @Test
     void integersAre32BitIntegerLiteralsWithinTheirRange() throws Exception {
         malformed(lines(HEADER, ARRIVE.replace("\"req\":0", "\"req\":99999999999999999999999")), 2, "must be an integer in 0..2147483647");
         malformed(lines(HEADER, ARRIVE.replace("\"req\":0", "\"req\":2147483648")), 2, "found 2147483648");

@@ -16,6 +16,7 @@ import lumen.conform.ConformReport;
 import lumen.conform.Conformance;
 import lumen.conform.sut.Mutants;
 import lumen.core.Policies;
+import lumen.core.Readings;
 import lumen.spec.io.AtomicFiles;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -66,6 +67,11 @@ final class ConformCommand implements Callable<Integer> {
     @Option(names = "--policy", paramLabel = "P", split = ",", description = "the policies the system implements, as in the"
             + " trace header (default: lumen)")
     List<String> policies = new ArrayList<>(List.of("lumen"));
+
+    @Option(names = "--reading", paramLabel = "NAME=VALUE", description = {"a reading of the paper the system implements"
+            + " where the paper can be read two ways (docs/readings.md); repeat for several. Readings: queue=run|waiting,"
+            + " ringDirection=next|previous, ringFallThrough=false|true, rebackup=false|true. Default: the paper's reading of each"})
+    private List<String> readingArgs = new ArrayList<>();
 
     @Option(names = "--step-timeout-ms", paramLabel = "MS", description = "time for the system to answer one command (default: ${DEFAULT-VALUE})")
     long stepTimeoutMs = 10_000;
@@ -151,7 +157,19 @@ final class ConformCommand implements Callable<Integer> {
         if (fairnessSteps < 0) {
             throw new UserError("--fairness-steps must be 0 or more");
         }
-        return Conformance.Options.defaults(sut).withPolicies(policies).withSchedules(seed, schedules)
+        Readings readings = Readings.DEFAULT;
+        for (String arg : readingArgs) {
+            int eq = arg.indexOf('=');
+            if (eq <= 0) {
+                throw new UserError("--reading takes NAME=VALUE, found '" + arg + "'");
+            }
+            try {
+                readings = readings.with(arg.substring(0, eq).trim(), arg.substring(eq + 1).trim());
+            } catch (IllegalArgumentException ex) {
+                throw new UserError("--reading: " + ex.getMessage());
+            }
+        }
+        return Conformance.Options.defaults(sut).withPolicies(policies).withReadings(readings).withSchedules(seed, schedules)
                 .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns).withFreshProcess(freshProcess)
                 .withReference(ref).withRequireCoverage(requireCoverage).withFairnessSteps(fairnessSteps);
     }
@@ -227,7 +245,7 @@ final class ConformCommand implements Callable<Integer> {
                 : "FAIL: " + ref.failure.reported().verdictText(), "");
         rows.add(Map.of("implementation", "reference", "expected", "PASS", "verdict", ConformReport.json(ref)));
         for (Mutants m : Mutants.values()) {
-            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())).withPolicies(m.policies()), m.programName(), quietBar);
+            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())).withPolicies(m.policies()).withReadings(m.claims()), m.programName(), quietBar);
             Conformance.Failure f = r.failure;
             boolean right = !r.passed() && f.reported().caughtAs().equals(m.expected());
             boolean caught = right && f.reproducible();

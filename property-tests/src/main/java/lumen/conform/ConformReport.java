@@ -17,8 +17,9 @@ public final class ConformReport {
     public static String text(Conformance.Report r) {
         StringBuilder b = new StringBuilder();
         b.append("system under test: ").append(r.options.sut()).append('\n');
-        b.append(String.format(Locale.ROOT, "%d schedules (seeds %d..%d, policies %s), %,d events, %.1f s%n", r.schedules, r.options.firstSeed(),
-                r.options.firstSeed() + Math.max(0, r.schedules - 1), String.join(", ", r.options.policies()), r.events, r.seconds));
+        b.append(String.format(Locale.ROOT, "%d schedules (seeds %d..%d, policies %s, %s), %,d events, %.1f s%n", r.schedules, r.options.firstSeed(),
+                r.options.firstSeed() + Math.max(0, r.schedules - 1), String.join(", ", r.options.policies()), r.options.readings().describe(),
+                r.events, r.seconds));
         b.append("outputs judged against: ").append(r.options.reference().description).append('\n');
         if (r.passedWithCoverage()) {
             b.append("verdict: PASS: every trace is a behaviour of the spec in which every property holds, every output is the"
@@ -31,6 +32,10 @@ public final class ConformReport {
         }
         b.append("coverage (share of schedules").append(r.options.requireCoverage() ? "; required" : "").append("):\n");
         for (PropertyCheck.Feature x : PropertyCheck.Feature.values()) {
+            if (!r.possible(x)) {
+                b.append(String.format(Locale.ROOT, "  %-26s   n/a   (no policy of this run has it)%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' ')));
+                continue;
+            }
             b.append(String.format(Locale.ROOT, "  %-26s %5.1f%%%s%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' '), 100 * r.share(x),
                     r.share(x) == 0 ? "   (never exercised: the verdict says nothing about it)" : ""));
         }
@@ -156,6 +161,7 @@ public final class ConformReport {
         m.put("schedules", r.schedules);
         m.put("firstSeed", r.options.firstSeed());
         m.put("policies", r.options.policies());
+        m.put("readings", r.options.readings().toMap());
         m.put("events", r.events);
         m.put("seconds", Math.round(r.seconds * 10) / 10.0);
         if (!r.passed()) {
@@ -178,7 +184,7 @@ public final class ConformReport {
         }
         Map<String, Object> cov = new LinkedHashMap<>();
         for (PropertyCheck.Feature x : PropertyCheck.Feature.values()) {
-            cov.put(x.name().toLowerCase(Locale.ROOT), Math.round(r.share(x) * 1000) / 1000.0);
+            cov.put(x.name().toLowerCase(Locale.ROOT), r.possible(x) ? Math.round(r.share(x) * 1000) / 1000.0 : null);
         }
         m.put("coverage", cov);
         return m;

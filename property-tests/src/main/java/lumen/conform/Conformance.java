@@ -24,6 +24,7 @@ import lumen.core.Event;
 import lumen.core.Finding;
 import lumen.core.KitTokens;
 import lumen.core.PropertyId;
+import lumen.core.Readings;
 import lumen.core.Transition;
 import lumen.props.PropertyCheck;
 import lumen.props.Schedule;
@@ -56,54 +57,62 @@ public final class Conformance {
      * @param freshProcess   start a new process of the system for every run, not only after a
      *                       misbehaviour and for the final replays (slower; for a system whose
      *                       outcome depends on its earlier runs)
+     * @param readings       the paper's readings the system claims (docs/readings.md); every
+     *                       schedule runs under them and the adapter is told them in init
      */
     public record Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
                           SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess,
-                          Reference reference, boolean requireCoverage, int fairnessSteps) {
+                          Reference reference, boolean requireCoverage, int fairnessSteps, Readings readings) {
         public static Options defaults(String sut) {
             return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 300, 100, false,
-                    Reference.TOKEN_MODEL, false, lumen.validate.Mirror.DEFAULT_FAIRNESS_STEPS);
+                    Reference.TOKEN_MODEL, false, lumen.validate.Mirror.DEFAULT_FAIRNESS_STEPS, Readings.DEFAULT);
         }
 
         public Options withSchedules(long first, int n) {
             return new Options(sut, policies, first, n, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps);
+                    requireCoverage, fairnessSteps, readings);
         }
 
         public Options withPolicies(List<String> p) {
             return new Options(sut, p, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps);
+                    requireCoverage, fairnessSteps, readings);
         }
 
         public Options withTimeouts(Duration step, Duration run) {
             SutProcess.Limits l = new SutProcess.Limits(step, limits.maxEvents(), limits.maxBytes(), limits.maxLine());
             return new Options(sut, policies, firstSeed, schedules, run, l, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps);
+                    requireCoverage, fairnessSteps, readings);
         }
 
         public Options withShrinkRuns(int n) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, n, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps);
+                    requireCoverage, fairnessSteps, readings);
         }
 
         public Options withFreshProcess(boolean fresh) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, fresh, reference,
-                    requireCoverage, fairnessSteps);
+                    requireCoverage, fairnessSteps, readings);
         }
 
         public Options withReference(Reference r) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, r,
-                    requireCoverage, fairnessSteps);
+                    requireCoverage, fairnessSteps, readings);
         }
 
         public Options withRequireCoverage(boolean c) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    c, fairnessSteps);
+                    c, fairnessSteps, readings);
+        }
+
+        /** The readings the system claims (docs/readings.md): every schedule runs under them. */
+        public Options withReadings(Readings rd) {
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps, rd);
         }
 
         public Options withFairnessSteps(int n) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, n);
+                    requireCoverage, n, readings);
         }
     }
 
@@ -252,11 +261,19 @@ public final class Conformance {
             return schedules == 0 ? 0 : coverage.getOrDefault(f, 0L) / (double) schedules;
         }
 
-        /** The features no schedule exercised: with {@link Options#requireCoverage}, each fails the run. */
+        /** Whether some policy of this run can exercise {@code f} at all (else its row is not applicable). */
+        public boolean possible(PropertyCheck.Feature f) {
+            return options.policies().stream().map(lumen.core.Policies::find).anyMatch(p -> p != null && f.possibleUnder(p));
+        }
+
+        /**
+         * The features no schedule exercised, among those the run's policies can exercise: with
+         * {@link Options#requireCoverage}, each fails the run.
+         */
         public List<PropertyCheck.Feature> uncovered() {
             List<PropertyCheck.Feature> out = new ArrayList<>();
             for (PropertyCheck.Feature f : PropertyCheck.Feature.values()) {
-                if (coverage.getOrDefault(f, 0L) == 0) {
+                if (possible(f) && coverage.getOrDefault(f, 0L) == 0) {
                     out.add(f);
                 }
             }
@@ -286,7 +303,7 @@ public final class Conformance {
     public Report run(Consumer<Run> progress) {
         Report rep = new Report(opt);
         long t0 = System.nanoTime();
-        ScheduleGenerator gen = new ScheduleGenerator(opt.policies());
+        ScheduleGenerator gen = new ScheduleGenerator(opt.policies(), opt.readings());
         try {
             for (int i = 0; i < opt.schedules(); i++) {
                 long seed = opt.firstSeed() + i;

@@ -13,6 +13,7 @@ import lumen.core.Event;
 import lumen.core.Finding;
 import lumen.core.Invariants;
 import lumen.core.PropertyId;
+import lumen.core.RecoveryPolicy;
 import lumen.core.RequestRec;
 import lumen.core.RouteMode;
 import lumen.runtime.ClusterRuntime;
@@ -30,7 +31,21 @@ public final class PropertyCheck {
     /** What a run exercised, for coverage statistics. */
     public enum Feature {
         HOLDER_FAILURE, RESTORE, REPREFILL, DEGRADED_PLACEMENT, FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST,
-        REJECTED_ASSIST
+        REJECTED_ASSIST;
+
+        /**
+         * Whether a run under policy {@code p} can exercise this feature at all: checkpoints
+         * (holder failure, restore, degraded placement) need a policy that places them, and the
+         * assist features a policy whose recovering workers load a draft.
+         */
+        public boolean possibleUnder(RecoveryPolicy p) {
+            return switch (this) {
+                case HOLDER_FAILURE, RESTORE, DEGRADED_PLACEMENT -> p.placesCheckpoints();
+                case FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST, REJECTED_ASSIST ->
+                        p.restartState() == lumen.core.WorkerState.LOADING_DRAFT;
+                case REPREFILL -> true;
+            };
+        }
     }
 
     /** The outcome of one run: the first violation (null when none), and what it exercised. */
@@ -57,8 +72,7 @@ public final class PropertyCheck {
         final long[] n = {0};
         Set<Feature> features = EnumSet.noneOf(Feature.class);
         Set<Integer> assisting = new HashSet<>();
-        String buggyPolicy = bug == null ? null : bug.policy(sc.config());
-        Config run = buggyPolicy == null ? sc.config() : sc.config().withPolicy(buggyPolicy);
+        Config run = Bug.running(bug, sc.config());
         if (bug != null) {
             bug.reset();
         }
@@ -153,7 +167,7 @@ public final class PropertyCheck {
                 }
             }
             case PLACE -> {
-                if (((Event.Place) e).holder() < 0 && s.policy().loadAwarePlacement()) {
+                if (((Event.Place) e).holder() < 0 && s.policy().placesCheckpoints()) {
                     f.add(Feature.DEGRADED_PLACEMENT);
                 }
             }

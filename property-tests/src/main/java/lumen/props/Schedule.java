@@ -47,9 +47,9 @@ public record Schedule(Config config, double draftAgreement, List<Arrival> arriv
     /** The schedule as a readable timeline. */
     public String describe() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "policy %s, %d workers, alpha %s beta %s theta %s tau %d budget %d, page %d, k %d, draft agreement %.2f, lengths %s%n",
+        b.append(String.format(Locale.ROOT, "policy %s, %d workers, alpha %s beta %s theta %s tau %d budget %d, page %d, k %d, %s, draft agreement %.2f, lengths %s%n",
                 config.policy(), config.workers(), config.alpha(), config.beta(), config.theta(), config.tau(), config.budget(),
-                config.pageTokens(), config.k(), draftAgreement, workload));
+                config.pageTokens(), config.k(), config.readings().describe(), draftAgreement, workload));
         List<String> lines = new ArrayList<>();
         for (Arrival a : arrivals) {
             lines.add(String.format(Locale.ROOT, "%10.1f ms  request %d arrives: prompt %d, output %d tokens", a.atMs(), a.id(), a.promptLen(), a.outLen()));

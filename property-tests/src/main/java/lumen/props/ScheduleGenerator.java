@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import lumen.core.Config;
+import lumen.core.Readings;
 import lumen.runtime.Arrival;
 import lumen.runtime.Fault;
 import lumen.workload.Lengths;
@@ -29,12 +30,34 @@ public final class ScheduleGenerator {
     private static final Lengths.Source[] SOURCES = Lengths.Source.values();
 
     private final List<String> policies;
+    /** The readings every schedule is run under, or null: each schedule draws its own. */
+    private final Readings readings;
 
+    /** Schedules under the default readings (what a conformance run claims unless told otherwise). */
     public ScheduleGenerator(List<String> policies) {
+        this(policies, Readings.DEFAULT);
+    }
+
+    /** Schedules under the given readings, or, with null, each under readings drawn from its seed. */
+    public ScheduleGenerator(List<String> policies, Readings readings) {
         if (policies.isEmpty()) {
             throw new IllegalArgumentException("at least one policy");
         }
         this.policies = List.copyOf(policies);
+        this.readings = readings;
+    }
+
+    /** A generator whose schedules draw their readings too: one in two keeps the default. */
+    public static ScheduleGenerator withDrawnReadings(List<String> policies) {
+        return new ScheduleGenerator(policies, null);
+    }
+
+    private static Readings drawReadings(SplittableRandom r) {
+        if (r.nextBoolean()) {
+            return Readings.DEFAULT;
+        }
+        return new Readings(r.nextBoolean() ? Readings.QueueDepth.RUN : Readings.QueueDepth.WAITING,
+                r.nextBoolean() ? Readings.RingDirection.NEXT : Readings.RingDirection.PREVIOUS, r.nextBoolean(), r.nextBoolean());
     }
 
     /** Log-normal-ish lengths: mostly short, sometimes long, as real prompts and outputs are. */
@@ -112,6 +135,8 @@ public final class ScheduleGenerator {
                 arrivals.add(new Arrival(n + i, t, po[0], po[1], r.nextLong()));
             }
         }
+        // drawn after everything else, so a schedule's seed gives the same schedule as before
+        cfg = cfg.withReadings(readings != null ? readings : drawReadings(r));
         return new Schedule(cfg, agreement, arrivals, faults,
                 real == null ? "synthetic (log-normal, median 40)" : real.source().name().toLowerCase(java.util.Locale.ROOT) + " / " + LENGTH_SCALE);
     }

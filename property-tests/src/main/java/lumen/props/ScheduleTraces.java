@@ -28,7 +28,6 @@ public final class ScheduleTraces {
     public static byte[] record(Schedule sc, Bug bug) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         Config cfg = sc.config();
-        String buggy = bug == null ? null : bug.policy(cfg);
         if (bug != null) {
             bug.reset();
         }
@@ -36,7 +35,7 @@ public final class ScheduleTraces {
             w.flush();
             // the state the events reported so far describe, for the bug's rewrites
             Mirror seen = new Mirror(cfg, 0);
-            ClusterRuntime rt = new ClusterRuntime(buggy == null ? cfg : cfg.withPolicy(buggy), SimpleCostModel.fastReload(),
+            ClusterRuntime rt = new ClusterRuntime(Bug.running(bug, cfg), SimpleCostModel.fastReload(),
                     bug == null ? sc.options() : bug.options(sc.options()), (e, t) -> {
                         ClusterState before = seen.state();
                         for (lumen.core.Event shown : bug == null ? java.util.List.of(e) : bug.rewriteAll(before, e, cfg)) {

@@ -28,7 +28,7 @@ class ConformanceTest {
         return "'" + java + "' -Xss4m -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("java.class.path") + "' " + mainClass + " " + String.join(" ", args);
     }
 
-    private static Conformance.Report run(Conformance.Options o) {
+    static Conformance.Report run(Conformance.Options o) {
         Conformance.Report r = new Conformance(o).run(x -> { });
         System.out.println(ConformReport.text(r));
         return r;
@@ -42,11 +42,23 @@ class ConformanceTest {
         assertThat(r.schedules).isEqualTo(60);
     }
 
+    /** The reference adapter passes under every other reading of the paper, each claimed on its own. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"queue=waiting", "ringDirection=previous", "ringFallThrough=true", "rebackup=true"})
+    void theReferenceAdapterPassesUnderEachReading(String reading) {
+        String[] nv = reading.split("=");
+        Conformance.Report r = run(Conformance.Options.defaults(java("lumen.conform.sut.Adapter"))
+                .withPolicies(List.of("lumen", "lumen-dual", "fixed-checkpointing", "stop-and-restart"))
+                .withReadings(lumen.core.Readings.DEFAULT.with(nv[0], nv[1])).withSchedules(1, 30));
+        assertThat(r.failure).as(() -> ConformReport.text(r)).isNull();
+        assertThat(ConformReport.text(r)).contains(reading);
+    }
+
     /** A deterministic failure: each mutant is caught with its property, confirmed in a fresh process, and located by step. */
     @ParameterizedTest
     @EnumSource(Mutants.class)
     void everyMutantIsCaughtWithItsPropertyConfirmedFreshAtItsStep(Mutants m) throws Exception {
-        Conformance.Report r = run(Conformance.Options.defaults(java(m.mainClass())).withPolicies(m.policies()).withSchedules(1, 200));
+        Conformance.Report r = run(Conformance.Options.defaults(java(m.mainClass())).withPolicies(m.policies()).withReadings(m.claims()).withSchedules(1, 200));
         assertThat(r.failure).as(m + " survived " + r.schedules + " schedules").isNotNull();
         Conformance.Failure f = r.failure;
         assertThat(f.reproducer()).as(() -> ConformReport.text(r)).isEqualTo(Conformance.Reproducer.MINIMAL);

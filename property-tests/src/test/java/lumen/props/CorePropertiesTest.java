@@ -18,7 +18,7 @@ class CorePropertiesTest {
     @Test
     void everyPropertyHoldsOnTheCoreAlone() {
         double budget = Double.parseDouble(System.getProperty("lumen.coreSeconds", "30"));
-        ScheduleGenerator gen = new ScheduleGenerator(Policies.keys().stream().filter(k -> !k.startsWith("mutant-")).toList());
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys().stream().filter(k -> !k.startsWith("mutant-")).toList());
         long t0 = System.nanoTime();
         Harness.Result r = Harness.runFor(gen, Harness.firstSeed(1), budget, 2_000, CoreRunner::run);
         double secs = (System.nanoTime() - t0) / 1e9;

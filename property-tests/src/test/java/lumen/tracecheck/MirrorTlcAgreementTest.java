@@ -53,7 +53,7 @@ class MirrorTlcAgreementTest {
     static List<Case> cases() throws Exception {
         int n = Integer.getInteger("lumen.differential", 8);
         List<Case> out = new ArrayList<>();
-        ScheduleGenerator gen = new ScheduleGenerator(SPEC_POLICIES);
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(SPEC_POLICIES);
         List<byte[]> valid = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             byte[] t = ScheduleTraces.record(gen.generate(1000 + i));
@@ -99,7 +99,7 @@ class MirrorTlcAgreementTest {
             if (m.policies().stream().anyMatch(p -> !SPEC_POLICIES.contains(p))) {
                 continue;
             }
-            Harness.Result h = Harness.run(new ScheduleGenerator(m.policies()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
+            Harness.Result h = Harness.run(new ScheduleGenerator(m.policies(), m.claims()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
                     sc -> PropertyCheck.run(sc, m));
             assertThat(h.failure).as("%s is found in process", m).isNotNull();
             Schedule sc = h.failure.minimal();

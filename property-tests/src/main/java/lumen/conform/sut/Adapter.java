@@ -116,8 +116,7 @@ public final class Adapter {
     private void init(JsonNode m) throws IOException, TraceFormatException {
         String header = "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":2,\"config\":" + m.get("config") + "}\n";
         cfg = new TraceReader(new ByteArrayInputStream(header.getBytes(StandardCharsets.UTF_8)), "init").config();
-        String p = bug == null ? null : bug.policy(cfg);
-        Config run = p == null ? cfg : cfg.withPolicy(p);
+        Config run = Bug.running(bug, cfg);
         ClusterRuntime.Options opt = ClusterRuntime.Options.defaults(cfg.pageTokens()).withDraftAgreement(m.path("draftAgreement").asDouble(0.7))
                 .withVocab(m.path("tokenModel").path("vocab").asInt(KitTokens.VOCAB));
         if (bug != null) {

@@ -4,6 +4,7 @@ import java.util.List;
 import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Event;
+import lumen.core.Readings;
 import lumen.runtime.ClusterRuntime;
 
 /**
@@ -20,6 +21,20 @@ public interface Bug {
     /** The policy key the implementation runs instead of the configured one, or null. */
     default String policy(Config c) {
         return null;
+    }
+
+    /** The readings the implementation actually runs under, given those the kit told it (docs/readings.md). */
+    default Readings readings(Config c) {
+        return c.readings();
+    }
+
+    /** The config an implementation with {@code bug} (null: none) runs when told {@code told}: its policy and readings. */
+    static Config running(Bug bug, Config told) {
+        if (bug == null) {
+            return told;
+        }
+        String p = bug.policy(told);
+        return (p == null ? told : told.withPolicy(p)).withReadings(bug.readings(told));
     }
 
     /** The runtime's options with this bug's behaviour. */

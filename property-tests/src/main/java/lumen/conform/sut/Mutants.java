@@ -9,6 +9,7 @@ import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.PageDigest;
+import lumen.core.Readings;
 import lumen.core.Policies;
 import lumen.core.RecoveryPolicy;
 import lumen.core.RequestPhase;
@@ -332,6 +333,69 @@ public enum Mutants implements Bug {
             return register("mutant-ring-ignores-budget");
         }
     },
+    /** The implementation is told the waiting-queue reading of Q_w and counts the whole run queue anyway. */
+    IGNORES_QUEUE_READING("A2") {
+        @Override
+        public Readings claims() {
+            return Readings.DEFAULT.with("queue", "waiting");
+        }
+
+        @Override
+        public Readings readings(Config c) {
+            return c.readings().with("queue", "run");
+        }
+    },
+    /** Under lumen-dual with the rebackup reading, a request whose backup was promoted or lost never gets a new one. */
+    NO_REBACKUP("S14") {
+        @Override
+        public List<String> policies() {
+            return List.of("lumen-dual");
+        }
+
+        @Override
+        public Readings claims() {
+            return Readings.DEFAULT.with("rebackup", "true");
+        }
+
+        @Override
+        public Readings readings(Config c) {
+            return c.readings().with("rebackup", "false");
+        }
+    },
+    /** Under Fixed-Checkpointing with the ringFallThrough reading, a neighbour without room still leaves the request unprotected. */
+    RING_NO_FALL_THROUGH("step") {
+        @Override
+        public List<String> policies() {
+            return List.of("fixed-checkpointing");
+        }
+
+        @Override
+        public Readings claims() {
+            return Readings.DEFAULT.with("ringFallThrough", "true");
+        }
+
+        @Override
+        public Readings readings(Config c) {
+            return c.readings().with("ringFallThrough", "false");
+        }
+    },
+    /** Under Fixed-Checkpointing with the ring running backwards (ringDirection=previous), checkpoints still go to the next worker. */
+    RING_WRONG_DIRECTION("step") {
+        @Override
+        public List<String> policies() {
+            return List.of("fixed-checkpointing");
+        }
+
+        @Override
+        public Readings claims() {
+            return Readings.DEFAULT.with("ringDirection", "previous");
+        }
+
+        @Override
+        public Readings readings(Config c) {
+            return c.readings().with("ringDirection", "next");
+        }
+    },
     /** The handover switches models but keeps the draft model's in-flight drafts. */
     SPECULATION_SURVIVES_HANDOVER("S11") {
         @Override
@@ -416,6 +480,11 @@ public enum Mutants implements Bug {
     @Override
     public String expected() {
         return expected;
+    }
+
+    /** The readings the kit tells this mutant to run under (the default, unless its bug is in a reading). */
+    public Readings claims() {
+        return Readings.DEFAULT;
     }
 
     /** The policies the kit runs this mutant under (LUMEN, unless its bug lives in another policy). */

@@ -1,0 +1,53 @@
+package lumen.conform;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The Python example (examples/python-adapter), an independent LUMEN written from the docs,
+ * passes conformance under every policy it claims, and its seeded bug is caught with its property.
+ * Skipped, with the reason, where there is no python3.
+ */
+class PythonExampleTest {
+    static final Path ADAPTER = Path.of("..", "examples", "python-adapter", "lumen_adapter.py").toAbsolutePath().normalize();
+
+    static String command(String... args) {
+        assumeThat(python3()).as("python3 is not on the PATH: the Python example is not run").isTrue();
+        return "python3 '" + ADAPTER + "'" + (args.length == 0 ? "" : " " + String.join(" ", args));
+    }
+
+    static boolean python3() {
+        try {
+            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor() == 0;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lumen", "lumen-dual", "stop-and-restart", "fixed-checkpointing"})
+    void theExamplePassesUnderEachPolicyItClaims(String policy) {
+        assertThat(Files.isRegularFile(ADAPTER)).as(ADAPTER.toString()).isTrue();
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command()).withPolicies(List.of(policy)).withSchedules(1, 30));
+        assertThat(r.failure).as(() -> ConformReport.text(r)).isNull();
+        assertThat(r.schedules).isEqualTo(30);
+    }
+
+    @Test
+    void itsSeededBugIsCaughtWithItsProperty() {
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command("--bug", "restore-past-checkpoint"))
+                .withSchedules(1, 50));
+        assertThat(r.failure).as("the example with --bug restore-past-checkpoint survived %d schedules", r.schedules).isNotNull();
+        assertThat(r.failure.reported().caughtAs()).as(() -> ConformReport.text(r)).isEqualTo("S9");
+        assertThat(r.failure.reproducer()).isEqualTo(Conformance.Reproducer.MINIMAL);
+    }
+}

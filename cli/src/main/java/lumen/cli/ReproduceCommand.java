@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "reproduce",
         mixinStandardHelpOptions = true,
         description = {"Runs the simulations behind docs/reproduction.md and regenerates it with its figures: the 4-worker and"
-                + " 8-worker prototype tables, Table 1 (Stop-and-Restart at a 25% failure rate, 4 to 64 workers), the ablations,"
+                + " 8-worker prototype tables, Table 1 (Stop-and-Restart at a 25%% failure rate, 4 to 64 workers), the ablations,"
                 + " the theta/tau sensitivity and the draft's cold-start acceptance curve."})
 final class ReproduceCommand implements Callable<Integer> {
 

@@ -90,6 +90,17 @@ class TraceSchemaTest {
         assertThat(check(HEADER.replace("\"version\":1", "\"version\":2"))).isEmpty();
         assertThat(check(HEADER.replace("\"version\":1", "\"version\":3"))).isNotEmpty();
         assertThat(check(HEADER.replace("\"workers\":3", "\"workers\":1"))).isNotEmpty();
+        // readings: the schema and the reader agree on what a header may declare (docs/readings.md)
+        for (String rd : new String[] {"{\"queue\":\"waiting\"}", "{\"rebackup\":true,\"ringDirection\":\"previous\"}", "{}"}) {
+            String h = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":" + rd + "}");
+            assertThat(check(h)).as(h).isEmpty();
+            assertThat(readerAccepts(h, null)).as(h).isTrue();
+        }
+        for (String rd : new String[] {"{\"queue\":\"all\"}", "{\"queueDepth\":\"run\"}", "{\"rebackup\":\"yes\"}", "[]"}) {
+            String h = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":" + rd + "}");
+            assertThat(check(h)).as("schema accepts " + h).isNotEmpty();
+            assertThat(readerAccepts(h, null)).as("reader accepts " + h).isFalse();
+        }
     }
 
     static boolean readerAccepts(String header, String line) throws Exception {

@@ -7,8 +7,10 @@
   property (ProofsNotesTest fails when a cited count differs from the manifest's);
 - docs/spec.md: the models, mutants and witnesses tables between <!-- models --> and <!-- /models -->.
 
-Times come from a `lumen check --report FILE` report when one is given, else they are kept as the
-README has them. Run it after `lumen check --update-manifest`.
+Distinct states, depth, states generated and times come from the manifest (`lumen check
+--update-manifest` records them; a `lumen check --report FILE` report, when given, overrides the
+times). A model the manifest has no time for keeps the one docs/spec.md shows. Run it after
+`lumen check --update-manifest`.
 """
 import json, re, sys, pathlib
 
@@ -105,17 +107,20 @@ old = re.search(r'<!-- models -->\n(.*?)<!-- /models -->', text, re.S).group(1)
 times = {}
 for line in old.splitlines():
     cells = [c.strip() for c in line.strip('|').split('|')]
-    if len(cells) in (7, 8) and cells[0].startswith('MC'):
+    if len(cells) in (7, 8, 9) and cells[0].startswith('MC'):
         times[cells[0]] = cells[-1]
+for m in models:
+    if m.get('seconds') is not None:
+        times[m['name']] = f"{m['seconds']:.1f}"
 if report:
     for row in report['models']:
         if row.get('seconds') is not None:
             times[row['model']] = f"{row['seconds']:.1f}"
-out = ['| model | tier | checks | vacuous there | bounds | distinct states | depth | time (s) |', '|---|---|---|---|---|---|---|---|']
+out = ['| model | tier | checks | vacuous there | bounds | distinct states | states generated | depth | time (s) |', '|---|---|---|---|---|---|---|---|---|']
 for m in models:
     v = vacuous(m)
     out.append(f"| {m['name']} | {m['tier']} | {' '.join(i for i in checks(m) if i not in v)} | {' '.join(v) or '-'} | {BOUNDS[m['name']]} | {count(m.get('distinctStates'))} | "
-               f"{m.get('depth') if m.get('depth') is not None else '-'} | {times.get(m['name'], 'not measured at this version')} |")
+               f"{'-' if m.get('statesGenerated') is None else format(m['statesGenerated'], ',')} | {m.get('depth') if m.get('depth') is not None else '-'} | {times.get(m['name'], 'not measured at this version')} |")
 intro_end = old.index('| mutant |')
 between = old[old.index('\n\n', old.index('| model |')):intro_end]
 muts = ['| mutant | bug | must be rejected with |', '|---|---|---|']

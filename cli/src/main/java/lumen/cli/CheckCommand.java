@@ -90,8 +90,12 @@ final class CheckCommand implements Callable<Integer> {
         if (updateManifest) {
             Manifest m = runs.manifest();
             for (ModelOutcome o : outcomes) {
+                double secs = o.result().duration().toMillis() / 1000.0;
                 if (o.entry().expectsPass() && o.result().status() == TlcResult.Status.PASS) {
-                    m = m.withModel(o.entry().withCounts(o.result().distinctStates(), o.result().depth()));
+                    m = m.withModel(o.entry().withCounts(o.result().distinctStates(), o.result().depth())
+                            .withRun(o.result().statesGenerated(), secs));
+                } else if (o.agrees()) {
+                    m = m.withModel(o.entry().withRun(null, secs));
                 }
             }
             m.write(dir.resolve("manifest.json"));

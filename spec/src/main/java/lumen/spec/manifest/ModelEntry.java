@@ -21,11 +21,15 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param overrides      for a mutant, the one definition its config overrides
  * @param distinctStates for a passing model, the distinct states TLC must find
  * @param depth          for a passing model, the depth TLC must reach
+ * @param statesGenerated for a passing model, the states TLC generated at the last recorded run
+ *                       (informational: the build compares distinct states and depth only)
+ * @param seconds        the wall time of the last recorded run ({@code lumen check --update-manifest},
+ *                       2 TLC workers on the machine that recorded it; informational, times vary)
  * @param description    what the model checks, in words
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"name", "module", "config", "tier", "mode", "expect", "property", "overrides",
-        "distinctStates", "depth", "description"})
+        "distinctStates", "depth", "statesGenerated", "seconds", "description"})
 public record ModelEntry(
         String name,
         String module,
@@ -37,7 +41,15 @@ public record ModelEntry(
         String overrides,
         Long distinctStates,
         Integer depth,
+        Long statesGenerated,
+        Double seconds,
         String description) {
+
+    /** An entry with no recorded run. */
+    public ModelEntry(String name, String module, String config, String tier, String mode, String expect, String property,
+                      String overrides, Long distinctStates, Integer depth, String description) {
+        this(name, module, config, tier, mode, expect, property, overrides, distinctStates, depth, null, null, description);
+    }
 
     @JsonIgnore
     public boolean expectsPass() {
@@ -83,6 +95,12 @@ public record ModelEntry(
 
     public ModelEntry withCounts(long distinct, int searchDepth) {
         return new ModelEntry(name, module, config, tier, mode, expect, property, overrides,
-                distinct, searchDepth, description);
+                distinct, searchDepth, statesGenerated, seconds, description);
+    }
+
+    /** This entry with a run recorded: states generated (passing models; null otherwise) and wall time. */
+    public ModelEntry withRun(Long generated, double wallSeconds) {
+        return new ModelEntry(name, module, config, tier, mode, expect, property, overrides,
+                distinctStates, depth, generated, Math.round(wallSeconds * 10) / 10.0, description);
     }
 }

@@ -334,68 +334,13 @@ public enum Mutants implements Bug {
         }
     },
     /** The implementation is told the waiting-queue reading of Q_w and counts the whole run queue anyway. */
-    IGNORES_QUEUE_READING("A2") {
-        @Override
-        public Readings claims() {
-            return Readings.DEFAULT.with("queue", "waiting");
-        }
-
-        @Override
-        public Readings readings(Config c) {
-            return c.readings().with("queue", "run");
-        }
-    },
+    IGNORES_QUEUE_READING("A2", "lumen", "queue", "waiting", "run"),
     /** Under lumen-dual with the rebackup reading, a request whose backup was promoted or lost never gets a new one. */
-    NO_REBACKUP("S14") {
-        @Override
-        public List<String> policies() {
-            return List.of("lumen-dual");
-        }
-
-        @Override
-        public Readings claims() {
-            return Readings.DEFAULT.with("rebackup", "true");
-        }
-
-        @Override
-        public Readings readings(Config c) {
-            return c.readings().with("rebackup", "false");
-        }
-    },
+    NO_REBACKUP("S14", "lumen-dual", "rebackup", "true", "false"),
     /** Under Fixed-Checkpointing with the ringFallThrough reading, a neighbour without room still leaves the request unprotected. */
-    RING_NO_FALL_THROUGH("step") {
-        @Override
-        public List<String> policies() {
-            return List.of("fixed-checkpointing");
-        }
-
-        @Override
-        public Readings claims() {
-            return Readings.DEFAULT.with("ringFallThrough", "true");
-        }
-
-        @Override
-        public Readings readings(Config c) {
-            return c.readings().with("ringFallThrough", "false");
-        }
-    },
+    RING_NO_FALL_THROUGH("step", "fixed-checkpointing", "ringFallThrough", "true", "false"),
     /** Under Fixed-Checkpointing with the ring running backwards (ringDirection=previous), checkpoints still go to the next worker. */
-    RING_WRONG_DIRECTION("step") {
-        @Override
-        public List<String> policies() {
-            return List.of("fixed-checkpointing");
-        }
-
-        @Override
-        public Readings claims() {
-            return Readings.DEFAULT.with("ringDirection", "previous");
-        }
-
-        @Override
-        public Readings readings(Config c) {
-            return c.readings().with("ringDirection", "next");
-        }
-    },
+    RING_WRONG_DIRECTION("step", "fixed-checkpointing", "ringDirection", "previous", "next"),
     /** The handover switches models but keeps the draft model's in-flight drafts. */
     SPECULATION_SURVIVES_HANDOVER("S11") {
         @Override
@@ -472,9 +417,28 @@ public enum Mutants implements Bug {
     };
 
     private final String expected;
+    /** For a reading mutant: its policy, the reading, the value it claims and the value it runs; else null. */
+    private final String readingPolicy;
+    private final String reading;
+    private final String claimed;
+    private final String runs;
 
     Mutants(String expected) {
+        this(expected, null, null, null, null);
+    }
+
+    /** A mutant that is told reading {@code reading=claimed} and runs {@code reading=runs} under {@code policy}. */
+    Mutants(String expected, String policy, String reading, String claimed, String runs) {
         this.expected = expected;
+        this.readingPolicy = policy;
+        this.reading = reading;
+        this.claimed = claimed;
+        this.runs = runs;
+    }
+
+    @Override
+    public Readings readings(Config c) {
+        return reading == null ? c.readings() : c.readings().with(reading, runs);
     }
 
     @Override
@@ -484,12 +448,12 @@ public enum Mutants implements Bug {
 
     /** The readings the kit tells this mutant to run under (the default, unless its bug is in a reading). */
     public Readings claims() {
-        return Readings.DEFAULT;
+        return reading == null ? Readings.DEFAULT : Readings.DEFAULT.with(reading, claimed);
     }
 
     /** The policies the kit runs this mutant under (LUMEN, unless its bug lives in another policy). */
     public List<String> policies() {
-        return List.of("lumen");
+        return List.of(readingPolicy == null ? "lumen" : readingPolicy);
     }
 
     /** The program name of this mutant, as in docs/conformance.md. */

@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
             "Every knob is a key of a commented config (--print-config shows them, with units and defaults); --config FILE"
                 + " and --set key=value change them. A key with a list of values (theta=0,1000,50000) sweeps it.",
             "Prints TTFT and TPOT (mean / p50 / p99) in the failure-impact window for all requests, the interrupted ones"
-                + " (replay TTFT) and the survivors', and the recovery time (until TTFT and TPOT are back within 10% of the same"
+                + " (replay TTFT) and the survivors', and the recovery time (until TTFT and TPOT are back within 10%% of the same"
                 + " policy's run without the failure). --out DIR writes per-request CSV, each verified draft (drafts-<policy>.csv:"
                 + " the acceptance over time), the summary, the timeline around the failure and TTFT CDFs (PNG and SVG), and for"
                 + " sweeps sweep.csv and heat-maps. --traces DIR writes each failure run's trace for lumen validate."})
@@ -84,7 +84,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "write CSV, the summary and the figures there (atomically)")
     Path out;
 
-    @Option(names = "--traces", paramLabel = "DIR", description = "write each policy's failure run as a trace (contract v1) that lumen validate"
+    @Option(names = "--traces", paramLabel = "DIR", description = "write each policy's failure run as a trace (contract v2) that lumen validate"
             + " reads: DIR/<policy>.jsonl, or DIR/<experiment>-<policy>.jsonl for a sweep. Traces are large (about 100 bytes an event):"
             + " keep such runs short")
     Path traces;

@@ -255,9 +255,9 @@ final class ValidateCommand implements Callable<Integer> {
             case INCOMPLETE -> r.source() + ": INCOMPLETE by TLC: every event is a step of the spec, but " + r.unfinished()
                     + " requests or workers are unfinished at the end (" + secs + ")\n";
             case REJECTED -> r.source() + ":" + r.line() + ": REJECTED by TLC: " + (r.property() == null ? "not a step of the spec"
-                    : r.property().label()) + ", after " + r.matched() + " events that are (" + secs + ")\n  event: " + Echo.cut(r.event()) + "\n"
+                    : r.property().label()) + ", after " + r.matched() + " events that are steps of the spec (" + secs + ")\n  event: " + Echo.cut(r.event()) + "\n"
                     + "  (the Java mirror, lumen validate without --tlc, shows expected versus actual and the spec state)\n";
-            case MALFORMED -> r.source() + ": MALFORMED: " + r.error().getMessage() + "\n";
+            case MALFORMED -> "MALFORMED: " + r.error().getMessage() + "\n";
         };
     }
 

@@ -18,6 +18,25 @@ class LumenCliTest {
         return CliRun.of(args);
     }
 
+    /** picocli formats descriptions as format strings: a bare '%' is a warning on System.err, not a usage text. */
+    @Test
+    void everyHelpPrintsWithoutAWarning() throws Exception {
+        java.io.PrintStream saved = System.err;
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertThat(run("--help").exit()).isZero();
+            for (String sub : Lumen.commandLine().getSubcommands().keySet()) {
+                CliRun r = run(sub, "--help");
+                assertThat(r.exit()).as(sub).isZero();
+                assertThat(r.out()).as(sub).contains("Usage: ");
+            }
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("WARN");
+    }
+
     @Test
     void aMutantIsRejectedWithItsPropertyAndTheJsonSaysSo() throws Exception {
         CliRun r = run("check", "-q", "--json", "--workers", "1", "MutHolderIsServer");

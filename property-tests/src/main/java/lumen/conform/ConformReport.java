@@ -20,6 +20,12 @@ public final class ConformReport {
         b.append(String.format(Locale.ROOT, "%d schedules (seeds %d..%d, policies %s, %s), %,d events, %.1f s%n", r.schedules, r.options.firstSeed(),
                 r.options.firstSeed() + Math.max(0, r.schedules - 1), String.join(", ", r.options.policies()), r.options.readings().describe(),
                 r.events, r.seconds));
+        for (String reading : r.options.readings().changed()) {
+            if (r.options.policies().stream().map(lumen.core.Policies::find).noneMatch(p -> p != null && lumen.core.Readings.appliesTo(reading, p))) {
+                b.append("note: the reading ").append(reading).append(" changes nothing under ").append(String.join(", ", r.options.policies()))
+                        .append(": the run does not test it (docs/readings.md)\n");
+            }
+        }
         b.append("outputs judged against: ").append(r.options.reference().description).append('\n');
         if (r.passedWithCoverage()) {
             b.append("verdict: PASS: every trace is a behaviour of the spec in which every property holds, every output is the"
@@ -30,14 +36,16 @@ public final class ConformReport {
         } else {
             failure(b, r.failure);
         }
-        b.append("coverage (share of schedules").append(r.options.requireCoverage() ? "; required" : "").append("):\n");
+        // on a failure the run stopped early, and the failing schedule counts up to its failing event
+        b.append(r.passed() ? "coverage (share of schedules" + (r.options.requireCoverage() ? "; required" : "") + "):\n"
+                : "coverage (share of the schedules run, the failing one up to its failing event):\n");
         for (PropertyCheck.Feature x : PropertyCheck.Feature.values()) {
             if (!r.possible(x)) {
                 b.append(String.format(Locale.ROOT, "  %-26s   n/a   (no policy of this run has it)%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' ')));
                 continue;
             }
             b.append(String.format(Locale.ROOT, "  %-26s %5.1f%%%s%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' '), 100 * r.share(x),
-                    r.share(x) == 0 ? "   (never exercised: the verdict says nothing about it)" : ""));
+                    r.share(x) == 0 && r.passed() ? "   (never exercised: the verdict says nothing about it)" : ""));
         }
         return b.toString();
     }

@@ -99,6 +99,11 @@ public record MechanismPolicy(String key, String description, Placement placemen
     }
 
     @Override
+    public boolean ringPlacement() {
+        return placement == Placement.RING;
+    }
+
+    @Override
     public boolean dualPlacement() {
         return placement == Placement.LOAD_AWARE_DUAL;
     }

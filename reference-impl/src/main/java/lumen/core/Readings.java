@@ -129,6 +129,27 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         return new IllegalArgumentException("reading '" + name + "' must be one of " + values(name) + ", found '" + value + "'");
     }
 
+    /**
+     * Whether reading {@code name} changes anything under policy {@code p}: Q_w counts under every
+     * policy (the gateway's arrivals use it too), the ring readings under a ring placement, rebackup
+     * under a dual placement.
+     */
+    public static boolean appliesTo(String name, RecoveryPolicy p) {
+        return switch (name) {
+            case "queue" -> true;
+            case "ringDirection", "ringFallThrough" -> p.ringPlacement();
+            case "rebackup" -> p.dualPlacement();
+            default -> throw new IllegalArgumentException("unknown reading '" + name + "'");
+        };
+    }
+
+    /** The readings that differ from the default, by name. */
+    public java.util.List<String> changed() {
+        Map<String, Object> mine = toMap();
+        Map<String, Object> dflt = DEFAULT.toMap();
+        return NAMES.stream().filter(n -> !mine.get(n).equals(dflt.get(n))).toList();
+    }
+
     /** One line: the readings that differ from the default, or "default readings". */
     public String describe() {
         if (isDefault()) {

@@ -45,6 +45,11 @@ public interface RecoveryPolicy {
         return true;
     }
 
+    /** Whether the policy places on FC's fixed ring (where the ring readings apply). */
+    default boolean ringPlacement() {
+        return false;
+    }
+
     /** Whether the policy places a backup as well as a holder (the spec's DUAL). */
     default boolean dualPlacement() {
         return false;

@@ -350,7 +350,7 @@ public final class TraceReader implements Closeable {
             try {
                 rd = rd.with(f, text);
             } catch (IllegalArgumentException ex) {
-                throw error(tokenLine(), "header: config." + Echo.cut(ex.getMessage()));
+                throw error(tokenLine(), "field 'config.readings." + f + "' must be one of " + Readings.values(f) + ", found " + quote(text));
             }
         }
         return rd;

@@ -135,7 +135,15 @@ public final class Mirror {
             // name the property, but keep the spec's expected/actual for the step
             first = new Finding(first.property(), first.message(), step.expected(), step.actual());
         }
-        List<Finding> others = new ArrayList<>(found.subList(1, found.size()));
+        // one line per other property: a property two checks both found is named once, by its first
+        List<Finding> others = new ArrayList<>();
+        java.util.Set<PropertyId> named = new java.util.HashSet<>();
+        named.add(first.property());
+        for (Finding f : found.subList(1, found.size())) {
+            if (f.property() == null || named.add(f.property())) {
+                others.add(f);
+            }
+        }
         int[] reqs = e.req() >= 0 ? new int[] {e.req()} : new int[0];
         if (e instanceof Event.Fail f) {
             reqs = Validator.concat(f.interrupted(), f.orphaned());

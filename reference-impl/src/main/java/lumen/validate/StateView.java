@@ -15,9 +15,9 @@ final class StateView {
 
     static String describe(ClusterState s, Event e, int[] requests) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "policy %s, %d workers, alpha=%s beta=%s theta=%s tau=%d budget=%d, %s, %d failures so far%n",
+        b.append(String.format(Locale.ROOT, "policy %s, %d workers, alpha=%s beta=%s theta=%s tau=%d budget=%d, %s, %d failure%s so far%n",
                 s.config().policy(), s.workerCount(), s.config().alpha(), s.config().beta(), s.config().theta(),
-                s.config().tau(), s.config().budget(), s.config().readings().describe(), s.failures()));
+                s.config().tau(), s.config().budget(), s.config().readings().describe(), s.failures(), s.failures() == 1 ? "" : "s"));
         int shown = 0;
         for (int w = 0; w < s.workerCount(); w++) {
             boolean relevant = (e != null && w == e.worker()) || s.workerCount() <= MAX_WORKERS;

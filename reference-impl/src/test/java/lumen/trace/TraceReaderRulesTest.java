@@ -59,7 +59,7 @@ class TraceReaderRulesTest {
         assertThat(r.config().readings().ringFallThrough()).isFalse();
         assertThat(validate(lines(HEADER, ARRIVE)).config().readings()).isEqualTo(lumen.core.Readings.DEFAULT);
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queue\":\"all\"}}")), 1,
-                "reading 'queue' must be one of [run, waiting], found 'all'");
+                "field 'config.readings.queue' must be one of [run, waiting], found \"all\"");
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queueDepth\":\"run\"}}")), 1,
                 "unknown reading 'queueDepth'; known: queue, ringDirection, ringFallThrough, rebackup");
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"rebackup\":\"yes\"}}")), 1,

@@ -32,7 +32,7 @@ public final class ValidationReport {
                     b.append("  ... and ").append(r.unfinished().size() - 20).append(" more").append(System.lineSeparator());
                 }
             }
-            case MALFORMED -> b.append(r.error().getMessage()).append(System.lineSeparator());
+            case MALFORMED -> b.append("MALFORMED: ").append(r.error().getMessage()).append(System.lineSeparator());
             case REJECTED -> {
                 Divergence d = r.divergence();
                 Finding f = d.finding();

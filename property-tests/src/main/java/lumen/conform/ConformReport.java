@@ -17,7 +17,8 @@ public final class ConformReport {
     public static String text(Conformance.Report r) {
         StringBuilder b = new StringBuilder();
         b.append("system under test: ").append(r.options.sut()).append('\n');
-        b.append(String.format(Locale.ROOT, "%d schedules (seeds %d..%d, policies %s, %s), %,d events, %.1f s%n", r.schedules, r.options.firstSeed(),
+        b.append(String.format(Locale.ROOT, "%d schedule%s (seeds %d..%d, policies %s, %s), %,d events, %.1f s%n", r.schedules,
+                r.schedules == 1 ? "" : "s", r.options.firstSeed(),
                 r.options.firstSeed() + Math.max(0, r.schedules - 1), String.join(", ", r.options.policies()), r.options.readings().describe(),
                 r.events, r.seconds));
         for (String reading : r.options.readings().changed()) {

@@ -106,7 +106,8 @@ public final class ReaderMutator {
     static final int TEN_MB = 10 << 20;
     private static final Set<String> KNOWN = Set.of("type", "t", "req", "worker", "holder", "backup", "promptLen", "ref", "tokens",
             "ckpt", "freed", "mode", "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads", "reserved", "pages",
-            "ext", "format", "version", "config", "policy", "workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k");
+            "ext", "format", "version", "config", "policy", "workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k",
+            "readings", "queue", "ringDirection", "ringFallThrough", "rebackup");
     private static final Set<String> OPTIONAL = Set.of("t", "loads", "reserved", "backup", "promoted", "ext");
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
             Map.entry("Arrive", Set.of("req", "worker", "promptLen", "ref")),
@@ -254,6 +255,11 @@ public final class ReaderMutator {
         List<String> ls = new ArrayList<>(b.lines());
         ls.set(index, newLine);
         return ls;
+    }
+
+    /** The header line with {@code readings} added to its config object, after its "k". */
+    static String withReadings(String header, String readings) {
+        return header.replaceFirst("(\"k\"\\s*:\\s*[0-9]+)", "$1,\"readings\":" + java.util.regex.Matcher.quoteReplacement(readings));
     }
 
     static Change changed(Base b, At at, String newLine, String what) {
@@ -509,6 +515,11 @@ public final class ReaderMutator {
                 default -> "0";
             };
             return swap(b, at, is.get(0), v, "a bad header value");
+        }));
+        rs.add(new Rule("bad-readings", m, "config.readings names known readings with their values (The header; readings.md)", (b, r) -> {
+            String rd = pick(r, "[]", "\"waiting\"", "{\"queue\":\"all\"}", "{\"queueDepth\":\"run\"}", "{\"rebackup\":\"true\"}",
+                    "{\"rebackup\":1}", "{\"ringDirection\":\"left\"}", "{\"ringFallThrough\":null}", "{\"queue\":\"run\",\"queue\":\"waiting\"}");
+            return Change.lines(with(b, 0, withReadings(b.lines().get(0), rd)), 1, "a header with readings " + rd);
         }));
         rs.add(new Rule("missing-header", m, "line 1 is the header (Shape)", (b, r) -> {
             int kind = r.nextInt(5);
@@ -926,6 +937,11 @@ public final class ReaderMutator {
                 default -> pick(r, "2147483647", "0");
             };
             return swap(b, at, i, v, "a header value at its limit");
+        }));
+        rs.add(new Rule("declared-readings", any, "a header may declare readings (The header; readings.md)", (b, r) -> {
+            String rd = pick(r, "{}", "{\"queue\":\"waiting\"}", "{\"rebackup\":true}", "{\"ringDirection\":\"previous\",\"ringFallThrough\":true}",
+                    "{\"queue\":\"run\",\"ringDirection\":\"next\",\"ringFallThrough\":false,\"rebackup\":false}");
+            return Change.lines(with(b, 0, withReadings(b.lines().get(0), rd)), 1, "a header with readings " + rd);
         }));
         rs.add(new Rule("reordered-lines", any, "events swapped, dropped or repeated", (b, r) -> {
             List<String> ls = new ArrayList<>(b.lines());

@@ -56,6 +56,8 @@ CONSTANTS
     K,           \* draft length: tokens a draft proposes at most
     PromptLen,   \* [Requests -> Nat \ {0}]: prompt pages of each request
     Ref,         \* [Requests -> Seq(tokens)]: the reference (failure-free) output
+    MaxOut,      \* [Requests -> Nat]: the maximum output each request declared (its max_tokens),
+                 \* at least Len(Ref[r]); a placement reserves for it (Eq. 5)
     Neighbour,   \* [Workers -> Workers]: FC's fixed ring of neighbours (its direction is the
                  \* ringDirection reading: the next worker, or the previous one)
     Wrong,       \* a token that is no reference token (garbage or a bad draft)
@@ -91,6 +93,7 @@ ASSUME /\ Policy \in Policies
        /\ \A n \in {Alpha, Beta, Theta, Tau, Budget} : n \in Nat
        /\ K \in Nat \ {0}
        /\ \A r \in Requests : PromptLen[r] \in Nat \ {0} /\ Len(Ref[r]) > 0
+       /\ \A r \in Requests : MaxOut[r] \in Nat /\ MaxOut[r] >= Len(Ref[r])
        /\ \A r \in Requests : \A i \in 1..Len(Ref[r]) : Ref[r][i] # Wrong
        /\ \A w \in Workers : Neighbour[w] \in Workers \ {w}
 
@@ -141,7 +144,9 @@ Intact(r, s) == \A i \in 1..Len(s) : Holds(s[i], r, i)
 Content(s) == [i \in 1..Len(s) |-> <<s[i][1], s[i][2]>>]
 IsPrefix(s, t) == Len(s) <= Len(t) /\ s = SubSeq(t, 1, Len(s))
 
-Size(r) == PromptLen[r] + Len(Ref[r])       \* positions reserved for r: its whole context
+\* Positions reserved for r (Eq. 5): its prompt and its declared maximum output.  No system knows
+\* at placement how long the output will be; it knows what the request may take.
+Size(r) == PromptLen[r] + MaxOut[r]
 Ctx(r) == PromptLen[r] + Len(out[r])        \* tokens of r's context so far
 \* The positions r's server has written: all of its context but the last token.
 KvLen(r) == IF out[r] = <<>> THEN 0 ELSE Ctx(r) - 1

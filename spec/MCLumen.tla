@@ -41,6 +41,8 @@ FailureBound == failures <= MaxFailures
 TokenNames == <<"t1", "t2", "t3", "t4", "t5", "t6">>
 MCPromptLen == [r \in Requests |-> PromptPages]
 MCRef == [r \in Requests |-> SubSeq(TokenNames, 1, OutLen)]
+\* Each request declares exactly the output it will produce: the reservation is its whole context.
+MCMaxOut == [r \in Requests |-> Len(Ref[r])]
 
 \* FC's neighbour: the next worker of RingOrder, cyclically.
 RingIndex(w) == CHOOSE i \in 1..Len(RingOrder) : RingOrder[i] = w

@@ -107,10 +107,10 @@ public final class ReaderMutator {
     private static final Set<String> KNOWN = Set.of("type", "t", "req", "worker", "holder", "backup", "promptLen", "ref", "tokens",
             "ckpt", "freed", "mode", "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads", "reserved", "pages",
             "ext", "format", "version", "config", "policy", "workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k",
-            "readings", "queue", "ringDirection", "ringFallThrough", "rebackup");
-    private static final Set<String> OPTIONAL = Set.of("t", "loads", "reserved", "backup", "promoted", "ext");
+            "readings", "queue", "ringDirection", "ringFallThrough", "rebackup", "maxOut");
+    private static final Set<String> OPTIONAL = Set.of("t", "loads", "reserved", "backup", "promoted", "ext", "maxOut");
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
-            Map.entry("Arrive", Set.of("req", "worker", "promptLen", "ref")),
+            Map.entry("Arrive", Set.of("req", "worker", "promptLen", "ref", "maxOut")),
             Map.entry("Place", Set.of("req", "holder", "backup", "loads", "reserved")),
             Map.entry("Prefill", Set.of("req", "worker", "tokens", "pages")),
             Map.entry("Decode", Set.of("req", "worker", "tokens", "pages")),

@@ -84,7 +84,7 @@ public final class PropertyCheck {
             }
             for (Event reported : bug == null ? List.of(orig) : bug.rewriteAll(mirror.state(), orig, sc.config())) {
                 // the kit owns the reference: an arrival is judged against the kit's token model, not the system's claim
-                Event e = reported instanceof Event.Arrive a ? new Event.Arrive(a.req(), a.worker(), a.promptLen(), kitReference(sc, a.req()))
+                Event e = reported instanceof Event.Arrive a ? a.withRef(kitReference(sc, a.req()))
                         : reported;
                 ClusterState s = mirror.state();
                 long[] cited = e instanceof Event.Place && bug != null ? bug.citedReservations(s, sc.config()) : null;

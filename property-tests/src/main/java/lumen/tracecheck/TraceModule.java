@@ -118,7 +118,7 @@ public final class TraceModule {
                             throw new TraceFormatException(source, reader.line(), "Arrive: the reference (" + opt.referenceSource()
                                     + ") has no output for request " + a.req());
                         }
-                        a = new Event.Arrive(a.req(), a.worker(), a.promptLen(), ref);
+                        a = a.withRef(ref);
                     }
                     arrived.add(a.req());
                     arrivals.putIfAbsent(a.req(), a);
@@ -167,15 +167,20 @@ public final class TraceModule {
                 .append("TReadings == ReadingsV\n");
         StringBuilder prompt = new StringBuilder();
         StringBuilder ref = new StringBuilder();
+        StringBuilder maxOut = new StringBuilder();
         for (Event.Arrive a : arrivals.values()) {
             String sep = prompt.length() == 0 ? "" : " @@ ";
             prompt.append(sep).append(a.req()).append(" :> ").append(a.promptLen());
             ref.append(sep).append(a.req()).append(" :> ").append(seq(a.ref()));
+            // Size(r) reserves the declared maximum output, or the reference's length without one
+            maxOut.append(sep).append(a.req()).append(" :> ").append(Math.max(a.maxOut(), a.ref().length));
         }
         // TLC evaluates a definition bound to a CONSTANT by "<-" at every use, but computes a
         // constant-level definition once: each bound definition only names a precomputed one.
         b.append("PromptLenV == ").append(arrivals.isEmpty() ? "[r \\in {} |-> 1]" : "(" + prompt + ")").append('\n')
                 .append("RefV == ").append(arrivals.isEmpty() ? "[r \\in {} |-> <<1>>]" : "(" + ref + ")").append('\n')
+                .append("MaxOutV == ").append(arrivals.isEmpty() ? "[r \\in {} |-> 1]" : "(" + maxOut + ")").append('\n')
+                .append("TMaxOut == MaxOutV\n")
                 .append("TPromptLen == PromptLenV\n")
                 .append("TRef == RefV\n")
                 .append("TraceLogV == <<\n").append(log).append("\n    >>\n")
@@ -199,6 +204,7 @@ public final class TraceModule {
                 "    K <- TK",
                 "    PromptLen <- TPromptLen",
                 "    Ref <- TRef",
+                "    MaxOut <- TMaxOut",
                 "    Neighbour <- TNeighbour",
                 "    Readings <- TReadings",
                 "    Wrong <- TWrong",

@@ -85,8 +85,26 @@ class MirrorTlcAgreementTest {
         out.add(new Case("rejected, then malformed", "invalid",
                 (header + "\n{\"type\":\"Restart\",\"worker\":0}\n{oops\n").getBytes(StandardCharsets.UTF_8)));
         out.add(new Case("valid, then malformed", "invalid", (header + "\n" + body + "{oops\n").getBytes(StandardCharsets.UTF_8)));
+        // a declared maximum output (Arrive.maxOut) is what Eq. 5 reserves: exactly the output, as before; or a large one,
+        // which takes the room a placement relied on
+        out.add(new Case("maxOut declared as the output", "edge", withMaxOut(valid.get(0), 0)));
+        out.add(new Case("maxOut declared large", "edge", withMaxOut(valid.get(0), 4096)));
         out.addAll(mutantCases());
         return out;
+    }
+
+    /** The trace with every Arrive declaring maxOut: the length of its ref plus {@code extra}. */
+    static byte[] withMaxOut(byte[] trace, int extra) {
+        StringBuilder b = new StringBuilder();
+        for (String line : new String(trace, StandardCharsets.UTF_8).lines().toList()) {
+            if (line.contains("\"type\":\"Arrive\"")) {
+                String refs = line.replaceFirst("^.*\"ref\":\\[([^\\]]*)\\].*$", "$1");
+                int n = refs.isEmpty() ? 0 : refs.split(",").length;
+                line = line.substring(0, line.length() - 1) + ",\"maxOut\":" + (n + extra) + "}";
+            }
+            b.append(line).append('\n');
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /**

@@ -40,21 +40,35 @@ public sealed interface Event {
         return this;
     }
 
-    /** r arrives and the gateway queues it on {@code worker} (a shortest queue). */
-    record Arrive(int req, int worker, int promptLen, int[] ref) implements Event {
+    /**
+     * r arrives and the gateway queues it on {@code worker} (a shortest queue). {@code maxOut} is
+     * the maximum output the request declared (its max_tokens), which a placement reserves for
+     * (Eq. 5); 0 when the trace does not say, and then the reference's length stands for it.
+     */
+    record Arrive(int req, int worker, int promptLen, int[] ref, int maxOut) implements Event {
+        /** An arrival that declares no maximum output. */
+        public Arrive(int req, int worker, int promptLen, int[] ref) {
+            this(req, worker, promptLen, ref, 0);
+        }
+
         public Action action() {
             return Action.ARRIVE;
+        }
+
+        /** This arrival with another reference output, the declared maximum kept. */
+        public Arrive withRef(int[] other) {
+            return new Arrive(req, worker, promptLen, other, maxOut);
         }
 
         @Override
         public boolean equals(Object o) {
             return o instanceof Arrive a && a.req == req && a.worker == worker && a.promptLen == promptLen
-                    && Arrays.equals(a.ref, ref);
+                    && Arrays.equals(a.ref, ref) && a.maxOut == maxOut;
         }
 
         @Override
         public int hashCode() {
-            return 31 * (31 * req + worker) + Arrays.hashCode(ref);
+            return 31 * (31 * (31 * req + worker) + Arrays.hashCode(ref)) + maxOut;
         }
     }
 

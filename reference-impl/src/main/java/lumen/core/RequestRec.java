@@ -7,23 +7,31 @@ package lumen.core;
  * is still a prefix of the reference ({@code IsPrefix(out[r], Ref[r])}), which is all any property
  * or action of the spec reads from it.
  *
- * @param ref the reference (failure-free) output; dropped once the request is DONE
+ * @param ref    the reference (failure-free) output; dropped once the request is DONE
+ * @param maxOut the maximum output the request declared at arrival (0: not declared)
  */
 public record RequestRec(int id, RequestPhase phase, int server, int holder, boolean placed,
                          PageSeq kv, PageSeq ckpt, int backup, PageSeq bckpt, int outLen, boolean outOk,
-                         int promptLen, int refLen, int[] ref, Proposal proposal) {
+                         int promptLen, int refLen, int maxOut, int[] ref, Proposal proposal) {
 
     /** An in-flight draft: its source worker and its tokens. */
     public record Proposal(int src, int[] toks) {}
 
     public static RequestRec arrived(int id, int server, int promptLen, int[] ref) {
-        return new RequestRec(id, RequestPhase.QUEUED, server, -1, false, PageSeq.EMPTY, PageSeq.EMPTY, -1, PageSeq.EMPTY,
-                0, true, promptLen, ref.length, ref, null);
+        return arrived(id, server, promptLen, ref, 0);
     }
 
-    /** Size(r): the positions r needs when complete, reserved at placement (Eq. 5). */
+    public static RequestRec arrived(int id, int server, int promptLen, int[] ref, int maxOut) {
+        return new RequestRec(id, RequestPhase.QUEUED, server, -1, false, PageSeq.EMPTY, PageSeq.EMPTY, -1, PageSeq.EMPTY,
+                0, true, promptLen, ref.length, maxOut, ref, null);
+    }
+
+    /**
+     * Size(r): the positions a placement reserves for r (Eq. 5): its prompt and its declared
+     * maximum output, or the reference's length when it declared none (or a smaller one).
+     */
     public long size() {
-        return (long) promptLen + refLen;
+        return (long) promptLen + Math.max(refLen, maxOut);
     }
 
     /** Ctx(r): the tokens of r's context so far (prompt and output). */
@@ -51,31 +59,31 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
     }
 
     public RequestRec withPhase(RequestPhase p) {
-        return new RequestRec(id, p, server, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, p, server, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, maxOut, ref, proposal);
     }
 
     public RequestRec withServer(int w) {
-        return new RequestRec(id, phase, w, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, w, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, maxOut, ref, proposal);
     }
 
     public RequestRec withHolder(int h, PageSeq c) {
-        return new RequestRec(id, phase, server, h, placed, kv, c, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, server, h, placed, kv, c, backup, bckpt, outLen, outOk, promptLen, refLen, maxOut, ref, proposal);
     }
 
     public RequestRec withBackup(int b, PageSeq c) {
-        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, b, c, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, b, c, outLen, outOk, promptLen, refLen, maxOut, ref, proposal);
     }
 
     public RequestRec withPlaced(boolean p) {
-        return new RequestRec(id, phase, server, holder, p, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, server, holder, p, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, maxOut, ref, proposal);
     }
 
     public RequestRec withKv(PageSeq k) {
-        return new RequestRec(id, phase, server, holder, placed, k, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, proposal);
+        return new RequestRec(id, phase, server, holder, placed, k, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, maxOut, ref, proposal);
     }
 
     public RequestRec withProposal(Proposal p) {
-        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, ref, p);
+        return new RequestRec(id, phase, server, holder, placed, kv, ckpt, backup, bckpt, outLen, outOk, promptLen, refLen, maxOut, ref, p);
     }
 
     /** Appends delivered tokens to the output, tracking whether it is still a prefix of Ref. */
@@ -86,12 +94,12 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
             ok &= pos < refLen && ref[pos] == tokens[i];
         }
         return new RequestRec(id, phase, server, holder, placed, kv, ckpt, backup, bckpt, outLen + tokens.length, ok, promptLen,
-                refLen, ref, proposal);
+                refLen, maxOut, ref, proposal);
     }
 
     /** The record kept once DONE: the reference is dropped, so memory follows live requests. */
     public RequestRec finished() {
         return new RequestRec(id, RequestPhase.DONE, -1, holder, placed, PageSeq.EMPTY, ckpt, backup, bckpt, outLen, outOk,
-                promptLen, refLen, null, null);
+                promptLen, refLen, maxOut, null, null);
     }
 }

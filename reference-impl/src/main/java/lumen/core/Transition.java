@@ -31,7 +31,7 @@ public final class Transition {
 
     private static ClusterState arrive(ClusterState s, Event.Arrive a) {
         RequestRec old = s.request(a.req());
-        RequestRec r = RequestRec.arrived(a.req(), a.worker(), a.promptLen(), a.ref());
+        RequestRec r = RequestRec.arrived(a.req(), a.worker(), a.promptLen(), a.ref(), a.maxOut());
         if (old != null) {
             // a second arrival keeps whatever the first left behind, so S2 sees both queues
             r = old.withServer(a.worker()).withPhase(RequestPhase.QUEUED).withPlaced(false);

@@ -405,8 +405,9 @@ public final class TraceReader implements Closeable {
     private static final int F_FREED = 5;
     private static final int F_RESUMED = 6;
     private static final int F_BACKUP = 7;
-    private static final int N_INTS = 8;
-    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup"};
+    private static final int F_MAXOUT = 8;
+    private static final int N_INTS = 9;
+    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup", "maxOut"};
     private static final String[] ARRAY_NAMES = {"ref", "tokens", "interrupted", "orphaned", "draft", "dropped", "promoted"};
     /**
      * The least element of each array: reference tokens and request ids are 0..2^31-1; delivered
@@ -682,11 +683,20 @@ public final class TraceReader implements Closeable {
         }
         switch (a) {
             case ARRIVE -> {
-                onlyFields(type, "req", "worker", "promptLen", "ref");
+                onlyFields(type, "req", "worker", "promptLen", "ref", "maxOut");
                 int[] ref = needArray(type, "ref");
                 int prompt = need(type, F_PROMPT);
                 if (prompt < 1) {
                     throw error(eventLine, "Arrive: promptLen must be at least 1");
+                }
+                int maxOut = hasInt[F_MAXOUT] ? ints[F_MAXOUT] : 0;
+                if (hasInt[F_MAXOUT] && maxOut < ref.length) {
+                    throw error(eventLine, "Arrive: maxOut, the request's declared maximum output, must be at least the length of ref ("
+                            + ref.length + "), found " + maxOut);
+                }
+                if (hasInt[F_MAXOUT] && (long) prompt + ref.length <= TraceFormat.MAX_CONTEXT && (long) prompt + maxOut > TraceFormat.MAX_CONTEXT) {
+                    throw error(eventLine, "Arrive: the request's declared context, promptLen + maxOut, must be at most "
+                            + TraceFormat.MAX_CONTEXT + " positions, found " + ((long) prompt + maxOut));
                 }
                 if (ref.length < 1) {
                     throw error(eventLine, "Arrive: ref must hold at least one token");
@@ -700,7 +710,7 @@ public final class TraceReader implements Closeable {
                         throw error(eventLine, "Arrive: reference tokens are integers >= 0, found " + x);
                     }
                 }
-                return new Event.Arrive(need(type, F_REQ), workerField(type, F_WORKER), prompt, ref);
+                return new Event.Arrive(need(type, F_REQ), workerField(type, F_WORKER), prompt, ref, maxOut);
             }
             case PLACE -> {
                 onlyFields(type, "req", "holder", "backup");

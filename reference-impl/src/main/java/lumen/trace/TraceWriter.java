@@ -169,6 +169,9 @@ public final class TraceWriter implements Closeable {
                 g.writeNumberField("worker", a.worker());
                 g.writeNumberField("promptLen", a.promptLen());
                 ints(g, "ref", a.ref());
+                if (a.maxOut() > 0) {
+                    g.writeNumberField("maxOut", a.maxOut());
+                }
             }
             case PLACE -> {
                 Event.Place p = (Event.Place) e;

@@ -103,7 +103,7 @@ public final class Validator {
                         throw new TraceFormatException(source, line, "Arrive: the reference (" + opt.referenceSource()
                                 + ") has no output for request " + a.req());
                     }
-                    e = new Event.Arrive(a.req(), a.worker(), a.promptLen(), ref);
+                    e = a.withRef(ref);
                 }
                 Divergence d = mirror.step(e, line, reader.citedLoads(), reader.citedReserved());
                 if (d != null) {

@@ -49,6 +49,31 @@ class TraceReaderRulesTest {
         return String.join("\n", ls) + "\n";
     }
 
+    /** Eq. 5 reserves the declared maximum output (maxOut), which no placement can see past; without it, the reference's length. */
+    @Test
+    void aDeclaredMaximumOutputIsWhatAPlacementReserves() throws Exception {
+        // promptLen 4 + ref 2 = 6 fits the budget of 40; promptLen 4 + maxOut 40 does not
+        accepted(lines(HEADER, ARRIVE, PLACE));
+        String declared = ARRIVE.replace("\"ref\":[11,12]}", "\"ref\":[11,12],\"maxOut\":40}");
+        ValidationResult r = validate(lines(HEADER, declared, PLACE));
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.divergence().finding().property()).isEqualTo(lumen.core.PropertyId.A1);
+        assertThat(r.divergence().line()).isEqualTo(3);
+        accepted(lines(HEADER, declared, PLACE.replace("\"holder\":1", "\"holder\":null")));
+        accepted(lines(HEADER, ARRIVE.replace("\"ref\":[11,12]}", "\"ref\":[11,12],\"maxOut\":2}"), PLACE));
+        malformed(lines(HEADER, ARRIVE.replace("\"ref\":[11,12]}", "\"ref\":[11,12],\"maxOut\":1}")), 2,
+                "maxOut, the request's declared maximum output, must be at least the length of ref (2), found 1");
+        malformed(lines(HEADER, PLACE.replace("\"holder\":1", "\"holder\":1,\"maxOut\":3")), 2, "Place: unexpected field 'maxOut'");
+        // the writer writes maxOut only when the arrival declared one, and the reader reads it back
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (TraceWriter w = new TraceWriter(buf, r.config())) {
+            w.write(new lumen.core.Event.Arrive(0, 0, 4, new int[] {11, 12}, 40), 1.5);
+            w.write(new lumen.core.Event.Arrive(1, 1, 4, new int[] {11, 12}), 1.5);
+        }
+        String written = buf.toString(StandardCharsets.UTF_8);
+        assertThat(written).contains("\"ref\":[11,12],\"maxOut\":40}").containsOnlyOnce("maxOut");
+    }
+
     @Test
     void readingsAreOptionalNamedAndCheckedAndRoundTrip() throws Exception {
         String withReadings = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queue\":\"waiting\",\"rebackup\":true}}");

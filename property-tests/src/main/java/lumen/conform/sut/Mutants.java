@@ -75,7 +75,7 @@ public enum Mutants implements Bug {
         public Event rewrite(ClusterState before, Event e, Config c) {
             int early = firstIn(before, WorkerState.ASSISTING);
             if (early >= 0 && e instanceof Event.Arrive a) {
-                return new Event.Arrive(a.req(), early, a.promptLen(), a.ref());
+                return new Event.Arrive(a.req(), early, a.promptLen(), a.ref(), a.maxOut());
             }
             if (early >= 0 && e instanceof Event.Route r) {
                 return new Event.Route(r.req(), RouteMode.REPREFILL, early, 0, r.freed(), new PageDigest[0]);
@@ -124,7 +124,7 @@ public enum Mutants implements Bug {
             if (e instanceof Event.Arrive a && a.ref().length >= 2) {
                 int[] ref = a.ref().clone();
                 ref[1] = other(ref[1]);
-                return new Event.Arrive(a.req(), a.worker(), a.promptLen(), ref);
+                return a.withRef(ref);
             }
             RequestRec r = e.req() >= 0 ? before.request(e.req()) : null;
             if (e instanceof Event.Decode d && r != null && r.outLen() <= 1 && r.outLen() + d.tokens().length >= 2 && r.refLen() >= 2) {

@@ -626,7 +626,11 @@ public final class ReaderMutator {
                         return null;
                     }
                     int c = pick(commas, r);
-                    return changed(b, at, replace(at.line(), c, c + 1, r.nextBoolean() ? "" : " "), "a missing comma");
+                    String ln = at.line();
+                    // between two numbers, dropping the comma alone would join them into one valid number
+                    boolean joins = c > 0 && c + 1 < ln.length() && Character.isDigit(ln.charAt(c - 1))
+                            && (Character.isDigit(ln.charAt(c + 1)) || ln.charAt(c + 1) == '-');
+                    return changed(b, at, replace(ln, c, c + 1, joins || r.nextBoolean() ? " " : ""), "a missing comma");
                 }
                 case 6 -> {
                     Tok t = ts.get(pick(where(ts, x -> x.kind() == JsonToken.FIELD_NAME), r));

@@ -42,7 +42,7 @@ public final class ConformReport {
                 : "coverage (share of the schedules run, the failing one up to its failing event):\n");
         for (PropertyCheck.Feature x : PropertyCheck.Feature.values()) {
             if (!r.possible(x)) {
-                b.append(String.format(Locale.ROOT, "  %-26s   n/a   (no policy of this run has it)%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' ')));
+                b.append(String.format(Locale.ROOT, "  %-26s   n/a   (this run's policies and readings cannot exercise it)%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' ')));
                 continue;
             }
             b.append(String.format(Locale.ROOT, "  %-26s %5.1f%%%s%n", x.name().toLowerCase(Locale.ROOT).replace('_', ' '), 100 * r.share(x),

@@ -263,7 +263,7 @@ public final class Conformance {
 
         /** Whether some policy of this run can exercise {@code f} at all (else its row is not applicable). */
         public boolean possible(PropertyCheck.Feature f) {
-            return options.policies().stream().map(lumen.core.Policies::find).anyMatch(p -> p != null && f.possibleUnder(p));
+            return options.policies().stream().map(lumen.core.Policies::find).anyMatch(p -> p != null && f.possibleUnder(p, options.readings()));
         }
 
         /**

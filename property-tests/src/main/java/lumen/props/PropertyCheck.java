@@ -31,7 +31,20 @@ public final class PropertyCheck {
     /** What a run exercised, for coverage statistics. */
     public enum Feature {
         HOLDER_FAILURE, RESTORE, REPREFILL, DEGRADED_PLACEMENT, FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST,
-        REJECTED_ASSIST;
+        REJECTED_ASSIST,
+        /** The rebackup reading at work: a Place that keeps a request's holder and gives it a new backup. */
+        REBACKUP,
+        /** The ringFallThrough reading at work: a ring placement past a neighbour without room. */
+        RING_FALL_THROUGH;
+
+        /** Whether a run under policy {@code p} and readings {@code rd} can exercise this feature at all. */
+        public boolean possibleUnder(RecoveryPolicy p, lumen.core.Readings rd) {
+            return switch (this) {
+                case REBACKUP -> p.dualPlacement() && rd.rebackup();
+                case RING_FALL_THROUGH -> p.ringPlacement() && rd.ringFallThrough();
+                default -> possibleUnder(p);
+            };
+        }
 
         /**
          * Whether a run under policy {@code p} can exercise this feature at all: checkpoints
@@ -44,6 +57,7 @@ public final class PropertyCheck {
                 case FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST, REJECTED_ASSIST ->
                         p.restartState() == lumen.core.WorkerState.LOADING_DRAFT;
                 case REPREFILL -> true;
+                case REBACKUP, RING_FALL_THROUGH -> false;   // a reading decides: possibleUnder(p, readings)
             };
         }
     }
@@ -167,8 +181,16 @@ public final class PropertyCheck {
                 }
             }
             case PLACE -> {
-                if (((Event.Place) e).holder() < 0 && s.policy().placesCheckpoints()) {
+                Event.Place p = (Event.Place) e;
+                RequestRec r = s.request(p.req());
+                if (p.holder() < 0 && s.policy().placesCheckpoints()) {
                     f.add(Feature.DEGRADED_PLACEMENT);
+                }
+                if (r != null && r.placed() && r.holder() >= 0 && p.holder() == r.holder() && p.backup() >= 0) {
+                    f.add(Feature.REBACKUP);
+                }
+                if (r != null && s.policy().ringPlacement() && p.holder() >= 0 && r.server() >= 0 && p.holder() != s.ringNext(r.server())) {
+                    f.add(Feature.RING_FALL_THROUGH);
                 }
             }
             case DRAFT_READY -> assisting.add(e.worker());

@@ -163,7 +163,7 @@ final class ValidateCommand implements Callable<Integer> {
         row.put("error", em);
         rows.add(row);
         PrintWriter err = spec.commandLine().getErr();
-        err.println("lumen: " + why);
+        err.println("lumen: " + verdict + ": " + why);
         err.flush();
         return ExitCodes.BAD_INPUT;
     }

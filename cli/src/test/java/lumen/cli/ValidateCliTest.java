@@ -48,7 +48,7 @@ class ValidateCliTest {
         CliRun u = run("validate", "--tlc", "--report", report.toString(), ablation.toString(), tmp.resolve("nope.jsonl").toString());
         assertThat(u.exit()).isEqualTo(ExitCodes.BAD_INPUT);
         assertThat(u.out()).contains("ablation.jsonl: UNSUPPORTED by TLC: policy 'lumen-no-routing' is an ablation");
-        assertThat(u.err()).contains("nope.jsonl: no such file").doesNotContain("Exception");
+        assertThat(u.err()).contains("lumen: UNREADABLE: ").contains("nope.jsonl: no such file").doesNotContain("Exception");
         JsonNode rows = new ObjectMapper().readTree(report.toFile()).get("traces");
         assertThat(rows).hasSize(2);
         assertThat(rows.get(0).get("verdict").asText()).isEqualTo("UNSUPPORTED");

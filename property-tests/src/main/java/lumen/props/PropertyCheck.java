@@ -186,7 +186,7 @@ public final class PropertyCheck {
                 if (p.holder() < 0 && s.policy().placesCheckpoints()) {
                     f.add(Feature.DEGRADED_PLACEMENT);
                 }
-                if (r != null && r.placed() && r.holder() >= 0 && p.holder() == r.holder() && p.backup() >= 0) {
+                if (r != null && p.keepsHolderOf(r) && p.backup() >= 0) {
                     f.add(Feature.REBACKUP);
                 }
                 if (r != null && s.policy().ringPlacement() && p.holder() >= 0 && r.server() >= 0 && p.holder() != s.ringNext(r.server())) {

@@ -98,7 +98,7 @@ public final class ActionProperties {
     /** A1: a placement is an argmin of Eq. 4 over the eligible holders; unprotected only if none is. */
     public static Finding a1(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
-        if (r.placed() && r.holder() >= 0 && p.holder() == r.holder()) {
+        if (p.keepsHolderOf(r)) {
             // the rebackup reading's step: only the new backup is decided
             return backupIsArgMin(s, r, p);
         }

@@ -113,35 +113,33 @@ public final class ClusterState {
         return config.readings().ringDirection() == Readings.RingDirection.NEXT ? (w + 1) % n : (w + n - 1) % n;
     }
 
-    /** FC's RingNext(w, |W|-1): the first UP worker after w on the ring, or -1. */
-    public int ringNext(int w) {
+    /** The first worker after {@code w} on the ring (|W|-1 steps, in the reading's direction) that is in {@code set}, or -1. */
+    private int firstOnRing(int w, java.util.function.IntPredicate set) {
         int v = w;
         for (int i = 1; i < config.workers(); i++) {
             v = neighbour(v);
-            if (isUp(v)) {
+            if (set.test(v)) {
                 return v;
             }
         }
         return -1;
     }
 
+    /** FC's RingNext(w, |W|-1): the first UP worker after w on the ring, or -1. */
+    public int ringNext(int w) {
+        return firstOnRing(w, this::isUp);
+    }
+
     /**
      * FC's RingHolder(r): the ring neighbour when it can hold r; with the ringFallThrough reading,
-     * the first worker after r's server on the ring that can. -1 when none.
+     * the first worker after r's server on the ring that can (RingFirstIn). -1 when none.
      */
     public int ringHolder(RequestRec r) {
-        if (!config.readings().ringFallThrough()) {
-            int h = ringNext(r.server());
-            return h >= 0 && isHolderCandidate(h, r) ? h : -1;
+        if (config.readings().ringFallThrough()) {
+            return firstOnRing(r.server(), v -> isHolderCandidate(v, r));
         }
-        int v = r.server();
-        for (int i = 1; i < config.workers(); i++) {
-            v = neighbour(v);
-            if (isHolderCandidate(v, r)) {
-                return v;
-            }
-        }
-        return -1;
+        int h = ringNext(r.server());
+        return h >= 0 && isHolderCandidate(h, r) ? h : -1;
     }
 
     /**

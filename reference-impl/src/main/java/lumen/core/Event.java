@@ -81,6 +81,14 @@ public sealed interface Event {
             this(req, holder, -1);
         }
 
+        /**
+         * Whether this placement keeps the holder r already has in its run: the rebackup
+         * reading's step, which only decides a new backup ({@code NeedsBackup}).
+         */
+        public boolean keepsHolderOf(RequestRec r) {
+            return r.placed() && r.holder() >= 0 && holder == r.holder();
+        }
+
         public Action action() {
             return Action.PLACE;
         }

@@ -30,6 +30,11 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         QueueDepth(String label) {
             this.label = label;
         }
+
+        @Override
+        public String toString() {
+            return label;
+        }
     }
 
     /** Which way FC's fixed ring runs. */
@@ -40,6 +45,11 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
 
         RingDirection(String label) {
             this.label = label;
+        }
+
+        @Override
+        public String toString() {
+            return label;
         }
     }
 
@@ -78,11 +88,13 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         return switch (name) {
             case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup);
             case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup);
-            case "ringFallThrough" -> new Readings(queue, ringDirection, bool(name, value), rebackup);
-            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, bool(name, value));
-            default -> throw new IllegalArgumentException("unknown reading '" + name + "'; known: " + String.join(", ", NAMES));
+            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup);
+            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS));
+            default -> throw unknown(name);
         };
     }
+
+    private static final Boolean[] BOOLEANS = {false, true};
 
     /** Whether a reading's value is a boolean (the others are strings). */
     public static boolean isBoolean(String name) {
@@ -91,42 +103,27 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
 
     /** The values a reading allows, for messages and help. */
     public static List<String> values(String name) {
-        return switch (name) {
-            case "queue" -> List.of(QueueDepth.RUN.label, QueueDepth.WAITING.label);
-            case "ringDirection" -> List.of(RingDirection.NEXT.label, RingDirection.PREVIOUS.label);
-            case "ringFallThrough", "rebackup" -> List.of("false", "true");
-            default -> throw new IllegalArgumentException("unknown reading '" + name + "'; known: " + String.join(", ", NAMES));
+        Object[] all = switch (name) {
+            case "queue" -> QueueDepth.values();
+            case "ringDirection" -> RingDirection.values();
+            case "ringFallThrough", "rebackup" -> BOOLEANS;
+            default -> throw unknown(name);
         };
+        return java.util.Arrays.stream(all).map(String::valueOf).toList();
     }
 
-    private static QueueDepth pick(String name, String value, QueueDepth[] all) {
-        for (QueueDepth q : all) {
-            if (q.label.equals(value)) {
-                return q;
+    /** The value of {@code all} whose text form is {@code value} (an enum's label, or true/false). */
+    private static <T> T pick(String name, String value, T[] all) {
+        for (T x : all) {
+            if (String.valueOf(x).equals(value)) {
+                return x;
             }
         }
-        throw badValue(name, value);
+        throw new IllegalArgumentException("reading '" + name + "' must be one of " + values(name) + ", found '" + value + "'");
     }
 
-    private static RingDirection pick(String name, String value, RingDirection[] all) {
-        for (RingDirection d : all) {
-            if (d.label.equals(value)) {
-                return d;
-            }
-        }
-        throw badValue(name, value);
-    }
-
-    private static boolean bool(String name, String value) {
-        return switch (value) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw badValue(name, value);
-        };
-    }
-
-    private static IllegalArgumentException badValue(String name, String value) {
-        return new IllegalArgumentException("reading '" + name + "' must be one of " + values(name) + ", found '" + value + "'");
+    private static IllegalArgumentException unknown(String name) {
+        return new IllegalArgumentException("unknown reading '" + name + "'; known: " + String.join(", ", NAMES));
     }
 
     /**
@@ -139,7 +136,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "queue" -> true;
             case "ringDirection", "ringFallThrough" -> p.ringPlacement();
             case "rebackup" -> p.dualPlacement();
-            default -> throw new IllegalArgumentException("unknown reading '" + name + "'");
+            default -> throw unknown(name);
         };
     }
 
@@ -152,17 +149,9 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
 
     /** One line: the readings that differ from the default, or "default readings". */
     public String describe() {
-        if (isDefault()) {
-            return "default readings";
-        }
-        StringBuilder b = new StringBuilder();
         Map<String, Object> mine = toMap();
-        Map<String, Object> dflt = DEFAULT.toMap();
-        for (String n : NAMES) {
-            if (!mine.get(n).equals(dflt.get(n))) {
-                b.append(b.length() == 0 ? "" : ", ").append(n).append('=').append(mine.get(n));
-            }
-        }
-        return b.toString();
+        List<String> changed = changed();
+        return changed.isEmpty() ? "default readings"
+                : String.join(", ", changed.stream().map(n -> n + "=" + mine.get(n)).toList());
     }
 }

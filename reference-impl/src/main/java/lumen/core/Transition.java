@@ -45,7 +45,7 @@ public final class Transition {
      */
     private static ClusterState place(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
-        if (r.placed() && r.holder() >= 0 && p.holder() == r.holder() && r.backup() < 0) {
+        if (p.keepsHolderOf(r) && r.backup() < 0) {
             // the rebackup reading: r keeps its holder and its copy, and gains a backup
             ClusterState n = p.backup() >= 0 ? s.withWorker(s.worker(p.backup()).hold(r.id(), r.size(), 0)) : s;
             return n.withRequest(r.withBackup(p.backup(), PageSeq.EMPTY));
@@ -198,7 +198,7 @@ public final class Transition {
             // re-protects it (NeedsProtection) as soon as a holder can be had
             n = n.withRequest(r.withHolder(-1, PageSeq.EMPTY));
         }
-        n = n.withWorker(w.crashed(PIntMap.empty(), held, stored, reserved));
+        n = n.withWorker(w.crashed(held, stored, reserved));
         // drafts this worker had in flight die with it
         for (int id : n.requestsWithProposalFrom(f.worker())) {
             n = n.withRequest(n.request(id).withProposal(null));

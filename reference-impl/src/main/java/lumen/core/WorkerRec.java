@@ -62,11 +62,9 @@ public record WorkerRec(int id, WorkerState state, ActiveModel active, PIntMap<B
         return new WorkerRec(id, state, active, runq, waiting, held, stored + pages, reserved);
     }
 
-    /** A crash: queue and host memory are gone (the queue empty, or as a mutated trace leaves it). */
-    public WorkerRec crashed(PIntMap<Boolean> survivingQueue, PIntMap<Boolean> survivingHeld, long st, long res) {
-        int[] wait = {0};
-        survivingQueue.forEachKey(k -> wait[0] += Boolean.TRUE.equals(survivingQueue.get(k)) ? 1 : 0);
-        return new WorkerRec(id, WorkerState.FAILED, ActiveModel.NONE, survivingQueue, wait[0], survivingHeld, st, res);
+    /** A crash: the queue is gone; the host memory keeps what the Fail event left listed (a leak S8 reports). */
+    public WorkerRec crashed(PIntMap<Boolean> survivingHeld, long st, long res) {
+        return new WorkerRec(id, WorkerState.FAILED, ActiveModel.NONE, PIntMap.empty(), 0, survivingHeld, st, res);
     }
 
     /** This worker with other checkpoint counters (benchmarks and tests build states this way). */

@@ -689,21 +689,21 @@ public final class TraceReader implements Closeable {
                 if (prompt < 1) {
                     throw error(eventLine, "Arrive: promptLen must be at least 1");
                 }
-                int maxOut = hasInt[F_MAXOUT] ? ints[F_MAXOUT] : 0;
-                if (hasInt[F_MAXOUT] && maxOut < ref.length) {
-                    throw error(eventLine, "Arrive: maxOut, the request's declared maximum output, must be at least the length of ref ("
-                            + ref.length + "), found " + maxOut);
-                }
-                if (hasInt[F_MAXOUT] && (long) prompt + ref.length <= TraceFormat.MAX_CONTEXT && (long) prompt + maxOut > TraceFormat.MAX_CONTEXT) {
-                    throw error(eventLine, "Arrive: the request's declared context, promptLen + maxOut, must be at most "
-                            + TraceFormat.MAX_CONTEXT + " positions, found " + ((long) prompt + maxOut));
-                }
                 if (ref.length < 1) {
                     throw error(eventLine, "Arrive: ref must hold at least one token");
                 }
                 if ((long) prompt + ref.length > TraceFormat.MAX_CONTEXT) {
                     throw error(eventLine, "Arrive: the request's context, promptLen + the length of ref, must be at most "
                             + TraceFormat.MAX_CONTEXT + " positions, found " + ((long) prompt + ref.length));
+                }
+                int maxOut = hasInt[F_MAXOUT] ? ints[F_MAXOUT] : 0;
+                if (hasInt[F_MAXOUT] && maxOut < ref.length) {
+                    throw error(eventLine, "Arrive: maxOut, the request's declared maximum output, must be at least the length of ref ("
+                            + ref.length + "), found " + maxOut);
+                }
+                if ((long) prompt + maxOut > TraceFormat.MAX_CONTEXT) {
+                    throw error(eventLine, "Arrive: the request's declared context, promptLen + maxOut, must be at most "
+                            + TraceFormat.MAX_CONTEXT + " positions, found " + ((long) prompt + maxOut));
                 }
                 for (int x : ref) {
                     if (x < 0) {

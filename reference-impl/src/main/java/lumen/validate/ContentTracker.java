@@ -33,9 +33,20 @@ final class ContentTracker {
     private static final class Copy {
         final LongLongHashMap digests = new LongLongHashMap();
 
-        Long at(int first, int count) {
-            int slot = digests.indexOf(key(first, count));
-            return digests.indexExists(slot) ? digests.indexGet(slot) : null;
+        /** Whether the copy holds the page (first, count) at all. */
+        boolean has(PageDigest p) {
+            return digests.containsKey(key(p.first(), p.count()));
+        }
+
+        /** Whether the copy holds the page (first, count) with exactly p's digest. */
+        boolean holds(PageDigest p) {
+            int slot = digests.indexOf(key(p.first(), p.count()));
+            return digests.indexExists(slot) && digests.indexGet(slot) == p.digest();
+        }
+
+        /** The digest the copy holds for p's page and count; only where {@link #has} is true. */
+        long digestOf(PageDigest p) {
+            return digests.get(key(p.first(), p.count()));
         }
 
         void put(PageDigest p) {
@@ -82,7 +93,7 @@ final class ContentTracker {
                 Req q = req(e.req());
                 RequestRec r = s.request(e.req());
                 Event.Place p = (Event.Place) e;
-                if (r == null || !(r.placed() && r.holder() >= 0 && p.holder() == r.holder() && r.backup() < 0)) {
+                if (r == null || !(p.keepsHolderOf(r) && r.backup() < 0)) {
                     q.holder = new Copy();
                 }
                 // a new backup (the rebackup reading keeps the holder's copy) starts empty
@@ -171,15 +182,14 @@ final class ContentTracker {
         List<Integer> bad = new ArrayList<>();
         List<Finding> out = new ArrayList<>(0);
         for (PageDigest p : sp.pages()) {
-            Long w = q.written.at(p.first(), p.count());
-            if (w == null && p.last() <= r.kv().length() && out.isEmpty()) {
+            if (!q.written.has(p) && p.last() <= r.kv().length() && out.isEmpty()) {
                 // said beside the S6 it leads to: the content cannot be compared, so it is not shown to be intact
                 out.add(new Finding(null, "StreamPage of request " + r.id() + " copies positions " + p.first() + ".." + p.last()
                         + " of a page its server never reported with " + p.count() + " positions: a copy takes a page as the server"
                         + " wrote it (a whole page, or as a Prefill or Decode left it), so its content can be compared",
                         "a count the server reported for the page starting at " + p.first(), Integer.toString(p.count())));
             }
-            if (w == null || w != p.digest()) {
+            if (!q.written.holds(p)) {
                 for (int pos = Math.max(p.first(), from); pos <= p.last(); pos++) {
                     bad.add(pos);
                 }
@@ -215,15 +225,15 @@ final class ContentTracker {
         List<Integer> elsewhere = new ArrayList<>(0);
         int saved = r.ckpt().length();
         for (PageDigest p : rt.pages()) {
-            Long c = holderCopy.at(p.first(), p.count());
-            if (out.isEmpty() && (c == null || c != p.digest())) {
+            boolean fromHolder = holderCopy.holds(p);
+            if (out.isEmpty() && !fromHolder) {
                 out.add(new Finding(PropertyId.S13, "RESTORE of request " + r.id() + " brings back positions " + p.first() + ".." + p.last()
                         + " that are not the copy streamed to its holder " + rt.worker(),
-                        c == null ? "a page the holder received (it holds none with these positions)" : "digest " + Long.toHexString(c),
+                        holderCopy.has(p) ? "digest " + Long.toHexString(holderCopy.digestOf(p))
+                                : "a page the holder received (it holds none with these positions)",
                         "digest " + p.hex()));
             }
-            Long w = wrote.at(p.first(), p.count());
-            if ((c == null || c != p.digest()) && w != null && w == p.digest()) {
+            if (!fromHolder && wrote.holds(p)) {
                 for (int pos = Math.max(p.first(), saved + 1); pos <= p.last(); pos++) {
                     elsewhere.add(pos);
                 }

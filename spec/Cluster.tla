@@ -80,12 +80,18 @@ LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by
 (*    the default), or a request with a holder and no backup gets one as   *)
 (*    soon as a worker has room: after its backup was promoted or lost, or *)
 (*    when there was no room at placement (TRUE).                          *)
+(*  - assistTarget: a recovering worker's assist target, the most loaded   *)
+(*    survivor, is chosen once per assist session, as Algorithm 3 line 4   *)
+(*    is written ("session", the default; at DraftReady or at the first    *)
+(*    proposal, and again only when the target is no longer UP), or again  *)
+(*    for every proposal ("proposal").                                     *)
 (***************************************************************************)
-ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup"}
+ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget"}
               /\ Readings.queue \in {"run", "waiting"}
               /\ Readings.ringFallThrough \in BOOLEAN
               /\ Readings.rebackup \in BOOLEAN
-DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE]
+              /\ Readings.assistTarget \in {"session", "proposal"}
+DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE, assistTarget |-> "session"]
 
 ASSUME /\ Policy \in Policies
        /\ ReadingsOK
@@ -116,10 +122,12 @@ VARIABLES
     proposal,  \* proposal[r]: an in-flight draft [src |-> w, toks |-> seq], or None
     failures,  \* how many worker failures have happened (a history counter)
     stored,    \* stored[w]: the checkpoint positions w's host memory holds, by w's counter
-    reserved   \* reserved[w]: the positions reserved on w at placement (Eq. 5), by w's counter
+    reserved,  \* reserved[w]: the positions reserved on w at placement (Eq. 5), by w's counter
+    atarget    \* atarget[w]: the survivor w assists in its assist session (Algorithm 3's w_s), or
+               \* None while none is chosen (the assistTarget reading; DraftHandover)
 
 vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
-          stored, reserved>>
+          stored, reserved, atarget>>
 
 -----------------------------------------------------------------------------
 (* Helpers *)
@@ -284,6 +292,7 @@ Init ==
     /\ failures = 0
     /\ stored = [w \in Workers |-> 0]
     /\ reserved = [w \in Workers |-> 0]
+    /\ atarget = [w \in Workers |-> None]
 
 -----------------------------------------------------------------------------
 (* Failure-free serving actions *)
@@ -297,7 +306,7 @@ Arrive(r) ==
          runq' = [runq EXCEPT ![w] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
 
 (***************************************************************************)
 (* Prefill computes the KV pages r's server lacks: the whole prompt for a  *)
@@ -322,7 +331,7 @@ Prefill(r) ==
        IN  /\ out' = [out EXCEPT ![r] = newOut]
            /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, PromptLen[r] + Len(newOut) - 1)]
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
-    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget>>
 
 (***************************************************************************)
 (* One decode iteration of r: the forward pass feeds r's last token back  *)
@@ -340,7 +349,7 @@ Decode(r) ==
        IN  /\ out' = [out EXCEPT ![r] = @ \o new]
            /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, Len(@) + Len(new))]
     /\ proposal' = [proposal EXCEPT ![r] = None]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget>>
 
 \* How many of r's checkpoint copies w holds (as holder, as backup).
 Copies(r, w) == (IF holder[r] = w THEN 1 ELSE 0) + (IF backup[r] = w THEN 1 ELSE 0)
@@ -366,7 +375,7 @@ Complete(r) ==
     /\ runq' = [w \in Workers |-> runq[w] \ {r}]
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ FreeCheckpoint(r)
-    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures, atarget>>
 
 -----------------------------------------------------------------------------
 (* Properties of the substrate (IDs as in docs/design.md, section 3) *)
@@ -386,6 +395,7 @@ TypeOK ==
     /\ failures \in Nat
     /\ stored \in [Workers -> Nat]
     /\ reserved \in [Workers -> Nat]
+    /\ atarget \in [Workers -> Workers \cup {None}]
 
 \* S1: an arrived request is always somewhere: in exactly the run queue of a
 \* worker while QUEUED or DECODE, known as INTERRUPTED to the coordinator,

@@ -20,9 +20,17 @@
 (* A draft is modelled by what matters to verification: how many of its    *)
 (* tokens agree with the target before the first that does not.  Every     *)
 (* count from 0 to K is possible at every step, so drafts that are cold,   *)
-(* stale or simply wrong are all covered.  Algorithm 3 picks the most      *)
-(* loaded survivor once; here it is re-evaluated at every proposal, which  *)
-(* covers the paper's choice whenever loads do not change.                 *)
+(* stale or simply wrong are all covered.                                   *)
+(*                                                                         *)
+(* The assist target (the assistTarget reading).  Algorithm 3 picks the    *)
+(* most loaded survivor w_s once (line 4) and then assists it until the    *)
+(* full model is loaded.  Under "session" (the default) the target is     *)
+(* chosen once per assist session: at DraftReady, or, when the gateway    *)
+(* decides later, at the first proposal; in both cases a most loaded UP   *)
+(* worker at that moment.  It is kept while it is UP, even once another   *)
+(* worker has become more loaded, and chosen again only when it is no     *)
+(* longer UP.  Under "proposal" every proposal goes to a most loaded UP   *)
+(* worker of its own moment, and atarget stays None.                      *)
 (***************************************************************************)
 EXTENDS FailureRouting
 
@@ -30,12 +38,19 @@ Restart(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT"
                                                            ELSE "LOADING_FULL"]
-    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
+
+\* The survivors a recovering worker may choose as its target: the most loaded UP workers.
+AssistTargets == ArgMaxLoad(Serving)
+
+\* The choices of a session's target at DraftReady: one of AssistTargets, or none yet.
+TargetChoices == IF Readings.assistTarget = "session" THEN {None} \cup AssistTargets ELSE {None}
 
 DraftReady(w) ==
     /\ wstate[w] = "LOADING_DRAFT"
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
+    /\ \E t \in TargetChoices : atarget' = [atarget EXCEPT ![w] = t]
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
 
 \* Drafts for r: j tokens that agree with the reference, then l wrong ones.
@@ -46,16 +61,20 @@ DraftProposals(r) ==
         most == IF K < Len(Ref[r]) - n THEN K ELSE Len(Ref[r]) - n
     IN  {d \in {right(j) \o wrong(l) : j \in 0..most, l \in 0..K} : Len(d) \in 1..K}
 
-\* The survivors a recovering worker assists: the most loaded UP workers.
-AssistTargets == ArgMaxLoad(Serving)
+\* w's session target while it is UP (the session reading), else None.
+KeptTarget(w) == IF Readings.assistTarget = "session" /\ atarget[w] # None /\ wstate[atarget[w]] = "UP"
+                 THEN atarget[w] ELSE None
 
-\* When w may propose a draft for r: w assists, r decodes on a most loaded UP worker, with no
+\* The survivors w may assist now: its kept target, or else a most loaded UP worker.
+AssistTargetsOf(w) == IF KeptTarget(w) # None THEN {KeptTarget(w)} ELSE AssistTargets
+
+\* When w may propose a draft for r: w assists, r decodes on a worker w may assist now, with no
 \* draft in flight and tokens left.
 AssistGuard(w, r) ==
     /\ Policy \in LoadAware
     /\ wstate[w] = "ASSISTING"
     /\ phase[r] = "DECODE"
-    /\ Server(r) \in AssistTargets
+    /\ Server(r) \in AssistTargetsOf(w)
     /\ proposal[r] = None
     /\ Len(out[r]) < Len(Ref[r])
 
@@ -63,6 +82,8 @@ Assist(w, r) ==
     /\ AssistGuard(w, r)
     /\ \E d \in DraftProposals(r) :
          proposal' = [proposal EXCEPT ![r] = [src |-> w, toks |-> d]]
+    \* under the session reading the target is now chosen, if it was not
+    /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![w] = Server(r)] ELSE atarget
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
 
 \* In-flight speculation of w that the handover drops.
@@ -76,6 +97,7 @@ FullReady(w) ==
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
     /\ proposal' = DropSpeculation(w)
+    /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
 
 -----------------------------------------------------------------------------
@@ -94,12 +116,18 @@ S11R(r) == proposal[r] # None => /\ wstate[proposal[r].src] = "ASSISTING"
                                  /\ active[proposal[r].src] = "DRAFT"
 S11_ExactlyOneActiveModelInv == (\A w \in Workers : S11W(w)) /\ (\A r \in Requests : S11R(r))
 
-\* A3: every draft goes to a request on a most loaded UP worker.
+\* A3: every draft goes to a request on an UP worker: under the session reading on the assisting
+\* worker's target while that target is UP, else on a most loaded UP worker; and a target, when it
+\* is chosen, is a most loaded UP worker.
+MostLoaded(u) == wstate[u] = "UP" /\ \A v \in Workers : wstate[v] = "UP" => Eq4Load(u) >= Eq4Load(v)
+
 A3_Step ==
-    \A r \in Requests :
+    /\ \A r \in Requests :
          (proposal[r] = None /\ proposal'[r] # None) =>
             /\ Server(r) # None /\ wstate[Server(r)] = "UP"
-            /\ \A v \in Workers : wstate[v] = "UP" => Eq4Load(Server(r)) >= Eq4Load(v)
+            /\ IF KeptTarget(proposal'[r].src) # None THEN Server(r) = KeptTarget(proposal'[r].src)
+               ELSE MostLoaded(Server(r))
+    /\ \A w \in Workers : (atarget'[w] # None /\ atarget'[w] # atarget[w]) => MostLoaded(atarget'[w])
 
 A3_AssistTargetsMostLoadedProp == [][A3_Step]_vars
 

@@ -64,6 +64,8 @@ Fail(w) ==
     /\ stored' = [stored EXCEPT ![w] = 0]
     /\ reserved' = [reserved EXCEPT ![w] = 0]
     /\ failures' = failures + 1
+    \* w's assist session, if it had one, ends with it
+    /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ UNCHANGED <<out, placed>>
 
 \* The workers an interrupted request may be sent to.
@@ -98,7 +100,7 @@ Route(r) ==
     /\ IF UseHolder(r) THEN RouteRestore(r) ELSE RouteReprefill(r)
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -162,7 +164,7 @@ RecoverEnv(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
 
 RoutingNext ==
     \/ PlacementNext

@@ -75,6 +75,7 @@ ReadingsDefault == DefaultReadings
 ReadingsWaitingQueue == [DefaultReadings EXCEPT !.queue = "waiting"]
 ReadingsRingFallThrough == [DefaultReadings EXCEPT !.ringFallThrough = TRUE]
 ReadingsRebackup == [DefaultReadings EXCEPT !.rebackup = TRUE]
+ReadingsAssistPerProposal == [DefaultReadings EXCEPT !.assistTarget = "proposal"]
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -145,6 +146,11 @@ W_NoLongRestoreProp ==
 W_NoRebackupProp ==
     [][~\E r \in Requests : /\ placed[r] /\ holder[r] # None /\ backup[r] = None
                              /\ holder'[r] = holder[r] /\ backup'[r] # None]_vars
+
+\* The session reading: a draft goes to the session's target while another UP worker is more loaded.
+W_NoKeptTargetProp ==
+    [][~\E r \in Requests : /\ proposal[r] = None /\ proposal'[r] # None
+                             /\ ~MostLoaded(Server(r))]_vars
 
 \* FC with the ringFallThrough reading: the ring neighbour has no room, a worker past it holds.
 W_NoFallThroughProp ==

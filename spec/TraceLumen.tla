@@ -42,7 +42,9 @@
 (*                                        page that is not the holder's    *)
 (*                                        copy comes from Elsewhere)       *)
 (*  Restart, DraftReady, Assist, FullReady: as the spec's, with the draft  *)
-(*  abstracted to what verification can tell of it (AbsDraft).             *)
+(*  abstracted to what verification can tell of it (AbsDraft); a target a  *)
+(*  DraftReady names is the session's target (assistTarget=session), and   *)
+(*  is a most loaded UP worker under either reading (A3).                  *)
 (*  "loads" (optional, on Place, Route, Assist): each UP worker's cited    *)
 (*  load equals Load(w) before the step, else the decision's property.     *)
 (*                                                                         *)
@@ -136,7 +138,7 @@ ApplyArrive == LET r == Ev.req IN
     /\ runq' = [runq EXCEPT ![Ev.worker] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 \* The rebackup reading's step: r keeps its holder and its copy and gains a backup.
@@ -150,7 +152,7 @@ ApplyPlace == LET r == Ev.req
     THEN /\ backup' = [backup EXCEPT ![r] = Ev.backup]
          /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
          /\ reserved' = [w \in Workers |-> reserved[w] + (IF Ev.backup = w THEN Size(r) ELSE 0)]
-         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures>>
+         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures, atarget>>
          /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
          /\ UNCHANGED <<wdig, hdig>>
     ELSE
@@ -162,7 +164,7 @@ ApplyPlace == LET r == Ev.req
     /\ reserved' = [w \in Workers |-> reserved[w] + (taken(w) - released(w)) * Size(r)]
     /\ stored' = [w \in Workers |-> stored[w] - (IF holder[r] = w THEN Len(ckpt[r]) ELSE 0)
                                                - (IF backup[r] = w THEN Len(bckpt[r]) ELSE 0)]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures, atarget>>
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
     /\ UNCHANGED wdig
@@ -183,7 +185,7 @@ ApplyPrefill == LET r == Ev.req
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget>>
     /\ UNCHANGED <<hdig, bdig>>
 
 ApplyDecode == LET r == Ev.req IN
@@ -192,7 +194,7 @@ ApplyDecode == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved>>
+    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget>>
     /\ UNCHANGED <<hdig, bdig>>
 
 \* Which copy a StreamPage grows: the backup's when it names the backup, else the holder's.
@@ -223,7 +225,7 @@ ApplyStream == LET r == Ev.req
        ELSE /\ ckpt' = [ckpt EXCEPT ![r] = grown] /\ UNCHANGED bckpt
             /\ hdig' = [hdig EXCEPT ![r] = Received(@)] /\ UNCHANGED bdig
     /\ stored' = IF owner = None THEN stored ELSE [stored EXCEPT ![owner] = @ + (Len(grown) - Len(c))]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget>>
     /\ UNCHANGED wdig
 
 (***************************************************************************)
@@ -253,7 +255,7 @@ ApplyComplete == LET r == Ev.req IN
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ FreeAsReported(r)
-    /\ UNCHANGED <<wstate, active, placed, out, failures>>
+    /\ UNCHANGED <<wstate, active, placed, out, failures, atarget>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyFail == LET w == Ev.worker
@@ -279,6 +281,7 @@ ApplyFail == LET w == Ev.worker
                                          - SumOf({r \in gone : asHolder(r)}, [r \in Requests |-> Len(ckpt[r])])]
     /\ reserved' = [reserved EXCEPT ![w] = @ - SumOf({r \in gone : asBackup(r) \/ asHolder(r)}, [r \in Requests |-> Size(r)])]
     /\ failures' = failures + 1
+    /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ UNCHANGED <<out, placed>>
     \* what a lost request's server wrote stays until the request is routed (Restored)
     /\ wdig' = wdig
@@ -307,7 +310,7 @@ ApplyRoute == LET r == Ev.req IN
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
     /\ FreeAsReported(r)
-    /\ UNCHANGED <<wstate, active, out, proposal, failures>>
+    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget>>
     /\ wdig' = [wdig EXCEPT ![r] = IF Ev.mode = "RESTORE" THEN Received(NoDigests) ELSE NoDigests]
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
@@ -315,17 +318,22 @@ ApplyRoute == LET r == Ev.req IN
 ApplyRestart == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
     /\ active' = [active EXCEPT ![w] = "NONE"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
+
+\* A target the event names (session reading), else none chosen yet.
+NamesTarget == "target" \in DOMAIN Ev
 
 ApplyDraftReady == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
+    /\ atarget' = [atarget EXCEPT ![w] = IF Readings.assistTarget = "session" /\ NamesTarget THEN Ev.target ELSE None]
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyAssist == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = [src |-> Ev.worker, toks |-> AbsDraft(r, Ev.draft)]]
+    /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![Ev.worker] = Server(r)] ELSE atarget
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
@@ -336,6 +344,7 @@ ApplyFullReady == LET w == Ev.worker
     /\ active' = [active EXCEPT ![w] = "FULL"]
     /\ proposal' = [r \in Requests |-> IF r \in dropped /\ proposal[r] # None /\ proposal[r].src = w
                                        THEN None ELSE proposal[r]]
+    /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
@@ -365,7 +374,7 @@ LagKeys(r) == {<<r, "h">>, <<r, "b">>}
 Missed(w, r) == /\ w \in DOMAIN amiss /\ amiss[w] = "none" /\ wstate[w] = "ASSISTING"
                 /\ proposal[r] = None /\ Len(out[r]) < Len(Ref[r])
                 /\ Server(r) # None /\ wstate[Server(r)] = "UP"
-                /\ \A v \in Workers : wstate[v] = "UP" => Load(Server(r)) >= Load(v)
+                /\ Server(r) \in AssistTargetsOf(w)
 
 Fair ==
     CASE Ev.type = "Decode" ->
@@ -415,7 +424,10 @@ StreamPagesStep(r) ==
         /\ (IF toB THEN bckpt'[r] ELSE ckpt'[r]) = c \o [j \in 1..n |-> CopyTo(kv[r][Len(c) + j], owner)]
         /\ (IF toB THEN ckpt' = ckpt ELSE bckpt' = bckpt)
         /\ stored' = [stored EXCEPT ![owner] = @ + n]
-        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved>>
+        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget>>
+
+\* A target a DraftReady names is a most loaded UP worker (A3), under either reading.
+NamedTargetOK == Ev.type = "DraftReady" /\ NamesTarget => MostLoaded(Ev.target)
 
 CitedLoadsHold ==
     "loads" \in DOMAIN Ev =>
@@ -469,7 +481,7 @@ StepWrong ==
       [] ~S14_Step -> "S14"
       [] ~A1_Step \/ (Ev.type = "Place" /\ ~CitedLoadsHold) -> "A1"
       [] ~A2_Step \/ (Ev.type = "Route" /\ ~CitedLoadsHold) -> "A2"
-      [] ~A3_Step \/ (Ev.type = "Assist" /\ ~CitedLoadsHold) -> "A3"
+      [] ~A3_Step \/ (Ev.type = "Assist" /\ ~CitedLoadsHold) \/ ~NamedTargetOK -> "A3"
       [] ~L3_Bounded -> "L3"
       [] ~L4_Bounded -> "L4"
       [] ~SpecStepOK -> "step"

@@ -56,6 +56,7 @@ class Worker:
     def __init__(self, wid):
         self.id, self.state, self.epoch = wid, "UP", 0
         self.last_assist = -1.0  # spreads drafts over several assisting workers
+        self.target = None       # Alg. 3 line 4: the survivor this worker assists in its session
 
 
 class Cluster:
@@ -64,9 +65,13 @@ class Cluster:
         if policy not in POLICIES:
             raise ValueError(f"policy {policy!r} is not implemented (only {', '.join(POLICIES)})")
         self.policy = policy
-        # this implementation follows the default reading of every ambiguity (docs/readings.md)
-        defaults = {"queue": "run", "ringDirection": "next", "ringFallThrough": False, "rebackup": False}
-        for name, value in config.get("readings", {}).items():
+        # this implementation follows the default reading of every ambiguity (docs/readings.md),
+        # and both readings of the assist target
+        defaults = {"queue": "run", "ringDirection": "next", "ringFallThrough": False, "rebackup": False,
+                    "assistTarget": "session"}
+        readings = dict(config.get("readings", {}))
+        self.session_target = readings.pop("assistTarget", "session") == "session"
+        for name, value in readings.items():
             if defaults.get(name, object()) != value:
                 raise ValueError(f"reading {name}={value!r} is not implemented (only the defaults)")
         self.alpha, self.beta = float(config["alpha"]), float(config["beta"])
@@ -177,7 +182,7 @@ class Cluster:
 
     def fail(self, w):
         worker = self.workers[w]
-        worker.state, worker.epoch = "FAILED", worker.epoch + 1
+        worker.state, worker.epoch, worker.target = "FAILED", worker.epoch + 1, None
         interrupted = sorted(r.id for r in self.live() if r.server == w and r.phase in ACTIVE)
         orphaned = sorted(r.id for r in self.live() if w in r.copies)
         promoted = []
@@ -371,7 +376,13 @@ class Cluster:
         worker = self.workers[w]
         if worker.epoch == epoch and worker.state == "LOADING_DRAFT":
             worker.state = "ASSISTING"
-            self.event("DraftReady", worker=w)
+            if self.session_target:          # choose the session's target now: a most loaded survivor
+                up = self.up()
+                top = max(self.load(v) for v in up)
+                worker.target = min(v for v in up if self.load(v) == top)
+                self.event("DraftReady", worker=w, target=worker.target)
+            else:
+                self.event("DraftReady", worker=w)
             if "MID_HANDOVER" in self.armed[w]:   # fail it while it assists
                 self.at(self.now + (FULL_LOAD_MS - DRAFT_LOAD_MS) / 2, self.handover_fault, w, epoch)
 
@@ -387,10 +398,19 @@ class Cluster:
             return
         up = self.up()
         top = max(self.load(w) for w in up)
-        if self.load(r.server) < top:
+        most_loaded = self.load(r.server) == top
+
+        def may_assist(w):   # its session's target while that is UP, else a most loaded survivor
+            if self.session_target and w.target is not None and self.workers[w.target].state == "UP":
+                return r.server == w.target
+            return most_loaded
+        helpers = [w for w in helpers if may_assist(w)]
+        if not helpers:
             return
         helper = min(helpers, key=lambda w: (w.last_assist, w.id))   # take turns
         helper.last_assist = self.now
+        if self.session_target:
+            helper.target = r.server
         m = len(r.out)
         draft = []
         for n in range(m + 1, m + 1 + min(self.k, remaining - 1)):
@@ -406,5 +426,5 @@ class Cluster:
         dropped = sorted(r.id for r in self.live() if r.draft and r.draft[0] == w)
         for rid in dropped:
             self.requests[rid].draft = None
-        worker.state = "UP"
+        worker.state, worker.target = "UP", None
         self.event("FullReady", worker=w, dropped=dropped)

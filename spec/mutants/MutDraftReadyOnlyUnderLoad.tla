@@ -8,6 +8,7 @@ MutDraftReady(w) ==
     /\ \E s \in Serving : Load(s) > Theta
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
+    /\ \E t \in TargetChoices : atarget' = [atarget EXCEPT ![w] = t]
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
 
 =============================================================================

@@ -193,11 +193,15 @@ public final class CoreRunner {
             int ww = w;
             switch (s.worker(w).state()) {
                 case FAILED -> options.add(() -> Core.restart(s, ww));
-                case LOADING_DRAFT -> options.add(() -> Core.draftReady(s, ww));
+                case LOADING_DRAFT -> {
+                    // the session target chosen at DraftReady, or left to the first proposal
+                    boolean now = rnd.nextBoolean();
+                    options.add(() -> Core.draftReady(s, ww, now));
+                }
                 case LOADING_FULL -> options.add(() -> Core.fullReady(s, ww));
                 case ASSISTING -> {
                     options.add(() -> Core.fullReady(s, ww));
-                    int r = Core.assistCandidate(s);
+                    int r = Core.assistCandidate(s, ww);
                     if (r >= 0) {
                         int[] d = draft(s.request(r), s.config().k(), agreement, rnd);
                         options.add(() -> Core.assist(s, ww, r, d));

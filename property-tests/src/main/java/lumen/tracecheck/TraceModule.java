@@ -163,7 +163,8 @@ public final class TraceModule {
                 .append("TNeighbour == NeighbourV\n")
                 .append("ReadingsV == [queue |-> \"").append(c.readings().queue().label)
                 .append("\", ringFallThrough |-> ").append(c.readings().ringFallThrough() ? "TRUE" : "FALSE")
-                .append(", rebackup |-> ").append(c.readings().rebackup() ? "TRUE" : "FALSE").append("]\n")
+                .append(", rebackup |-> ").append(c.readings().rebackup() ? "TRUE" : "FALSE")
+                .append(", assistTarget |-> \"").append(c.readings().assistTarget().label).append("\"]\n")
                 .append("TReadings == ReadingsV\n");
         StringBuilder prompt = new StringBuilder();
         StringBuilder ref = new StringBuilder();
@@ -278,7 +279,13 @@ public final class TraceModule {
                 f.put("freed", Integer.toString(x.freed()));
                 pages(f, x.pages());
             }
-            case RESTART, DRAFT_READY -> f.put("worker", Integer.toString(e.worker()));
+            case RESTART -> f.put("worker", Integer.toString(e.worker()));
+            case DRAFT_READY -> {
+                f.put("worker", Integer.toString(e.worker()));
+                if (((Event.DraftReady) e).target() >= 0) {
+                    f.put("target", Integer.toString(((Event.DraftReady) e).target()));
+                }
+            }
             case ASSIST -> {
                 Event.Assist x = (Event.Assist) e;
                 f.put("worker", Integer.toString(x.worker()));

@@ -42,6 +42,15 @@ class PythonExampleTest {
         assertThat(r.schedules).isEqualTo(30);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"lumen", "lumen-dual"})
+    void theExamplePassesUnderTheProposalReadingOfTheAssistTargetToo(String policy) {
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command()).withPolicies(List.of(policy))
+                .withReadings(lumen.core.Readings.DEFAULT.with("assistTarget", "proposal")).withSchedules(1, 30));
+        assertThat(r.failure).as(() -> ConformReport.text(r)).isNull();
+        assertThat(r.schedules).isEqualTo(30);
+    }
+
     @Test
     void itsSeededBugIsCaughtWithItsProperty() {
         Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command("--bug", "restore-past-checkpoint"))

@@ -24,6 +24,7 @@ public final class ActionProperties {
             }
             case PREFILL, DECODE -> s14(pre, pre.request(e.req()), e);
             case ASSIST -> a3(pre, (Event.Assist) e);
+            case DRAFT_READY -> a3(pre, (Event.DraftReady) e);
             default -> null;
         };
     }
@@ -192,7 +193,10 @@ public final class ActionProperties {
                         Integer.toString(r.savedPositions()), Integer.toString(rt.freed()));
     }
 
-    /** A3: every draft goes to a request on a most loaded UP worker. */
+    /**
+     * A3: every draft goes to a request on an UP worker: under the session reading on the
+     * assisting worker's target while that target is UP, else on a most loaded UP worker.
+     */
     public static Finding a3(ClusterState s, Event.Assist a) {
         RequestRec r = s.request(a.req());
         int server = r.server();
@@ -200,10 +204,34 @@ public final class ActionProperties {
             return new Finding(PropertyId.A3, "a draft for request " + r.id() + ", which is on no UP worker",
                     "an UP server", server < 0 ? "none" : "worker " + server + " (" + s.worker(server).state() + ")");
         }
+        int kept = s.keptTarget(a.worker());
+        if (kept >= 0) {
+            return server == kept ? null
+                    : new Finding(PropertyId.A3, "a draft of worker " + a.worker() + " for request " + r.id()
+                            + " leaves its assist session's target (assistTarget=session: the target is chosen once"
+                            + " and kept while it is UP, Algorithm 3 line 4)", "worker " + kept, "worker " + server);
+        }
+        return mostLoaded(s, server, "a draft for request " + r.id() + " goes to a worker that is not most loaded");
+    }
+
+    /** A3: a target a DraftReady names is a most loaded UP worker when it is chosen. */
+    public static Finding a3(ClusterState s, Event.DraftReady d) {
+        int t = d.target();
+        if (t < 0) {
+            return null;
+        }
+        if (!s.isUp(t)) {
+            return new Finding(PropertyId.A3, "worker " + d.worker() + "'s assist target, which is not UP",
+                    "an UP worker", "worker " + t + " (" + s.worker(t).state() + ")");
+        }
+        return mostLoaded(s, t, "worker " + d.worker() + "'s assist target is not a most loaded UP worker");
+    }
+
+    /** A3's load test, by a plain scan: no UP worker is more loaded than {@code u}. */
+    private static Finding mostLoaded(ClusterState s, int u, String what) {
         for (int w = 0; w < s.workerCount(); w++) {
-            if (s.isUp(w) && s.load(w) > s.load(server)) {
-                return new Finding(PropertyId.A3, "a draft for request " + r.id() + " goes to a worker that is not most loaded",
-                        "L=" + s.load(w) + " (worker " + w + ")", "L=" + s.load(server) + " (worker " + server + ")");
+            if (s.isUp(w) && s.load(w) > s.load(u)) {
+                return new Finding(PropertyId.A3, what, "L=" + s.load(w) + " (worker " + w + ")", "L=" + s.load(u) + " (worker " + u + ")");
             }
         }
         return null;

@@ -180,6 +180,25 @@ public final class ClusterState {
         return index.maxLoad();
     }
 
+    /**
+     * {@code KeptTarget(w)}: under the session reading, the target of worker w's assist session
+     * while that target is UP; else -1 (the next proposal chooses a most loaded UP worker).
+     */
+    public int keptTarget(int w) {
+        int t = config.readings().sessionTarget() ? worker(w).target() : -1;
+        return t >= 0 && isUp(t) ? t : -1;
+    }
+
+    /** Whether assisting worker w may propose for a request on {@code server} now ({@code AssistTargetsOf(w)}). */
+    public boolean mayAssist(int w, int server) {
+        int kept = keptTarget(w);
+        if (kept >= 0) {
+            return server == kept;
+        }
+        int top = assistTarget();
+        return server >= 0 && top >= 0 && isUp(server) && load(server) == load(top);
+    }
+
     /** The requests with an in-flight draft from worker {@code w}, ascending. */
     public int[] requestsWithProposalFrom(int w) {
         return java.util.Arrays.stream(requests.keys()).filter(id -> {

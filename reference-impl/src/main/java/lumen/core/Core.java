@@ -153,8 +153,17 @@ public final class Core {
         return take(s, new Event.Restart(w));
     }
 
+    /** DraftReady; under the session reading the target is chosen here, a most loaded UP worker (lowest id). */
     public static Step draftReady(ClusterState s, int w) {
-        return take(s, new Event.DraftReady(w));
+        return draftReady(s, w, true);
+    }
+
+    /**
+     * DraftReady; with {@code chooseNow} false the session's target is left to the first proposal
+     * (the spec allows both; a system that decides later logs no target).
+     */
+    public static Step draftReady(ClusterState s, int w, boolean chooseNow) {
+        return take(s, new Event.DraftReady(w, chooseNow && s.config().readings().sessionTarget() ? s.assistTarget() : -1));
     }
 
     /** Assist: w proposes {@code draft} for r (r must be on a most loaded UP worker). */
@@ -163,27 +172,29 @@ public final class Core {
     }
 
     /**
-     * The request a recovering worker assists next: on a most loaded UP worker (any of them, when
-     * several tie), decoding without a draft and with tokens left; the lowest worker id, then the
-     * lowest request id, first. -1 when there is none.
+     * The request recovering worker {@code w} assists next: on a worker it may assist now
+     * ({@link ClusterState#mayAssist}: its session's target under the session reading, while that
+     * target is UP; else a most loaded UP worker, any of them when several tie), decoding without a
+     * draft and with tokens left; the lowest worker id, then the lowest request id, first. -1 when
+     * there is none.
      */
-    public static int assistCandidate(ClusterState s) {
-        return assistCandidate(s, id -> false);
+    public static int assistCandidate(ClusterState s, int w) {
+        return assistCandidate(s, w, id -> false);
     }
 
-    /** As {@link #assistCandidate(ClusterState)}, skipping the requests {@code taken} (drafts another worker is preparing). */
-    public static int assistCandidate(ClusterState s, java.util.function.IntPredicate taken) {
-        int t = s.assistTarget();
+    /** As {@link #assistCandidate(ClusterState, int)}, skipping the requests {@code taken} (drafts another worker is preparing). */
+    public static int assistCandidate(ClusterState s, int w, java.util.function.IntPredicate taken) {
+        int kept = s.keptTarget(w);
+        int t = kept >= 0 ? kept : s.assistTarget();
         if (t < 0) {
             return -1;
         }
-        double top = s.load(t);
-        for (int w = t; w < s.workerCount(); w++) {
-            if (w != t && (!s.isUp(w) || s.load(w) != top)) {
+        for (int v = t; v < s.workerCount(); v++) {
+            if (v != t && (kept >= 0 || !s.mayAssist(w, v))) {
                 continue;
             }
             int[] best = {-1};
-            s.worker(w).runq().forEachKey(id -> {
+            s.worker(v).runq().forEachKey(id -> {
                 RequestRec r = s.request(id);
                 if (best[0] < 0 && r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen()
                         && !taken.test(id)) {
@@ -198,14 +209,14 @@ public final class Core {
     }
 
     /**
-     * Whether a draft prepared for request {@code r} may still be proposed now: the request decodes
-     * without a draft in flight, has tokens left, and its server is UP and among the most loaded.
+     * Whether a draft worker {@code w} prepared for request {@code r} may still be proposed now: the
+     * request decodes without a draft in flight, has tokens left, and its server is one w may assist
+     * now ({@link ClusterState#mayAssist}).
      */
-    public static boolean canAssist(ClusterState s, int r) {
+    public static boolean canAssist(ClusterState s, int w, int r) {
         RequestRec rr = s.request(r);
-        int target = s.assistTarget();
         return rr != null && rr.phase() == RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen()
-                && s.isUp(rr.server()) && target >= 0 && s.load(rr.server()) == s.load(target);
+                && s.mayAssist(w, rr.server());
     }
 
     /**

@@ -244,8 +244,16 @@ public sealed interface Event {
         }
     }
 
-    /** The draft model is loaded: the worker assists. */
-    record DraftReady(int worker) implements Event {
+    /**
+     * The draft model is loaded: the worker assists. {@code target} is the survivor it will assist
+     * when the event names one (the session reading's choice made here), else -1 (chosen at the
+     * first proposal).
+     */
+    record DraftReady(int worker, int target) implements Event {
+        public DraftReady(int worker) {
+            this(worker, -1);
+        }
+
         public Action action() {
             return Action.DRAFT_READY;
         }

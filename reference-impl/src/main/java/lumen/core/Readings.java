@@ -18,8 +18,12 @@ import java.util.Map;
  *                        default), or the next worker on the ring is tried, and so on (true)
  * @param rebackup        lumen-dual: the backup is chosen at placement only (false, the default), or a
  *                        request with a holder and no backup gets a new one as soon as a worker has room
+ * @param assistTarget    Algorithm 3's target w_s: chosen once per assist session and kept while it is
+ *                        UP ({@link AssistTarget#SESSION}, the default, as line 4 is written), or again
+ *                        for every proposal ({@link AssistTarget#PROPOSAL})
  */
-public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ringFallThrough, boolean rebackup) {
+public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ringFallThrough, boolean rebackup,
+                       AssistTarget assistTarget) {
 
     /** How Eq. 4 counts a worker's queue. */
     public enum QueueDepth {
@@ -53,15 +57,36 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         }
     }
 
-    public static final Readings DEFAULT = new Readings(QueueDepth.RUN, RingDirection.NEXT, false, false);
+    /** When a recovering worker chooses the survivor it assists. */
+    public enum AssistTarget {
+        SESSION("session"), PROPOSAL("proposal");
+
+        public final String label;
+
+        AssistTarget(String label) {
+            this.label = label;
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
+    public static final Readings DEFAULT = new Readings(QueueDepth.RUN, RingDirection.NEXT, false, false, AssistTarget.SESSION);
 
     /** The names of the readings, in the order the header and the docs list them. */
-    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup");
+    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget");
 
     public Readings {
-        if (queue == null || ringDirection == null) {
-            throw new IllegalArgumentException("readings: queue and ringDirection are required");
+        if (queue == null || ringDirection == null || assistTarget == null) {
+            throw new IllegalArgumentException("readings: queue, ringDirection and assistTarget are required");
         }
+    }
+
+    /** Whether a recovering worker keeps its assist target for the session (the session reading). */
+    public boolean sessionTarget() {
+        return assistTarget == AssistTarget.SESSION;
     }
 
     public boolean isDefault() {
@@ -75,6 +100,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         m.put("ringDirection", ringDirection.label);
         m.put("ringFallThrough", ringFallThrough);
         m.put("rebackup", rebackup);
+        m.put("assistTarget", assistTarget.label);
         return m;
     }
 
@@ -86,10 +112,11 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      */
     public Readings with(String name, String value) {
         return switch (name) {
-            case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup);
-            case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup);
-            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup);
-            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS));
+            case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup, assistTarget);
+            case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup, assistTarget);
+            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup, assistTarget);
+            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS), assistTarget);
+            case "assistTarget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, pick(name, value, AssistTarget.values()));
             default -> throw unknown(name);
         };
     }
@@ -107,6 +134,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "queue" -> QueueDepth.values();
             case "ringDirection" -> RingDirection.values();
             case "ringFallThrough", "rebackup" -> BOOLEANS;
+            case "assistTarget" -> AssistTarget.values();
             default -> throw unknown(name);
         };
         return java.util.Arrays.stream(all).map(String::valueOf).toList();
@@ -129,13 +157,14 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
     /**
      * Whether reading {@code name} changes anything under policy {@code p}: Q_w counts under every
      * policy (the gateway's arrivals use it too), the ring readings under a ring placement, rebackup
-     * under a dual placement.
+     * under a dual placement, assistTarget under a policy whose restarted workers assist.
      */
     public static boolean appliesTo(String name, RecoveryPolicy p) {
         return switch (name) {
             case "queue" -> true;
             case "ringDirection", "ringFallThrough" -> p.ringPlacement();
             case "rebackup" -> p.dualPlacement();
+            case "assistTarget" -> p.restartState() == WorkerState.LOADING_DRAFT;
             default -> throw unknown(name);
         };
     }

@@ -353,10 +353,14 @@ public final class SpecStep {
         if (f != null) {
             return f;
         }
-        int t = s.assistTarget();
-        return s.load(r.server()) == s.load(t) ? null
-                : mismatch("Assist of request " + r.id() + " goes to a most loaded UP worker (AssistTargets)",
-                        "worker " + t + " (L=" + s.load(t) + ")", "worker " + r.server() + " (L=" + s.load(r.server()) + ")");
+        if (s.mayAssist(a.worker(), r.server())) {
+            return null;
+        }
+        int kept = s.keptTarget(a.worker());
+        int t = kept >= 0 ? kept : s.assistTarget();
+        return mismatch("Assist of request " + r.id() + " goes to a worker it may assist now (AssistTargetsOf: "
+                        + (kept >= 0 ? "its session's target" : "a most loaded UP worker") + ")",
+                "worker " + t + " (L=" + s.load(t) + ")", "worker " + r.server() + " (L=" + s.load(r.server()) + ")");
     }
 
     private static Finding fullReady(ClusterState s, Event.FullReady f) {

@@ -23,10 +23,23 @@ public final class Transition {
             case FAIL -> fail(s, (Event.Fail) e);
             case ROUTE -> route(s, (Event.Route) e);
             case RESTART -> s.withWorker(s.worker(((Event.Restart) e).worker()).withState(s.policy().restartState(), ActiveModel.NONE));
-            case DRAFT_READY -> s.withWorker(s.worker(((Event.DraftReady) e).worker()).withState(WorkerState.ASSISTING, ActiveModel.DRAFT));
-            case ASSIST -> s.withRequest(s.request(((Event.Assist) e).req()).withProposal(new RequestRec.Proposal(((Event.Assist) e).worker(), ((Event.Assist) e).draft())));
+            case DRAFT_READY -> draftReady(s, (Event.DraftReady) e);
+            case ASSIST -> assist(s, (Event.Assist) e);
             case FULL_READY -> fullReady(s, (Event.FullReady) e);
         };
+    }
+
+    /** The worker assists; under the session reading a target the event names is its session's target. */
+    private static ClusterState draftReady(ClusterState s, Event.DraftReady d) {
+        int t = s.config().readings().sessionTarget() && d.target() >= 0 ? d.target() : -1;
+        return s.withWorker(s.worker(d.worker()).withState(WorkerState.ASSISTING, ActiveModel.DRAFT).withTarget(t));
+    }
+
+    /** A draft is in flight; under the session reading its request's server is the session's target from now on. */
+    private static ClusterState assist(ClusterState s, Event.Assist a) {
+        RequestRec r = s.request(a.req());
+        ClusterState n = s.withRequest(r.withProposal(new RequestRec.Proposal(a.worker(), a.draft())));
+        return s.config().readings().sessionTarget() ? n.withWorker(n.worker(a.worker()).withTarget(r.server())) : n;
     }
 
     private static ClusterState arrive(ClusterState s, Event.Arrive a) {

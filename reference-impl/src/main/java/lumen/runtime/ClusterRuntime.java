@@ -670,7 +670,7 @@ public final class ClusterRuntime {
             return;
         }
         // several recovering workers spread over the requests: none drafts for one another is drafting for
-        int r = Core.assistCandidate(state, drafting::containsKey);
+        int r = Core.assistCandidate(state, w.id, drafting::containsKey);
         if (r < 0) {
             on(w, now + cost.decodeMs(1, 0), () -> propose(w));
             return;
@@ -696,7 +696,7 @@ public final class ClusterRuntime {
         if (state.worker(w.id).state() != WorkerState.ASSISTING) {
             return;
         }
-        if (Core.canAssist(state, r)) {
+        if (Core.canAssist(state, w.id, r)) {
             emit(Core.assist(state, w.id, r, toks));
             stats.draftsDelivered++;
             stats.draftTokensProposed += toks.length;

@@ -529,7 +529,7 @@ public final class Simulator {
             return;
         }
         // several recovering workers spread over the requests: none drafts for one another is drafting for
-        int r = Core.assistCandidate(state, drafting::containsKey);
+        int r = Core.assistCandidate(state, w.id, drafting::containsKey);
         int k = cfg.k();
         if (r < 0) {
             on(w, now + cost.draftProposeMs(k), () -> propose(w));
@@ -545,7 +545,7 @@ public final class Simulator {
             return;
         }
         RequestRec rr = rec(r);
-        if (Core.canAssist(state, r)) {
+        if (Core.canAssist(state, w.id, r)) {
             int[] d = new int[cfg.k()];
             boolean agree = true;
             double pAgree = opt.acceptanceAfter(w.proposals++);

@@ -117,7 +117,7 @@ public final class SyntheticTrace {
                 return;
             }
             case ASSISTING -> {
-                int r = Core.assistCandidate(s);
+                int r = Core.assistCandidate(s, v);
                 if (r >= 0) {
                     RequestRec rr = s.request(r);
                     int[] d = new int[Math.min(spec.config().k(), 2)];

@@ -406,8 +406,9 @@ public final class TraceReader implements Closeable {
     private static final int F_RESUMED = 6;
     private static final int F_BACKUP = 7;
     private static final int F_MAXOUT = 8;
-    private static final int N_INTS = 9;
-    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup", "maxOut"};
+    private static final int F_TARGET = 9;
+    private static final int N_INTS = 10;
+    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup", "maxOut", "target"};
     private static final String[] ARRAY_NAMES = {"ref", "tokens", "interrupted", "orphaned", "draft", "dropped", "promoted"};
     /**
      * The least element of each array: reference tokens and request ids are 0..2^31-1; delivered
@@ -767,8 +768,8 @@ public final class TraceReader implements Closeable {
                 return new Event.Restart(workerField(type, F_WORKER));
             }
             case DRAFT_READY -> {
-                onlyFields(type, "worker");
-                return new Event.DraftReady(workerField(type, F_WORKER));
+                onlyFields(type, "worker", "target");
+                return new Event.DraftReady(workerField(type, F_WORKER), hasInt[F_TARGET] ? workerField(type, F_TARGET) : -1);
             }
             case ASSIST -> {
                 onlyFields(type, "worker", "req", "draft");

@@ -228,7 +228,13 @@ public final class TraceWriter implements Closeable {
                     pages(g, r.pages(), content);
                 }
             }
-            case RESTART, DRAFT_READY -> g.writeNumberField("worker", e.worker());
+            case RESTART -> g.writeNumberField("worker", e.worker());
+            case DRAFT_READY -> {
+                g.writeNumberField("worker", e.worker());
+                if (((Event.DraftReady) e).target() >= 0) {
+                    g.writeNumberField("target", ((Event.DraftReady) e).target());
+                }
+            }
             case ASSIST -> {
                 Event.Assist a = (Event.Assist) e;
                 g.writeNumberField("worker", a.worker());

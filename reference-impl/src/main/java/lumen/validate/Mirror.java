@@ -214,12 +214,11 @@ public final class Mirror {
     }
 
     private void missedAssists(ClusterState s, RequestRec r, List<Finding> found) {
-        if (r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())
-                || s.assistTarget() < 0 || s.load(r.server()) != s.load(s.assistTarget())) {
+        if (r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
             return;
         }
         for (int w : assistMissed.keySet().stream().mapToInt(Integer::intValue).toArray()) {
-            if (assistMissed.get(w) < 0 || s.worker(w).state() != WorkerState.ASSISTING) {
+            if (assistMissed.get(w) < 0 || s.worker(w).state() != WorkerState.ASSISTING || !s.mayAssist(w, r.server())) {
                 continue;
             }
             int n = assistOpportunities.merge(w * 1_000_003L + r.id(), 1, Integer::sum);

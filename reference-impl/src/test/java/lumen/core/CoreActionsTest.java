@@ -113,7 +113,7 @@ class CoreActionsTest {
         assertThat(t.worker(2).state()).isEqualTo(WorkerState.LOADING_DRAFT);
         t = Core.draftReady(t, 2).state();
         assertThat(t.worker(2).active()).isEqualTo(ActiveModel.DRAFT);
-        assertThat(Core.assistCandidate(t)).isEqualTo(0);
+        assertThat(Core.assistCandidate(t, 2)).isEqualTo(0);
         ClusterState u = Core.assist(t, 2, 0, new int[] {13, 14, 99}).state();
         Step v = Core.decode(u, 0);
         assertThat(((Event.Decode) v.event()).tokens()).as("two agree, then the target's own").containsExactly(13, 14, 15);
@@ -302,7 +302,7 @@ class CoreActionsTest {
         // w1 served r1 with checkpoint on w2? loads: find the most loaded and a request elsewhere
         ClusterState t = Core.draftReady(Core.restart(Core.fail(s, 2).state(), 2).state(), 2).state();
         int top = t.assistTarget();
-        int cand = Core.assistCandidate(t);
+        int cand = Core.assistCandidate(t, 2);
         assertThat(t.request(cand).server()).isEqualTo(top);
         int other = cand == 0 ? 1 : 0;
         if (t.load(t.request(other).server()) < t.load(top)) {
@@ -310,7 +310,66 @@ class CoreActionsTest {
             assertThatExceptionOfType(IllegalStateException.class)
                     .as("not on a most loaded worker").isThrownBy(() -> Core.assist(u, 2, other, new int[] {1}));
         }
-        assertThat(Core.assistCandidate(ClusterState.initial(cfg("lumen")))).isEqualTo(-1);
+        assertThat(Core.assistCandidate(ClusterState.initial(cfg("lumen")), 2)).isEqualTo(-1);
+    }
+
+    /**
+     * r0 on w0 (holder w1); w2 fails and comes back with its draft while w0 is the most loaded; then
+     * r1 arrives on w1 and r0's checkpoint streams to w1, so w1 becomes the most loaded.
+     */
+    private static ClusterState assistTargetMoves(Readings readings) {
+        ClusterState s = ClusterState.initial(cfg("lumen").withReadings(readings));
+        s = Core.place(Core.arrive(s, 0, 4, REF).state(), 0).state();
+        s = Core.prefill(s, 0).state();
+        s = Core.restart(Core.fail(s, 2).state(), 2).state();
+        Step ready = Core.draftReady(s, 2);
+        s = ready.state();
+        assertThat(((Event.DraftReady) ready.event()).target())
+                .as("the session reading names its target at DraftReady; the proposal reading names none")
+                .isEqualTo(readings.sessionTarget() ? 0 : -1);
+        s = Core.arrive(s, 1, 4, REF).state();
+        assertThat(s.request(1).server()).isEqualTo(1);
+        s = Core.prefill(Core.place(s, 1).state(), 1).state();
+        s = Core.streamPage(s, 0, 4).state();
+        assertThat(s.load(1)).as("w1 is now the most loaded").isGreaterThan(s.load(0));
+        return s;
+    }
+
+    @Test
+    void underTheSessionReadingTheAssistKeepsItsTargetWhileItIsUp() {
+        ClusterState s = assistTargetMoves(Readings.DEFAULT);
+        assertThat(s.keptTarget(2)).isEqualTo(0);
+        assertThat(Core.assistCandidate(s, 2)).as("r0, on the session's target w0").isEqualTo(0);
+        assertThatExceptionOfType(IllegalStateException.class).as("r1 is on the most loaded worker, not on the target")
+                .isThrownBy(() -> Core.assist(s, 2, 1, new int[] {1}));
+        assertThat(ActionProperties.check(s, new Event.Assist(2, 1, new int[] {1})).property()).isEqualTo(PropertyId.A3);
+        // the target fails: the next proposal chooses again, a most loaded UP worker
+        ClusterState t = Core.fail(Core.assist(s, 2, 0, new int[] {13}).state(), 0).state();
+        assertThat(t.keptTarget(2)).isEqualTo(-1);
+        int r = Core.assistCandidate(t, 2);
+        assertThat(r).isEqualTo(1);
+        assertThat(Core.assist(t, 2, r, new int[] {13}).state().worker(2).target()).isEqualTo(1);
+    }
+
+    @Test
+    void underTheProposalReadingEveryDraftGoesToTheMostLoadedWorkerOfItsMoment() {
+        ClusterState s = assistTargetMoves(Readings.DEFAULT.with("assistTarget", "proposal"));
+        assertThat(s.keptTarget(2)).isEqualTo(-1);
+        assertThat(Core.assistCandidate(s, 2)).isEqualTo(1);
+        assertThatExceptionOfType(IllegalStateException.class).as("w0 is no longer most loaded")
+                .isThrownBy(() -> Core.assist(s, 2, 0, new int[] {13}));
+        assertThat(Core.assist(s, 2, 1, new int[] {13}).state().worker(2).target()).isEqualTo(-1);
+    }
+
+    @Test
+    void aDraftReadyThatNamesATargetThatIsNotMostLoadedBreaksA3() {
+        ClusterState s = ClusterState.initial(cfg("lumen"));
+        s = Core.prefill(Core.place(Core.arrive(s, 0, 4, REF).state(), 0).state(), 0).state();
+        s = Core.restart(Core.fail(s, 2).state(), 2).state();
+        // w0 serves r0 (L=1), w1 serves nothing (L=0)
+        assertThat(ActionProperties.check(s, new Event.DraftReady(2, 1)).property()).isEqualTo(PropertyId.A3);
+        assertThat(ActionProperties.check(s, new Event.DraftReady(2, 0))).isNull();
+        assertThat(ActionProperties.check(s, new Event.DraftReady(2))).isNull();
     }
 
     @Test

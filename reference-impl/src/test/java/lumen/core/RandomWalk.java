@@ -90,10 +90,13 @@ final class RandomWalk {
                     }
                 }
                 case FAILED -> options.add(() -> Core.restart(s, ww));
-                case LOADING_DRAFT -> options.add(() -> Core.draftReady(s, ww));
+                case LOADING_DRAFT -> {
+                    options.add(() -> Core.draftReady(s, ww, true));
+                    options.add(() -> Core.draftReady(s, ww, false));
+                }
                 case ASSISTING -> {
                     options.add(() -> Core.fullReady(s, ww));
-                    int r = Core.assistCandidate(s);
+                    int r = Core.assistCandidate(s, ww);
                     if (r >= 0) {
                         RequestRec rr = s.request(r);
                         int[] d = draft(rr, s.config().k());

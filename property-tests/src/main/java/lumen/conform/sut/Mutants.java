@@ -335,6 +335,10 @@ public enum Mutants implements Bug {
     },
     /** The implementation is told the waiting-queue reading of Q_w and counts the whole run queue anyway. */
     IGNORES_QUEUE_READING("A2", "lumen", "queue", "waiting", "run"),
+    /** Under the session reading of the assist target (the default), every proposal re-targets the most loaded worker of its moment. */
+    ASSIST_RETARGETS("A3", "lumen", "assistTarget", "session", "proposal"),
+    /** Told the proposal reading of the assist target, the recovering worker keeps the target it chose for its session. */
+    ASSIST_KEEPS_TARGET("A3", "lumen", "assistTarget", "proposal", "session"),
     /** Under lumen-dual with the rebackup reading, a request whose backup was promoted or lost never gets a new one. */
     NO_REBACKUP("S14", "lumen-dual", "rebackup", "true", "false"),
     /** Under Fixed-Checkpointing with the ringFallThrough reading, a neighbour without room still leaves the request unprotected. */

@@ -63,7 +63,7 @@ Place(r) ==
                                           /\ SetBackup(r, h)
     /\ Reserve(r)
     /\ placed' = [placed EXCEPT ![r] = TRUE]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures, stored, atarget>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures, stored, atarget, rload>>
 
 \* The pages of r the server may stream: those it has written to its GPU.
 StreamLimit(r) == Len(kv[r])
@@ -87,7 +87,7 @@ StreamPage(r) ==
           /\ bckpt' = [bckpt EXCEPT ![r] = Append(@, CopyTo(BackupPageToStream(r), backup[r]))]
           /\ stored' = [stored EXCEPT ![backup[r]] = @ + 1]
           /\ UNCHANGED ckpt
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload>>
 
 -----------------------------------------------------------------------------
 (* Properties *)

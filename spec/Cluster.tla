@@ -85,13 +85,20 @@ LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by
 (*    is written ("session", the default; at DraftReady or at the first    *)
 (*    proposal, and again only when the target is no longer UP), or again  *)
 (*    for every proposal ("proposal").                                     *)
+(*  - routeLoads: the loads Algorithm 2 routes a failure's requests by:    *)
+(*    Eq. 4 on the state after the requests routed before ("recompute",   *)
+(*    the default), or the loads at the failure plus, as Algorithm 2       *)
+(*    writes "L(h) += cost", Beta for each request routed to a worker      *)
+(*    since ("increment"; FullReady's L(w) <- 0 holds there too).          *)
 (***************************************************************************)
-ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget"}
+ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget", "routeLoads"}
               /\ Readings.queue \in {"run", "waiting"}
               /\ Readings.ringFallThrough \in BOOLEAN
               /\ Readings.rebackup \in BOOLEAN
               /\ Readings.assistTarget \in {"session", "proposal"}
-DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE, assistTarget |-> "session"]
+              /\ Readings.routeLoads \in {"recompute", "increment"}
+DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE, assistTarget |-> "session",
+                    routeLoads |-> "recompute"]
 
 ASSUME /\ Policy \in Policies
        /\ ReadingsOK
@@ -123,11 +130,13 @@ VARIABLES
     failures,  \* how many worker failures have happened (a history counter)
     stored,    \* stored[w]: the checkpoint positions w's host memory holds, by w's counter
     reserved,  \* reserved[w]: the positions reserved on w at placement (Eq. 5), by w's counter
-    atarget    \* atarget[w]: the survivor w assists in its assist session (Algorithm 3's w_s), or
+    atarget,   \* atarget[w]: the survivor w assists in its assist session (Algorithm 3's w_s), or
                \* None while none is chosen (the assistTarget reading; DraftHandover)
+    rload      \* rload[w]: Algorithm 2's L(w) under routeLoads = "increment": w's load at the last
+               \* failure plus Beta per request routed to w since (FailureRouting); else unused (0)
 
 vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
-          stored, reserved, atarget>>
+          stored, reserved, atarget, rload>>
 
 -----------------------------------------------------------------------------
 (* Helpers *)
@@ -188,6 +197,23 @@ Eq4Load(w) == Alpha * StoredSum(w) + Beta * Q(w)
 
 ArgMinLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
 ArgMaxLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] >= l[v]}
+
+\* Algorithm 2's loads (the routeLoads reading): under "increment", for the load-aware policies,
+\* the running loads rload; otherwise Eq. 4 on the current state.
+RouteIncrement == Readings.routeLoads = "increment" /\ Policy \in LoadAware
+RouteLoad(w) == IF RouteIncrement THEN rload[w] ELSE Load(w)
+ArgMinRouteLoad(S) == LET l == [w \in S |-> RouteLoad(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
+NoRouteLoads == [w \in Workers |-> 0]
+\* The running loads after a failure of w that leaves the requests R interrupted: the loads now
+\* (a survivor's load is the same after the failure), or none when there is nothing to route.
+RouteLoadsAfterFail(R) == IF ~RouteIncrement THEN rload
+                          ELSE IF R = {} THEN NoRouteLoads ELSE [v \in Workers |-> Load(v)]
+\* ... after routing r to t: t is charged Beta ("L(t) += cost"); Algorithm 2's run ends with
+\* the last interrupted request.
+RouteLoadsAfterRoute(r, t) ==
+    IF ~RouteIncrement THEN rload
+    ELSE IF \A q \in Requests \ {r} : phase[q] # "INTERRUPTED" THEN NoRouteLoads
+    ELSE [rload EXCEPT ![t] = @ + Beta]
 
 \* Workers that take new work: UP, i.e. running the full model.
 Serving == {w \in Workers : wstate[w] = "UP"}
@@ -293,6 +319,7 @@ Init ==
     /\ stored = [w \in Workers |-> 0]
     /\ reserved = [w \in Workers |-> 0]
     /\ atarget = [w \in Workers |-> None]
+    /\ rload = [w \in Workers |-> 0]
 
 -----------------------------------------------------------------------------
 (* Failure-free serving actions *)
@@ -306,7 +333,7 @@ Arrive(r) ==
          runq' = [runq EXCEPT ![w] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
 
 (***************************************************************************)
 (* Prefill computes the KV pages r's server lacks: the whole prompt for a  *)
@@ -331,7 +358,7 @@ Prefill(r) ==
        IN  /\ out' = [out EXCEPT ![r] = newOut]
            /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, PromptLen[r] + Len(newOut) - 1)]
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
-    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload>>
 
 (***************************************************************************)
 (* One decode iteration of r: the forward pass feeds r's last token back  *)
@@ -349,7 +376,7 @@ Decode(r) ==
        IN  /\ out' = [out EXCEPT ![r] = @ \o new]
            /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, Len(@) + Len(new))]
     /\ proposal' = [proposal EXCEPT ![r] = None]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload>>
 
 \* How many of r's checkpoint copies w holds (as holder, as backup).
 Copies(r, w) == (IF holder[r] = w THEN 1 ELSE 0) + (IF backup[r] = w THEN 1 ELSE 0)
@@ -375,7 +402,7 @@ Complete(r) ==
     /\ runq' = [w \in Workers |-> runq[w] \ {r}]
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ FreeCheckpoint(r)
-    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures, atarget>>
+    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures, atarget, rload>>
 
 -----------------------------------------------------------------------------
 (* Properties of the substrate (IDs as in docs/design.md, section 3) *)
@@ -396,6 +423,7 @@ TypeOK ==
     /\ stored \in [Workers -> Nat]
     /\ reserved \in [Workers -> Nat]
     /\ atarget \in [Workers -> Workers \cup {None}]
+    /\ rload \in [Workers -> Nat]
 
 \* S1: an arrived request is always somewhere: in exactly the run queue of a
 \* worker while QUEUED or DECODE, known as INTERRUPTED to the coordinator,

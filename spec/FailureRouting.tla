@@ -66,16 +66,18 @@ Fail(w) ==
     /\ failures' = failures + 1
     \* w's assist session, if it had one, ends with it
     /\ atarget' = [atarget EXCEPT ![w] = None]
+    \* Algorithm 2 starts from the loads at the failure (a survivor's load is the same after it)
+    /\ rload' = RouteLoadsAfterFail(Interrupted(w) \cup {r \in Requests : phase[r] = "INTERRUPTED"})
     /\ UNCHANGED <<out, placed>>
 
 \* The workers an interrupted request may be sent to.
 RouteTargets == Serving
 
-\* Eq. 6's first two cases, per policy.
+\* Eq. 6's first two cases, per policy, on the loads Algorithm 2 routes by.
 UseHolder(r) ==
     /\ holder[r] # None
     /\ holder[r] \in RouteTargets
-    /\ CASE Policy \in LoadAware -> Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
+    /\ CASE Policy \in LoadAware -> RouteLoad(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
          [] Policy = "FC"    -> TRUE
          [] Policy = "SR"    -> FALSE
 
@@ -83,14 +85,16 @@ UseHolder(r) ==
 \* host memory (the pages keep that memory's tag).
 ResumePages(r) == ckpt[r]
 
+
 RouteRestore(r) ==
     LET h == holder[r] IN
     /\ runq' = [runq EXCEPT ![h] = @ \cup {r}]
+    /\ rload' = RouteLoadsAfterRoute(r, h)
     /\ kv' = [kv EXCEPT ![r] = ResumePages(r)]
     /\ FreeCheckpoint(r)   \* the pages now live in h's GPU
 
 RouteReprefill(r) ==
-    /\ \E t \in ArgMinLoad(RouteTargets) : runq' = [runq EXCEPT ![t] = @ \cup {r}]
+    /\ \E t \in ArgMinRouteLoad(RouteTargets) : runq' = [runq EXCEPT ![t] = @ \cup {r}] /\ rload' = RouteLoadsAfterRoute(r, t)
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ FreeCheckpoint(r)
 
@@ -138,10 +142,13 @@ S12_RestoreResumesAtCheckpointProp == [][S12_Step]_vars
 (* |C_r| > tau, and then with C_r as the resumed KV; otherwise REPREFILL   *)
 (* on an argmin of L over the UP workers, with the checkpoint freed.       *)
 (***************************************************************************)
+\* The loads A2 judges a route by: Eq. 4 from its sums, or Algorithm 2's running loads.
+A2Load(w) == IF RouteIncrement THEN rload[w] ELSE Eq4Load(w)
+
 Eq6Restore(r) ==
     /\ holder[r] # None
     /\ wstate[holder[r]] = "UP"
-    /\ Eq4Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
+    /\ A2Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
 
 A2_Step ==
     (Policy \in LoadAware) =>
@@ -150,7 +157,7 @@ A2_Step ==
             THEN r \in runq'[holder[r]] /\ Content(kv'[r]) = Content(ckpt[r])
             ELSE /\ \E t \in Workers : /\ r \in runq'[t]
                                       /\ wstate[t] = "UP"
-                                      /\ \A v \in Workers : wstate[v] = "UP" => Eq4Load(t) <= Eq4Load(v)
+                                      /\ \A v \in Workers : wstate[v] = "UP" => A2Load(t) <= A2Load(v)
                  /\ kv'[r] = <<>>
                  /\ ckpt'[r] = <<>>
 
@@ -164,7 +171,7 @@ RecoverEnv(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
 
 RoutingNext ==
     \/ PlacementNext

@@ -76,6 +76,7 @@ ReadingsWaitingQueue == [DefaultReadings EXCEPT !.queue = "waiting"]
 ReadingsRingFallThrough == [DefaultReadings EXCEPT !.ringFallThrough = TRUE]
 ReadingsRebackup == [DefaultReadings EXCEPT !.rebackup = TRUE]
 ReadingsAssistPerProposal == [DefaultReadings EXCEPT !.assistTarget = "proposal"]
+ReadingsRouteIncrement == [DefaultReadings EXCEPT !.routeLoads = "increment"]
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -151,6 +152,10 @@ W_NoRebackupProp ==
 W_NoKeptTargetProp ==
     [][~\E r \in Requests : /\ proposal[r] = None /\ proposal'[r] # None
                              /\ ~MostLoaded(Server(r))]_vars
+
+\* The increment reading: a request is routed while Algorithm 2's loads differ from the current ones.
+W_NoRouteLoadGapProp ==
+    [][~\E r \in Requests : RoutingStep(r) /\ \E v \in Serving : rload[v] # Load(v)]_vars
 
 \* FC with the ringFallThrough reading: the ring neighbour has no room, a worker past it holds.
 W_NoFallThroughProp ==

@@ -138,7 +138,7 @@ ApplyArrive == LET r == Ev.req IN
     /\ runq' = [runq EXCEPT ![Ev.worker] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 \* The rebackup reading's step: r keeps its holder and its copy and gains a backup.
@@ -152,7 +152,7 @@ ApplyPlace == LET r == Ev.req
     THEN /\ backup' = [backup EXCEPT ![r] = Ev.backup]
          /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
          /\ reserved' = [w \in Workers |-> reserved[w] + (IF Ev.backup = w THEN Size(r) ELSE 0)]
-         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures, atarget>>
+         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload>>
          /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
          /\ UNCHANGED <<wdig, hdig>>
     ELSE
@@ -164,7 +164,7 @@ ApplyPlace == LET r == Ev.req
     /\ reserved' = [w \in Workers |-> reserved[w] + (taken(w) - released(w)) * Size(r)]
     /\ stored' = [w \in Workers |-> stored[w] - (IF holder[r] = w THEN Len(ckpt[r]) ELSE 0)
                                                - (IF backup[r] = w THEN Len(bckpt[r]) ELSE 0)]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures, atarget>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload>>
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
     /\ UNCHANGED wdig
@@ -185,7 +185,7 @@ ApplyPrefill == LET r == Ev.req
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload>>
     /\ UNCHANGED <<hdig, bdig>>
 
 ApplyDecode == LET r == Ev.req IN
@@ -194,7 +194,7 @@ ApplyDecode == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload>>
     /\ UNCHANGED <<hdig, bdig>>
 
 \* Which copy a StreamPage grows: the backup's when it names the backup, else the holder's.
@@ -225,7 +225,7 @@ ApplyStream == LET r == Ev.req
        ELSE /\ ckpt' = [ckpt EXCEPT ![r] = grown] /\ UNCHANGED bckpt
             /\ hdig' = [hdig EXCEPT ![r] = Received(@)] /\ UNCHANGED bdig
     /\ stored' = IF owner = None THEN stored ELSE [stored EXCEPT ![owner] = @ + (Len(grown) - Len(c))]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload>>
     /\ UNCHANGED wdig
 
 (***************************************************************************)
@@ -255,7 +255,7 @@ ApplyComplete == LET r == Ev.req IN
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ FreeAsReported(r)
-    /\ UNCHANGED <<wstate, active, placed, out, failures, atarget>>
+    /\ UNCHANGED <<wstate, active, placed, out, failures, atarget, rload>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyFail == LET w == Ev.worker
@@ -282,6 +282,7 @@ ApplyFail == LET w == Ev.worker
     /\ reserved' = [reserved EXCEPT ![w] = @ - SumOf({r \in gone : asBackup(r) \/ asHolder(r)}, [r \in Requests |-> Size(r)])]
     /\ failures' = failures + 1
     /\ atarget' = [atarget EXCEPT ![w] = None]
+    /\ rload' = RouteLoadsAfterFail(lost \cup {r \in Requests : phase[r] = "INTERRUPTED"})
     /\ UNCHANGED <<out, placed>>
     \* what a lost request's server wrote stays until the request is routed (Restored)
     /\ wdig' = wdig
@@ -310,6 +311,7 @@ ApplyRoute == LET r == Ev.req IN
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
     /\ FreeAsReported(r)
+    /\ rload' = RouteLoadsAfterRoute(r, Ev.worker)
     /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget>>
     /\ wdig' = [wdig EXCEPT ![r] = IF Ev.mode = "RESTORE" THEN Received(NoDigests) ELSE NoDigests]
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
@@ -318,7 +320,7 @@ ApplyRoute == LET r == Ev.req IN
 ApplyRestart == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
     /\ active' = [active EXCEPT ![w] = "NONE"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 \* A target the event names (session reading), else none chosen yet.
@@ -328,13 +330,13 @@ ApplyDraftReady == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
     /\ atarget' = [atarget EXCEPT ![w] = IF Readings.assistTarget = "session" /\ NamesTarget THEN Ev.target ELSE None]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyAssist == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = [src |-> Ev.worker, toks |-> AbsDraft(r, Ev.draft)]]
     /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![Ev.worker] = Server(r)] ELSE atarget
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyFullReady == LET w == Ev.worker
@@ -345,6 +347,7 @@ ApplyFullReady == LET w == Ev.worker
     /\ proposal' = [r \in Requests |-> IF r \in dropped /\ proposal[r] # None /\ proposal[r].src = w
                                        THEN None ELSE proposal[r]]
     /\ atarget' = [atarget EXCEPT ![w] = None]
+    /\ rload' = IF RouteIncrement THEN [rload EXCEPT ![w] = 0] ELSE rload
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
@@ -424,14 +427,15 @@ StreamPagesStep(r) ==
         /\ (IF toB THEN bckpt'[r] ELSE ckpt'[r]) = c \o [j \in 1..n |-> CopyTo(kv[r][Len(c) + j], owner)]
         /\ (IF toB THEN ckpt' = ckpt ELSE bckpt' = bckpt)
         /\ stored' = [stored EXCEPT ![owner] = @ + n]
-        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget>>
+        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload>>
 
 \* A target a DraftReady names is a most loaded UP worker (A3), under either reading.
 NamedTargetOK == Ev.type = "DraftReady" /\ NamesTarget => MostLoaded(Ev.target)
 
+\* Cited loads are the loads the decision is taken on: Algorithm 2's on a Route.
 CitedLoadsHold ==
     "loads" \in DOMAIN Ev =>
-        \A w \in Workers : wstate[w] = "UP" => Ev.loads[w + 1] = Load(w)
+        \A w \in Workers : wstate[w] = "UP" => Ev.loads[w + 1] = IF Ev.type = "Route" THEN RouteLoad(w) ELSE Load(w)
 
 \* The reservations a placement cites are the counters before it (S15 ties them to the sums).
 CitedReservedHold ==

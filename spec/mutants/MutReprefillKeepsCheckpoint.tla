@@ -4,7 +4,7 @@
 EXTENDS MCLumen
 
 MutRouteReprefill(r) ==
-    /\ \E t \in ArgMinLoad(RouteTargets) : runq' = [runq EXCEPT ![t] = @ \cup {r}]
+    /\ \E t \in ArgMinRouteLoad(RouteTargets) : runq' = [runq EXCEPT ![t] = @ \cup {r}] /\ rload' = RouteLoadsAfterRoute(r, t)
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ UNCHANGED <<holder, ckpt, backup, bckpt, stored, reserved>>
 

@@ -155,15 +155,19 @@ public final class ActionProperties {
                         "L=" + s.load(best) + " (worker " + best + ")", "L=" + s.load(b) + " (worker " + b + ")");
     }
 
-    /** A2: RESTORE on the live holder exactly when L(h) <= theta or |C_r| > tau, else REPREFILL on an argmin. */
+    /**
+     * A2: RESTORE on the live holder exactly when L(h) <= theta or |C_r| > tau, else REPREFILL on an
+     * argmin; L is Algorithm 2's load ({@link ClusterState#routeLoad}: Eq. 4 now, or under
+     * routeLoads=increment the load at the failure plus beta per request routed since).
+     */
     public static Finding a2(ClusterState s, Event.Route rt) {
         RequestRec r = s.request(rt.req());
         int h = r.holder();
         boolean restore = h >= 0 && s.isUp(h)
-                && (s.load(h) <= s.config().theta() || r.ckpt().length() > s.config().tau());
+                && (s.routeLoad(h) <= s.config().theta() || r.ckpt().length() > s.config().tau());
         if (restore) {
             if (rt.worker() != h || rt.mode() != RouteMode.RESTORE) {
-                return new Finding(PropertyId.A2, "Eq. 6 sends request " + r.id() + " to its holder (L(h)=" + s.load(h)
+                return new Finding(PropertyId.A2, "Eq. 6 sends request " + r.id() + " to its holder (L(h)=" + s.routeLoad(h)
                         + ", theta=" + s.config().theta() + ", |C_r|=" + r.ckpt().length() + ", tau=" + s.config().tau() + ")",
                         "RESTORE on worker " + h, rt.mode() + " on worker " + rt.worker());
             }
@@ -174,16 +178,16 @@ public final class ActionProperties {
         double min = Double.POSITIVE_INFINITY;
         for (int w = 0; w < s.workerCount(); w++) {
             if (s.isUp(w)) {
-                min = Math.min(min, s.load(w));
+                min = Math.min(min, s.routeLoad(w));
             }
         }
-        boolean targetOk = rt.worker() >= 0 && rt.worker() < s.workerCount() && s.isUp(rt.worker()) && s.load(rt.worker()) <= min;
+        boolean targetOk = rt.worker() >= 0 && rt.worker() < s.workerCount() && s.isUp(rt.worker()) && s.routeLoad(rt.worker()) <= min;
         if (!targetOk || rt.mode() != RouteMode.REPREFILL) {
             String why = h < 0 ? "it has no checkpoint" : !s.isUp(h) ? "its holder is down"
-                    : "L(h)=" + s.load(h) + " > theta=" + s.config().theta() + " and |C_r|=" + r.ckpt().length() + " <= tau=" + s.config().tau();
+                    : "L(h)=" + s.routeLoad(h) + " > theta=" + s.config().theta() + " and |C_r|=" + r.ckpt().length() + " <= tau=" + s.config().tau();
             return new Finding(PropertyId.A2, "Eq. 6 re-prefills request " + r.id() + " on a least loaded survivor (" + why + ")",
                     "REPREFILL on a worker with L=" + min, rt.mode() + " on worker " + rt.worker()
-                    + (s.isUp(rt.worker()) ? " (L=" + s.load(rt.worker()) + ")" : ""));
+                    + (s.isUp(rt.worker()) ? " (L=" + s.routeLoad(rt.worker()) + ")" : ""));
         }
         if (rt.resumed() != 0) {
             return new Finding(PropertyId.A2, "a re-prefilled request starts from no KV", "0", Integer.toString(rt.resumed()));

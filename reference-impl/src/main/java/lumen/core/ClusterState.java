@@ -13,21 +13,24 @@ public final class ClusterState {
     private final PIntMap<RequestRec> requests;
     private final LoadIndex index;
     private final int failures;
+    /** The spec's {@code rload}: Algorithm 2's running loads under routeLoads=increment, or null (all 0). Never written to. */
+    private final double[] rload;
 
     private ClusterState(Config config, RecoveryPolicy policy, PIntMap<WorkerRec> workers,
-                         PIntMap<RequestRec> requests, LoadIndex index, int failures) {
+                         PIntMap<RequestRec> requests, LoadIndex index, int failures, double[] rload) {
         this.config = config;
         this.policy = policy;
         this.workers = workers;
         this.requests = requests;
         this.index = index;
         this.failures = failures;
+        this.rload = rload;
     }
 
     /** The spec's Init: every worker UP with its full model, no request arrived. */
     public static ClusterState initial(Config config) {
         PIntMap<WorkerRec> ws = PIntMap.empty();
-        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0);
+        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0, null);
         for (int w = 0; w < config.workers(); w++) {
             s = s.withWorker(WorkerRec.initial(w));
         }
@@ -170,9 +173,28 @@ public final class ClusterState {
         return index.minQueue();
     }
 
-    /** {@code ArgMinLoad(Serving)}: the re-prefill target (lowest id on ties), or -1. */
+    /** {@code RouteIncrement}: the routeLoads=increment reading, under Eq. 6 routing. */
+    public boolean routeIncrement() {
+        return config.readings().routeLoads() == Readings.RouteLoads.INCREMENT && policy.eq6Routing();
+    }
+
+    /** {@code RouteLoad(w)}: the load Algorithm 2 routes by, Eq. 4 now or its running load. */
+    public double routeLoad(int w) {
+        return !routeIncrement() ? load(w) : rload == null ? 0 : rload[w];
+    }
+
+    /** {@code ArgMinRouteLoad(Serving)}: the re-prefill target (lowest id on ties), or -1. */
     public int reprefillTarget() {
-        return index.minLoad();
+        if (!routeIncrement()) {
+            return index.minLoad();
+        }
+        int best = -1;
+        for (int w = 0; w < workerCount(); w++) {
+            if (isUp(w) && (best < 0 || routeLoad(w) < routeLoad(best))) {
+                best = w;
+            }
+        }
+        return best;
     }
 
     /** {@code ArgMaxLoad(Serving)}: the assist target (lowest id on ties), or -1. */
@@ -214,14 +236,34 @@ public final class ClusterState {
                 ? index.with(new LoadIndex.Entry(w.id(), config.budget() - w.reserved(),
                         config.alpha() * w.stored() + config.beta() * depth(w), depth(w)))
                 : index.without(w.id());
-        return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures);
+        return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures, rload);
     }
 
     public ClusterState withRequest(RequestRec r) {
-        return new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures);
+        return new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload);
     }
 
     public ClusterState withFailure() {
-        return new ClusterState(config, policy, workers, requests, index, failures + 1);
+        return new ClusterState(config, policy, workers, requests, index, failures + 1, rload);
+    }
+
+    /** Algorithm 2's running loads, or null (none); not to be written to. */
+    double[] routeLoads() {
+        return rload;
+    }
+
+    /** Whether some request other than {@code except} is INTERRUPTED (waits to be routed). */
+    boolean anyInterruptedBut(int except) {
+        for (int id : requests.keys()) {
+            if (id != except && requests.get(id).phase() == RequestPhase.INTERRUPTED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** This state with Algorithm 2's running loads {@code r} (null: none), which it then owns. */
+    ClusterState withRouteLoads(double[] r) {
+        return new ClusterState(config, policy, workers, requests, index, failures, r);
     }
 }

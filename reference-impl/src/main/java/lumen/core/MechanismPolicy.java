@@ -77,7 +77,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
     @Override
     public boolean restoreOnHolder(ClusterState s, RequestRec r) {
         return switch (routing) {
-            case EQ6 -> s.load(r.holder()) <= s.config().theta() || r.ckpt().length() > s.config().tau();
+            case EQ6 -> s.routeLoad(r.holder()) <= s.config().theta() || r.ckpt().length() > s.config().tau();
             case HOLDER_ALWAYS -> true;
             case NEVER -> false;
         };

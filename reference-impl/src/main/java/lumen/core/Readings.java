@@ -21,9 +21,12 @@ import java.util.Map;
  * @param assistTarget    Algorithm 3's target w_s: chosen once per assist session and kept while it is
  *                        UP ({@link AssistTarget#SESSION}, the default, as line 4 is written), or again
  *                        for every proposal ({@link AssistTarget#PROPOSAL})
+ * @param routeLoads      the loads Algorithm 2 routes a failure's requests by: Eq. 4 recomputed from
+ *                        the state ({@link RouteLoads#RECOMPUTE}, the default), or the loads at the
+ *                        failure plus beta per request routed since ({@link RouteLoads#INCREMENT})
  */
 public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ringFallThrough, boolean rebackup,
-                       AssistTarget assistTarget) {
+                       AssistTarget assistTarget, RouteLoads routeLoads) {
 
     /** How Eq. 4 counts a worker's queue. */
     public enum QueueDepth {
@@ -73,14 +76,31 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         }
     }
 
-    public static final Readings DEFAULT = new Readings(QueueDepth.RUN, RingDirection.NEXT, false, false, AssistTarget.SESSION);
+    /** How Algorithm 2's loads evolve while a failure's requests are routed one by one. */
+    public enum RouteLoads {
+        RECOMPUTE("recompute"), INCREMENT("increment");
+
+        public final String label;
+
+        RouteLoads(String label) {
+            this.label = label;
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
+    public static final Readings DEFAULT = new Readings(QueueDepth.RUN, RingDirection.NEXT, false, false, AssistTarget.SESSION,
+            RouteLoads.RECOMPUTE);
 
     /** The names of the readings, in the order the header and the docs list them. */
-    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget");
+    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget", "routeLoads");
 
     public Readings {
-        if (queue == null || ringDirection == null || assistTarget == null) {
-            throw new IllegalArgumentException("readings: queue, ringDirection and assistTarget are required");
+        if (queue == null || ringDirection == null || assistTarget == null || routeLoads == null) {
+            throw new IllegalArgumentException("readings: queue, ringDirection, assistTarget and routeLoads are required");
         }
     }
 
@@ -101,6 +121,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         m.put("ringFallThrough", ringFallThrough);
         m.put("rebackup", rebackup);
         m.put("assistTarget", assistTarget.label);
+        m.put("routeLoads", routeLoads.label);
         return m;
     }
 
@@ -112,11 +133,12 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      */
     public Readings with(String name, String value) {
         return switch (name) {
-            case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup, assistTarget);
-            case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup, assistTarget);
-            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup, assistTarget);
-            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS), assistTarget);
-            case "assistTarget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, pick(name, value, AssistTarget.values()));
+            case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads);
+            case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup, assistTarget, routeLoads);
+            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup, assistTarget, routeLoads);
+            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS), assistTarget, routeLoads);
+            case "assistTarget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, pick(name, value, AssistTarget.values()), routeLoads);
+            case "routeLoads" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, assistTarget, pick(name, value, RouteLoads.values()));
             default -> throw unknown(name);
         };
     }
@@ -135,6 +157,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "ringDirection" -> RingDirection.values();
             case "ringFallThrough", "rebackup" -> BOOLEANS;
             case "assistTarget" -> AssistTarget.values();
+            case "routeLoads" -> RouteLoads.values();
             default -> throw unknown(name);
         };
         return java.util.Arrays.stream(all).map(String::valueOf).toList();
@@ -157,7 +180,8 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
     /**
      * Whether reading {@code name} changes anything under policy {@code p}: Q_w counts under every
      * policy (the gateway's arrivals use it too), the ring readings under a ring placement, rebackup
-     * under a dual placement, assistTarget under a policy whose restarted workers assist.
+     * under a dual placement, assistTarget under a policy whose restarted workers assist,
+     * routeLoads under Eq. 6 routing.
      */
     public static boolean appliesTo(String name, RecoveryPolicy p) {
         return switch (name) {
@@ -165,6 +189,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "ringDirection", "ringFallThrough" -> p.ringPlacement();
             case "rebackup" -> p.dualPlacement();
             case "assistTarget" -> p.restartState() == WorkerState.LOADING_DRAFT;
+            case "routeLoads" -> p.eq6Routing();
             default -> throw unknown(name);
         };
     }

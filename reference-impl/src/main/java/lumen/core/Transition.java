@@ -216,7 +216,38 @@ public final class Transition {
         for (int id : n.requestsWithProposalFrom(f.worker())) {
             n = n.withRequest(n.request(id).withProposal(null));
         }
-        return n.withFailure();
+        return routeLoadsAfterFail(s, n.withFailure(), f);
+    }
+
+    /**
+     * {@code RouteLoadsAfterFail}: under routeLoads=increment Algorithm 2 starts from the loads at
+     * the failure (a survivor's load is the same after it), or there is nothing to route.
+     */
+    private static ClusterState routeLoadsAfterFail(ClusterState pre, ClusterState n, Event.Fail f) {
+        if (!pre.routeIncrement()) {
+            return n;
+        }
+        if (f.interrupted().length == 0 && !pre.anyInterruptedBut(-1)) {
+            return n.withRouteLoads(null);
+        }
+        double[] l = new double[pre.workerCount()];
+        for (int v = 0; v < l.length; v++) {
+            l[v] = pre.isUp(v) ? pre.load(v) : 0;
+        }
+        return n.withRouteLoads(l);
+    }
+
+    /** {@code RouteLoadsAfterRoute}: t is charged beta ("L(t) += cost"); the run ends with the last interrupted request. */
+    private static ClusterState routeLoadsAfterRoute(ClusterState pre, ClusterState n, int r, int t) {
+        if (!pre.routeIncrement()) {
+            return n;
+        }
+        if (!pre.anyInterruptedBut(r)) {
+            return n.withRouteLoads(null);
+        }
+        double[] l = pre.routeLoads() == null ? new double[pre.workerCount()] : pre.routeLoads().clone();
+        l[t] += pre.config().beta();
+        return n.withRouteLoads(l);
     }
 
     private static ClusterState route(ClusterState s, Event.Route rt) {
@@ -224,7 +255,7 @@ public final class Transition {
         PageSeq kv = rt.mode() == RouteMode.RESTORE ? r.ckpt().resize(rt.resumed()) : PageSeq.EMPTY.resize(rt.resumed());
         RequestRec moved = r.withServer(rt.worker()).withKv(kv).withPhase(RequestPhase.QUEUED).withPlaced(false);
         ClusterState n = s.withWorker(s.worker(rt.worker()).enqueue(r.id()));
-        return freeCheckpoint(n, r, rt.freed(), moved);
+        return routeLoadsAfterRoute(s, freeCheckpoint(n, r, rt.freed(), moved), r.id(), rt.worker());
     }
 
     private static ClusterState fullReady(ClusterState s, Event.FullReady f) {
@@ -234,6 +265,12 @@ public final class Transition {
             if (r != null && r.proposal() != null && r.proposal().src() == f.worker()) {
                 n = n.withRequest(r.withProposal(null));
             }
+        }
+        if (s.routeIncrement() && s.routeLoads() != null) {
+            // Algorithm 3 line 8: L(w) <- 0
+            double[] l = s.routeLoads().clone();
+            l[f.worker()] = 0;
+            n = n.withRouteLoads(l);
         }
         return n;
     }

@@ -199,9 +199,12 @@ public final class Validator {
             default -> lumen.core.PropertyId.A3;
         };
         for (int w = 0; w < cited.length; w++) {
-            if (s.isUp(w) && cited[w] != s.load(w)) {
-                return new Finding(p, "the decision cites a stale load for worker " + w + " (Eq. 4 derived from the trace)",
-                        "L=" + s.load(w), "L=" + cited[w]);
+            // a route decides on Algorithm 2's loads (routeLoads reading), the others on Eq. 4 now
+            double l = p == lumen.core.PropertyId.A2 ? s.routeLoad(w) : s.load(w);
+            if (s.isUp(w) && cited[w] != l) {
+                return new Finding(p, "the decision cites a stale load for worker " + w + " (Eq. 4 derived from the trace"
+                        + (p == lumen.core.PropertyId.A2 && s.routeIncrement() ? ", as Algorithm 2 updates it: routeLoads=increment)" : ")"),
+                        "L=" + l, "L=" + cited[w]);
             }
         }
         return null;

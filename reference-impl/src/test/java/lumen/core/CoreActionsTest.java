@@ -362,6 +362,36 @@ class CoreActionsTest {
     }
 
     @Test
+    void underTheIncrementReadingAlgorithm2RoutesByTheLoadsAtTheFailurePlusBetaPerRoutedRequest() {
+        Config c = cfg("lumen").withReadings(Readings.DEFAULT.with("routeLoads", "increment"));
+        ClusterState s = fourRequests(c);
+        assertThat(s.request(3).server()).isEqualTo(0);
+        double[] before = {s.load(0), s.load(1), s.load(2)};
+        ClusterState f = Core.fail(s, 0).state();
+        assertThat(f.routeLoad(1)).as("the load at the failure").isEqualTo(before[1]);
+        assertThat(f.routeLoad(2)).isEqualTo(before[2]);
+        Step first = Core.route(f, 0);
+        int t = first.event().worker();
+        assertThat(first.state().routeLoad(t)).as("L(t) += beta").isEqualTo(before[t] + c.beta());
+        assertThat(first.state().routeLoad(3 - t)).as("the other survivor is not recomputed").isEqualTo(before[3 - t]);
+        assertThat(first.state().routeLoad(t)).as("it differs from Eq. 4 now").isNotEqualTo(first.state().load(t));
+        ClusterState done = Core.route(first.state(), 3).state();
+        assertThat(done.routeLoad(1)).as("the run of Algorithm 2 ends with the last interrupted request").isZero();
+        // under the default reading the route loads are Eq. 4 now
+        ClusterState plain = Core.route(Core.fail(fourRequests(cfg("lumen")), 0).state(), 0).state();
+        assertThat(plain.routeLoad(1)).isEqualTo(plain.load(1));
+    }
+
+    /** r0 and r3 on w0, r1 on w1, r2 on w2; each placed and prefilled, r0's checkpoint streamed. */
+    private static ClusterState fourRequests(Config c) {
+        ClusterState s = ClusterState.initial(c);
+        for (int r = 0; r < 4; r++) {
+            s = Core.prefill(Core.place(Core.arrive(s, r, 4, REF).state(), r).state(), r).state();
+        }
+        return Core.streamPage(s, 0, 4).state();
+    }
+
+    @Test
     void aDraftReadyThatNamesATargetThatIsNotMostLoadedBreaksA3() {
         ClusterState s = ClusterState.initial(cfg("lumen"));
         s = Core.prefill(Core.place(Core.arrive(s, 0, 4, REF).state(), 0).state(), 0).state();

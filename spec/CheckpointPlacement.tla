@@ -74,15 +74,21 @@ PageToStream(r) == IF Len(ckpt[r]) < Len(kv[r]) THEN kv[r][Len(ckpt[r]) + 1] ELS
 \* The same for the backup holder's copy (DUAL).
 BackupPageToStream(r) == IF Len(bckpt[r]) < Len(kv[r]) THEN kv[r][Len(bckpt[r]) + 1] ELSE Hole
 
+\* Whether w's host memory takes one more position: always under the reserve reading (placement
+\* reserved the room), while it stores less than M_budget under the stored reading.
+StreamRoom(w) == Readings.budget = "reserve" \/ stored[w] < Budget
+
 \* One page to the holder's host memory or, under DUAL, to the backup's; each copy lags on its own.
 StreamPage(r) ==
     /\ phase[r] \in {"QUEUED", "DECODE"}
     /\ \/ /\ holder[r] # None
+          /\ StreamRoom(holder[r])
           /\ Len(ckpt[r]) < StreamLimit(r)
           /\ ckpt' = [ckpt EXCEPT ![r] = Append(@, CopyTo(PageToStream(r), holder[r]))]
           /\ stored' = [stored EXCEPT ![holder[r]] = @ + 1]
           /\ UNCHANGED bckpt
        \/ /\ backup[r] # None
+          /\ StreamRoom(backup[r])
           /\ Len(bckpt[r]) < StreamLimit(r)
           /\ bckpt' = [bckpt EXCEPT ![r] = Append(@, CopyTo(BackupPageToStream(r), backup[r]))]
           /\ stored' = [stored EXCEPT ![backup[r]] = @ + 1]
@@ -142,7 +148,8 @@ S15_AccountingInv == \A w \in Workers : S15(w)
 (***************************************************************************)
 Eligible(r) == {w \in Workers : /\ wstate[w] = "UP"
                                 /\ r \notin runq[w]
-                                /\ ReservedSum(w) + Size(r) <= Budget}
+                                /\ IF Readings.budget = "reserve" THEN ReservedSum(w) + Size(r) <= Budget
+                                   ELSE StoredSum(w) < Budget}
 
 \* A placement decision: the first of a run, or a re-protection of an unprotected request.
 PlacementStep(r) == \/ ~placed[r] /\ placed'[r]

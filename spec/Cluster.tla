@@ -90,15 +90,20 @@ LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by
 (*    the default), or the loads at the failure plus, as Algorithm 2       *)
 (*    writes "L(h) += cost", Beta for each request routed to a worker      *)
 (*    since ("increment"; FullReady's L(w) <- 0 holds there too).          *)
+(*  - budget: Eq. 5 is kept by reserving Size(r), the request's declared   *)
+(*    maximum, at placement ("reserve", the default), or on the pages      *)
+(*    stored: a holder takes a request while it stores less than M_budget, *)
+(*    and a checkpoint stops growing when its holder is full ("stored").   *)
 (***************************************************************************)
-ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget", "routeLoads"}
+ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget", "routeLoads", "budget"}
               /\ Readings.queue \in {"run", "waiting"}
               /\ Readings.ringFallThrough \in BOOLEAN
               /\ Readings.rebackup \in BOOLEAN
               /\ Readings.assistTarget \in {"session", "proposal"}
               /\ Readings.routeLoads \in {"recompute", "increment"}
+              /\ Readings.budget \in {"reserve", "stored"}
 DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE, assistTarget |-> "session",
-                    routeLoads |-> "recompute"]
+                    routeLoads |-> "recompute", budget |-> "reserve"]
 
 ASSUME /\ Policy \in Policies
        /\ ReadingsOK
@@ -226,8 +231,11 @@ Serving == {w \in Workers : wstate[w] = "UP"}
 (* when it fits; SR places nowhere.  CheckpointPlacement takes the         *)
 (* decision (Place) and streams the pages.                                 *)
 (***************************************************************************)
+\* Room for r on w under the budget reading: Size(r) more reserved, or some position unstored.
+HasRoom(w, r) == IF Readings.budget = "reserve" THEN reserved[w] + Size(r) <= Budget ELSE stored[w] < Budget
+
 HolderCandidates(r) ==
-    {w \in Serving : w # Server(r) /\ reserved[w] + Size(r) <= Budget}
+    {w \in Serving : w # Server(r) /\ HasRoom(w, r)}
 
 \* FC: the first UP worker after w on the fixed ring.
 RECURSIVE RingNext(_, _)

@@ -57,7 +57,8 @@ L2_EveryFailedWorkerRejoins ==
 L3_CheckpointCatchesUp ==
     \A r \in Requests :
         (phase[r] = "DECODE" /\ holder[r] # None /\ Len(ckpt[r]) < Len(kv[r]))
-            ~> (Len(ckpt[r]) = Len(kv[r]) \/ phase[r] # "DECODE" \/ holder[r] = None)
+            ~> (Len(ckpt[r]) = Len(kv[r]) \/ phase[r] # "DECODE" \/ holder[r] = None
+                \/ ~StreamRoom(holder[r]))
 
 \* L4: a recovering worker with its draft loaded proposes a draft while some survivor has a
 \* request it could assist, or leaves ASSISTING (hands over, or fails).

@@ -77,6 +77,7 @@ ReadingsRingFallThrough == [DefaultReadings EXCEPT !.ringFallThrough = TRUE]
 ReadingsRebackup == [DefaultReadings EXCEPT !.rebackup = TRUE]
 ReadingsAssistPerProposal == [DefaultReadings EXCEPT !.assistTarget = "proposal"]
 ReadingsRouteIncrement == [DefaultReadings EXCEPT !.routeLoads = "increment"]
+ReadingsBudgetStored == [DefaultReadings EXCEPT !.budget = "stored"]
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -156,6 +157,11 @@ W_NoKeptTargetProp ==
 \* The increment reading: a request is routed while Algorithm 2's loads differ from the current ones.
 W_NoRouteLoadGapProp ==
     [][~\E r \in Requests : RoutingStep(r) /\ \E v \in Serving : rload[v] # Load(v)]_vars
+
+\* The stored budget reading: a checkpoint lags its KV because its holder is full.
+W_NoFullHolderProp ==
+    [][~\E r \in Requests : /\ phase[r] = "DECODE" /\ holder[r] # None /\ Len(ckpt[r]) < Len(kv[r])
+                             /\ ~StreamRoom(holder[r])]_vars
 
 \* FC with the ringFallThrough reading: the ring neighbour has no room, a worker past it holds.
 W_NoFallThroughProp ==

@@ -369,7 +369,9 @@ Apply ==
 (* Bounded fairness on a finite trace (L3, L4), as lumen.validate.Mirror. *)
 
 \* r's copy (holder's or backup's) is a whole page behind its server's KV, on a live holder.
+\* (Under the stored budget reading a holder without room for a whole page is exempt.)
 Behind(r, h, c) == h # None /\ wstate[h] = "UP" /\ Len(kv[r]) - Len(c) >= PageTokens
+                   /\ (Readings.budget = "reserve" \/ stored[h] + PageTokens <= Budget)
 
 LagKeys(r) == {<<r, "h">>, <<r, "b">>}
 
@@ -424,6 +426,7 @@ StreamPagesStep(r) ==
     IN  /\ phase[r] \in {"QUEUED", "DECODE"}
         /\ owner # None /\ Ev.holder = owner
         /\ n >= 1 /\ Ev.ckpt <= StreamLimit(r)
+        /\ (Readings.budget = "reserve" \/ stored[owner] + n <= Budget)
         /\ (IF toB THEN bckpt'[r] ELSE ckpt'[r]) = c \o [j \in 1..n |-> CopyTo(kv[r][Len(c) + j], owner)]
         /\ (IF toB THEN ckpt' = ckpt ELSE bckpt' = bckpt)
         /\ stored' = [stored EXCEPT ![owner] = @ + n]

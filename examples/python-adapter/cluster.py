@@ -68,7 +68,7 @@ class Cluster:
         # this implementation follows the default reading of every ambiguity (docs/readings.md),
         # and both readings of the assist target
         defaults = {"queue": "run", "ringDirection": "next", "ringFallThrough": False, "rebackup": False,
-                    "assistTarget": "session", "routeLoads": "recompute"}
+                    "assistTarget": "session", "routeLoads": "recompute", "budget": "reserve"}
         readings = dict(config.get("readings", {}))
         self.session_target = readings.pop("assistTarget", "session") == "session"
         for name, value in readings.items():

@@ -31,6 +31,8 @@ BOUNDS = {
     'MCLumenLivenessDegraded': 'Spec (LUMEN), fairness; 3 workers, 2 requests, 1 failure, Budget 0',
     'MCLumenLiveness': 'Spec (LUMEN), fairness; 2 workers, 2 requests, 1 failure, Budget 3',
     'MCLumenWaitingQueue': 'Spec (LUMEN), queue reading "waiting"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
+    'MCLumenBudgetStored': 'Spec (LUMEN), budget reading "stored"; 3 workers, 2 requests, 2 failures, Budget 2, K 2',
+    'MCLumenLivenessBudgetStored': 'Spec (LUMEN), fairness, budget reading "stored"; 2 workers, 2 requests, 1 failure, Budget 1',
     'MCLumenRouteIncrement': 'Spec (LUMEN), routeLoads reading "increment"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenAssistPerProposal': 'Spec (LUMEN), assistTarget reading "proposal"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenFCFallThrough': 'Spec (FC), reading ringFallThrough; 3 workers, 2 requests, 2 failures, Budget 3',

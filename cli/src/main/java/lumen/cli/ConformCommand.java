@@ -106,7 +106,7 @@ final class ConformCommand implements Callable<Integer> {
     Path report;
 
     @Option(names = "--out", paramLabel = "DIR", description = "on failure, write the reported run's trace and its session,"
-            + " by step of the schedule, there (atomically)")
+            + " by step of the schedule, there (atomically); on a pass nothing is written, and the report says so")
     Path out;
 
     @Option(names = {"-q", "--quiet"}, description = "no progress bar")
@@ -192,6 +192,9 @@ final class ConformCommand implements Callable<Integer> {
         }
         if (!r.passed() && out != null) {
             writeOut(json ? spec.commandLine().getErr() : pw, r.failure);   // standard output stays one JSON document
+        } else if (out != null) {
+            (json ? spec.commandLine().getErr() : pw).println("--out " + out + ": nothing written, no run failed"
+                    + " (--out keeps the failing run's trace and session only)");
         }
         pw.flush();
         return r.passedWithCoverage() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;

@@ -76,16 +76,33 @@ final class ScenariosCommand implements Callable<Integer> {
                 AtomicFiles.writeString(outDir.resolve(s.name() + ".jsonl"), new String(run.trace(), java.nio.charset.StandardCharsets.UTF_8));
             }
             String got = run.result().verdict().name();
+            String at = "";
             if (run.result().divergence() != null) {
                 got += " " + (run.result().divergence().finding().property() == null ? "-" : run.result().divergence().finding().property().name());
+                at = " (rejected at line " + run.result().divergence().line() + ")";
             }
+            // the events the runtime wrote (the whole trace), not the ones validated before a rejection
             out.printf(Locale.ROOT, "%-32s %-9s %-24s %7d %8d %8d %7d %7.0f  %s%n", s.name(), got,
                     s.expectsAcceptance() ? "ACCEPTED" : "REJECTED " + s.expectedProperty().name(),
-                    run.result().events(), run.stats().restores, run.stats().reprefills, run.stats().draftsDelivered, ms,
-                    run.passed() ? "ok" : "FAILED: " + String.join("; ", run.problems()));
+                    traceEvents(run.trace()), run.stats().restores, run.stats().reprefills, run.stats().draftsDelivered, ms,
+                    (run.passed() ? "ok" : "FAILED: " + String.join("; ", run.problems())) + at);
             ok &= run.passed();
         }
         out.flush();
         return ok;
+    }
+
+    /** The events of a trace: its lines after the header. */
+    static long traceEvents(byte[] trace) {
+        long lines = 0;
+        for (byte b : trace) {
+            if (b == '\n') {
+                lines++;
+            }
+        }
+        if (trace.length > 0 && trace[trace.length - 1] != '\n') {
+            lines++;
+        }
+        return Math.max(0, lines - 1);
     }
 }

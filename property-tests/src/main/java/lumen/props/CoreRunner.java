@@ -181,12 +181,16 @@ public final class CoreRunner {
                 options.add(() -> Core.route(s, id));
             }
             if (live && r.holder() >= 0 && r.ckpt().length() < r.kv().length()) {
-                int upTo = cut(r.ckpt().length(), r.kv().length(), s.config().pageTokens(), rnd);
-                options.add(() -> Core.streamPage(s, id, upTo));
+                int upTo = s.streamUpTo(r.holder(), r.ckpt().length(), cut(r.ckpt().length(), r.kv().length(), s.config().pageTokens(), rnd));
+                if (upTo > r.ckpt().length()) {
+                    options.add(() -> Core.streamPage(s, id, upTo));
+                }
             }
             if (live && r.backup() >= 0 && r.bckpt().length() < r.kv().length()) {
-                int upTo = cut(r.bckpt().length(), r.kv().length(), s.config().pageTokens(), rnd);
-                options.add(() -> Core.streamBackupPage(s, id, upTo));
+                int upTo = s.streamUpTo(r.backup(), r.bckpt().length(), cut(r.bckpt().length(), r.kv().length(), s.config().pageTokens(), rnd));
+                if (upTo > r.bckpt().length()) {
+                    options.add(() -> Core.streamBackupPage(s, id, upTo));
+                }
             }
         });
         for (int w = 0; w < s.workerCount(); w++) {

@@ -59,7 +59,8 @@ public final class ScheduleGenerator {
         return new Readings(r.nextBoolean() ? Readings.QueueDepth.RUN : Readings.QueueDepth.WAITING,
                 r.nextBoolean() ? Readings.RingDirection.NEXT : Readings.RingDirection.PREVIOUS, r.nextBoolean(), r.nextBoolean(),
                 r.nextBoolean() ? Readings.AssistTarget.SESSION : Readings.AssistTarget.PROPOSAL,
-                r.nextBoolean() ? Readings.RouteLoads.RECOMPUTE : Readings.RouteLoads.INCREMENT);
+                r.nextBoolean() ? Readings.RouteLoads.RECOMPUTE : Readings.RouteLoads.INCREMENT,
+                r.nextBoolean() ? Readings.Budget.RESERVE : Readings.Budget.STORED);
     }
 
     /** Log-normal-ish lengths: mostly short, sometimes long, as real prompts and outputs are. */

@@ -165,7 +165,8 @@ public final class TraceModule {
                 .append("\", ringFallThrough |-> ").append(c.readings().ringFallThrough() ? "TRUE" : "FALSE")
                 .append(", rebackup |-> ").append(c.readings().rebackup() ? "TRUE" : "FALSE")
                 .append(", assistTarget |-> \"").append(c.readings().assistTarget().label)
-                .append("\", routeLoads |-> \"").append(c.readings().routeLoads().label).append("\"]\n")
+                .append("\", routeLoads |-> \"").append(c.readings().routeLoads().label)
+                .append("\", budget |-> \"").append(c.readings().budget().label).append("\"]\n")
                 .append("TReadings == ReadingsV\n");
         StringBuilder prompt = new StringBuilder();
         StringBuilder ref = new StringBuilder();

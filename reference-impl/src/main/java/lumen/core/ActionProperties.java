@@ -93,7 +93,8 @@ public final class ActionProperties {
     private static boolean eligible(ClusterState s, RequestRec r, int w) {
         WorkerRec rec = s.worker(w);
         return rec.state() == WorkerState.UP && !rec.runq().containsKey(r.id())
-                && rec.reserved() + r.size() <= s.config().budget();
+                && (s.config().readings().budget() == Readings.Budget.STORED ? rec.stored() < s.config().budget()
+                        : rec.reserved() + r.size() <= s.config().budget());
     }
 
     /** A1: a placement is an argmin of Eq. 4 over the eligible holders; unprotected only if none is. */

@@ -103,11 +103,44 @@ public final class ClusterState {
         return depth(workers.get(w));
     }
 
-    /** {@code w \in HolderCandidates(r)}: UP, not r's server, and room for Size(r). */
+    /** {@code w \in HolderCandidates(r)}: UP, not r's server, and room for r ({@link #hasRoom}). */
     public boolean isHolderCandidate(int w, RequestRec r) {
         WorkerRec rec = workers.get(w);
         return rec != null && rec.state() == WorkerState.UP && w != r.server()
-                && !rec.runq().containsKey(r.id()) && rec.reserved() + r.size() <= config.budget();
+                && !rec.runq().containsKey(r.id()) && hasRoom(rec, r);
+    }
+
+    /** Whether the budget is kept on the positions stored (the budget=stored reading). */
+    public boolean budgetOnStored() {
+        return config.readings().budget() == Readings.Budget.STORED;
+    }
+
+    /** {@code HasRoom(w, r)}: Size(r) more can be reserved (reserve reading), or some position is unstored (stored reading). */
+    public boolean hasRoom(WorkerRec rec, RequestRec r) {
+        return budgetOnStored() ? rec.stored() < config.budget() : rec.reserved() + r.size() <= config.budget();
+    }
+
+    /** The room a holder candidate needs for r, in the index's terms ({@link #withWorker}). */
+    public long roomNeeded(RequestRec r) {
+        return budgetOnStored() ? 1 : r.size();
+    }
+
+    /**
+     * The positions worker w's host memory may still take ({@code StreamRoom}): unbounded under the
+     * reserve reading (placement reserved the room), M_budget less what it stores under stored.
+     */
+    public long streamRoom(int w) {
+        return budgetOnStored() ? Math.max(0, config.budget() - workers.get(w).stored()) : Long.MAX_VALUE;
+    }
+
+    /** The most positions r's copy on {@code holder} may hold after a stream, at most {@code upTo}: whole pages within the holder's room. */
+    public int streamUpTo(int holder, int have, int upTo) {
+        long room = streamRoom(holder);
+        if (upTo - have <= room) {
+            return upTo;
+        }
+        int pt = config.pageTokens();
+        return (int) Math.max(have, (have + room) / pt * pt);
     }
 
     /** FC's neighbour of w on the ring, in the ringDirection reading's direction. */
@@ -233,7 +266,7 @@ public final class ClusterState {
 
     public ClusterState withWorker(WorkerRec w) {
         LoadIndex idx = w.state() == WorkerState.UP
-                ? index.with(new LoadIndex.Entry(w.id(), config.budget() - w.reserved(),
+                ? index.with(new LoadIndex.Entry(w.id(), config.budget() - (budgetOnStored() ? w.stored() : w.reserved()),
                         config.alpha() * w.stored() + config.beta() * depth(w), depth(w)))
                 : index.without(w.id());
         return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures, rload);

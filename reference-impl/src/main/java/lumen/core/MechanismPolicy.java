@@ -42,7 +42,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
     @Override
     public int chooseHolder(ClusterState s, RequestRec r) {
         return switch (placement) {
-            case LOAD_AWARE, LOAD_AWARE_DUAL -> s.index().minLoadWithRoom(r.size(), r.server());
+            case LOAD_AWARE, LOAD_AWARE_DUAL -> s.index().minLoadWithRoom(s.roomNeeded(r), r.server());
             case RING -> s.ringHolder(r);
             case NONE -> -1;
         };
@@ -62,7 +62,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
 
     @Override
     public int chooseBackup(ClusterState s, RequestRec r, int h) {
-        return placement == Placement.LOAD_AWARE_DUAL && h >= 0 ? s.index().minLoadWithRoom(r.size(), r.server(), h) : -1;
+        return placement == Placement.LOAD_AWARE_DUAL && h >= 0 ? s.index().minLoadWithRoom(s.roomNeeded(r), r.server(), h) : -1;
     }
 
     @Override

@@ -24,9 +24,13 @@ import java.util.Map;
  * @param routeLoads      the loads Algorithm 2 routes a failure's requests by: Eq. 4 recomputed from
  *                        the state ({@link RouteLoads#RECOMPUTE}, the default), or the loads at the
  *                        failure plus beta per request routed since ({@link RouteLoads#INCREMENT})
+ * @param budget          how Eq. 5 is kept: by reserving Size(r), the declared maximum, at placement
+ *                        ({@link Budget#RESERVE}, the default), or on the positions stored: a holder
+ *                        takes a request while it stores less than M_budget, and a checkpoint stops
+ *                        growing when its holder is full ({@link Budget#STORED})
  */
 public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ringFallThrough, boolean rebackup,
-                       AssistTarget assistTarget, RouteLoads routeLoads) {
+                       AssistTarget assistTarget, RouteLoads routeLoads, Budget budget) {
 
     /** How Eq. 4 counts a worker's queue. */
     public enum QueueDepth {
@@ -92,15 +96,31 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         }
     }
 
+    /** How Eq. 5's budget is kept. */
+    public enum Budget {
+        RESERVE("reserve"), STORED("stored");
+
+        public final String label;
+
+        Budget(String label) {
+            this.label = label;
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
     public static final Readings DEFAULT = new Readings(QueueDepth.RUN, RingDirection.NEXT, false, false, AssistTarget.SESSION,
-            RouteLoads.RECOMPUTE);
+            RouteLoads.RECOMPUTE, Budget.RESERVE);
 
     /** The names of the readings, in the order the header and the docs list them. */
-    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget", "routeLoads");
+    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget", "routeLoads", "budget");
 
     public Readings {
-        if (queue == null || ringDirection == null || assistTarget == null || routeLoads == null) {
-            throw new IllegalArgumentException("readings: queue, ringDirection, assistTarget and routeLoads are required");
+        if (queue == null || ringDirection == null || assistTarget == null || routeLoads == null || budget == null) {
+            throw new IllegalArgumentException("readings: queue, ringDirection, assistTarget, routeLoads and budget are required");
         }
     }
 
@@ -122,6 +142,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         m.put("rebackup", rebackup);
         m.put("assistTarget", assistTarget.label);
         m.put("routeLoads", routeLoads.label);
+        m.put("budget", budget.label);
         return m;
     }
 
@@ -133,12 +154,13 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      */
     public Readings with(String name, String value) {
         return switch (name) {
-            case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads);
-            case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup, assistTarget, routeLoads);
-            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup, assistTarget, routeLoads);
-            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS), assistTarget, routeLoads);
-            case "assistTarget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, pick(name, value, AssistTarget.values()), routeLoads);
-            case "routeLoads" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, assistTarget, pick(name, value, RouteLoads.values()));
+            case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads, budget);
+            case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup, assistTarget, routeLoads, budget);
+            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup, assistTarget, routeLoads, budget);
+            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS), assistTarget, routeLoads, budget);
+            case "assistTarget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, pick(name, value, AssistTarget.values()), routeLoads, budget);
+            case "routeLoads" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, assistTarget, pick(name, value, RouteLoads.values()), budget);
+            case "budget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads, pick(name, value, Budget.values()));
             default -> throw unknown(name);
         };
     }
@@ -158,6 +180,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "ringFallThrough", "rebackup" -> BOOLEANS;
             case "assistTarget" -> AssistTarget.values();
             case "routeLoads" -> RouteLoads.values();
+            case "budget" -> Budget.values();
             default -> throw unknown(name);
         };
         return java.util.Arrays.stream(all).map(String::valueOf).toList();
@@ -181,7 +204,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      * Whether reading {@code name} changes anything under policy {@code p}: Q_w counts under every
      * policy (the gateway's arrivals use it too), the ring readings under a ring placement, rebackup
      * under a dual placement, assistTarget under a policy whose restarted workers assist,
-     * routeLoads under Eq. 6 routing.
+     * routeLoads under Eq. 6 routing, budget under a policy that places checkpoints.
      */
     public static boolean appliesTo(String name, RecoveryPolicy p) {
         return switch (name) {
@@ -190,6 +213,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "rebackup" -> p.dualPlacement();
             case "assistTarget" -> p.restartState() == WorkerState.LOADING_DRAFT;
             case "routeLoads" -> p.eq6Routing();
+            case "budget" -> p.placesCheckpoints();
             default -> throw unknown(name);
         };
     }

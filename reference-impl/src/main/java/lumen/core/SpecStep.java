@@ -228,7 +228,10 @@ public final class SpecStep {
                         : mismatch("StreamPage of request " + r.id() + " adds positions", "> " + have, sp.ckpt()),
                 sp.ckpt() <= r.kv().length() ? null
                         : mismatch("StreamPage of request " + r.id() + " streams only positions its server has written (StreamLimit)",
-                                "<= " + r.kv().length(), sp.ckpt()));
+                                "<= " + r.kv().length(), sp.ckpt()),
+                sp.ckpt() - have <= s.streamRoom(sp.holder()) ? null
+                        : mismatch("StreamPage of request " + r.id() + " stays within its holder's budget (StreamRoom, budget=stored)",
+                                "<= " + (have + s.streamRoom(sp.holder())), sp.ckpt()));
     }
 
     private static Finding complete(ClusterState s, Event.Complete c) {

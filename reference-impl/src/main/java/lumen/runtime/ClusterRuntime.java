@@ -494,14 +494,14 @@ public final class ClusterRuntime {
             }
             Req q = reqs.get(r);
             int avail = rr.kv().length() / pt;
-            while (q.nextPage < avail) {
+            while (q.nextPage < avail && state.streamRoom(rr.holder()) >= pt) {
                 if (w.streamQ.size() >= opt.streamQueueCapacity()) {
                     full = true;
                     break;
                 }
                 w.streamQ.add(new int[] {r, q.nextPage++, 0});
             }
-            while (rr.backup() >= 0 && q.nextBackupPage < avail) {
+            while (rr.backup() >= 0 && q.nextBackupPage < avail && state.streamRoom(rr.backup()) >= pt) {
                 if (w.streamQ.size() >= opt.streamQueueCapacity()) {
                     full = true;
                     break;
@@ -534,6 +534,16 @@ public final class ClusterRuntime {
         boolean valid = rr != null && (rr.phase() == RequestPhase.QUEUED || rr.phase() == RequestPhase.DECODE)
                 && rr.server() == w.id && state.isUp(w.id) && target >= 0 && state.isUp(target)
                 && copy.length() == page * pt && w.gpu.positions(r) >= (page + 1) * pt;
+        if (valid && state.streamRoom(target) < pt) {
+            // budget=stored: the holder filled up meanwhile; the page is streamed again once it has room
+            Req q = reqs.get(r);
+            if (toBackup) {
+                q.nextBackupPage = Math.min(q.nextBackupPage, page);
+            } else {
+                q.nextPage = Math.min(q.nextPage, page);
+            }
+            valid = false;
+        }
         if (valid) {
             byte[] sent = w.gpu.gather(r, page);
             ws[target].host.computeIfAbsent(r, k -> new ArrayList<>()).add(sent);

@@ -378,7 +378,7 @@ public final class Simulator {
                 continue;
             }
             if (rr.holder() >= 0) {
-                int to = cut(rr.ckpt().length(), rr.kv().length(), budget, pt);
+                int to = state.streamUpTo(rr.holder(), rr.ckpt().length(), cut(rr.ckpt().length(), rr.kv().length(), budget, pt));
                 if (to > rr.ckpt().length()) {
                     budget -= to - rr.ckpt().length();
                     emit(Core.streamPage(state, r, to));
@@ -386,7 +386,7 @@ public final class Simulator {
             }
             rr = rec(r);
             if (rr.backup() >= 0) {
-                int to = cut(rr.bckpt().length(), rr.kv().length(), budget, pt);
+                int to = state.streamUpTo(rr.backup(), rr.bckpt().length(), cut(rr.bckpt().length(), rr.kv().length(), budget, pt));
                 if (to > rr.bckpt().length()) {
                     budget -= to - rr.bckpt().length();
                     emit(Core.streamBackupPage(state, r, to));

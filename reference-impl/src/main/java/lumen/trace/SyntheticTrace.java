@@ -161,7 +161,7 @@ public final class SyntheticTrace {
                 emit(Core.complete(s, r));
                 continue;
             }
-            int whole = rr.kv().length() / pt * pt;
+            int whole = rr.holder() < 0 ? 0 : s.streamUpTo(rr.holder(), rr.ckpt().length(), rr.kv().length() / pt * pt);
             if (rr.holder() >= 0 && whole > rr.ckpt().length()) {
                 emit(Core.streamPage(s, r, whole));
             }

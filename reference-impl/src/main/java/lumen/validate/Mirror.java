@@ -199,7 +199,8 @@ public final class Mirror {
 
     private void lag(ClusterState s, RequestRec r, int holder, int saved, int key, List<Finding> found) {
         int pt = s.config().pageTokens();
-        if (holder < 0 || !s.isUp(holder) || r.kv().length() - saved < pt) {
+        // under budget=stored a holder without room for a whole page is exempt (Behind in TraceLumen)
+        if (holder < 0 || !s.isUp(holder) || r.kv().length() - saved < pt || s.streamRoom(holder) < pt) {
             streamLag.remove(key);
             return;
         }

@@ -96,6 +96,15 @@ class TraceSchemaTest {
             assertThat(check(h)).as(h).isEmpty();
             assertThat(readerAccepts(h, null)).as(h).isTrue();
         }
+        // every reading the kit knows, with every value it allows, is in the schema too
+        for (String name : lumen.core.Readings.NAMES) {
+            for (String v : lumen.core.Readings.values(name)) {
+                String value = lumen.core.Readings.isBoolean(name) ? v : "\"" + v + "\"";
+                String h = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"" + name + "\":" + value + "}}");
+                assertThat(check(h)).as(h).isEmpty();
+                assertThat(readerAccepts(h, null)).as(h).isTrue();
+            }
+        }
         for (String rd : new String[] {"{\"queue\":\"all\"}", "{\"queueDepth\":\"run\"}", "{\"rebackup\":\"yes\"}", "[]"}) {
             String h = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":" + rd + "}");
             assertThat(check(h)).as("schema accepts " + h).isNotEmpty();

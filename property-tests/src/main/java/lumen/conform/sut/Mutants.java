@@ -341,6 +341,8 @@ public enum Mutants implements Bug {
     ASSIST_KEEPS_TARGET("A3", "lumen", "assistTarget", "proposal", "session"),
     /** Told routeLoads=increment (Algorithm 2's L += cost), the gateway recomputes the loads from the state for each route. */
     ROUTE_LOADS_RECOMPUTED("A2", "lumen", "routeLoads", "increment", "recompute"),
+    /** Told budget=stored (Eq. 5 on the pages stored), placement still requires room to reserve the declared maximum. */
+    BUDGET_RESERVED_ANYWAY("A1", "lumen", "budget", "stored", "reserve"),
     /** Under lumen-dual with the rebackup reading, a request whose backup was promoted or lost never gets a new one. */
     NO_REBACKUP("S14", "lumen-dual", "rebackup", "true", "false"),
     /** Under Fixed-Checkpointing with the ringFallThrough reading, a neighbour without room still leaves the request unprotected. */

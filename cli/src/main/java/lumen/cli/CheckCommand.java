@@ -39,7 +39,7 @@ final class CheckCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "MODEL", description = "models to check, by manifest name (e.g. MCLumen)")
     List<String> models;
 
-    @Option(names = "--full", description = "also check the full-size models (before a release; about 20 minutes more on 2 cores)")
+    @Option(names = "--full", description = "also check the full-size models (before a release; about 25 minutes more on 2 cores)")
     boolean full;
 
     @Option(names = "--large", description = "also check the full-size and the large models (on demand; about 2 hours more on 2 cores)")

@@ -232,13 +232,15 @@ public final class ActionProperties {
         return mostLoaded(s, t, "worker " + d.worker() + "'s assist target is not a most loaded UP worker");
     }
 
-    /** A3's load test, by a plain scan: no UP worker is more loaded than {@code u}. */
+    /** A3's load test, by a plain scan: no UP worker is more loaded than {@code u}; a finding names the most loaded one. */
     private static Finding mostLoaded(ClusterState s, int u, String what) {
+        int top = -1;
         for (int w = 0; w < s.workerCount(); w++) {
-            if (s.isUp(w) && s.load(w) > s.load(u)) {
-                return new Finding(PropertyId.A3, what, "L=" + s.load(w) + " (worker " + w + ")", "L=" + s.load(u) + " (worker " + u + ")");
+            if (s.isUp(w) && (top < 0 || s.load(w) > s.load(top))) {
+                top = w;
             }
         }
-        return null;
+        return top < 0 || s.load(top) <= s.load(u) ? null
+                : new Finding(PropertyId.A3, what, "L=" + s.load(top) + " (worker " + top + ")", "L=" + s.load(u) + " (worker " + u + ")");
     }
 }

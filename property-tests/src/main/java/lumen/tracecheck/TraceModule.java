@@ -156,17 +156,17 @@ public final class TraceModule {
                 .append("TWrong == -1\n")
                 .append("TPageTokens == ").append(c.pageTokens()).append('\n')
                 .append("TFairnessSteps == ").append(fairnessSteps).append('\n')
-                .append("\\* the ringDirection reading: ").append(c.readings().ringDirection().label).append('\n')
+                .append("\\* the ringDirection reading: ").append(c.readings().ringDirection()).append('\n')
                 .append("NeighbourV == [w \\in TWorkers |-> (w + ")
                 .append(c.readings().ringDirection() == Readings.RingDirection.NEXT ? "1" : Integer.toString(c.workers() - 1))
                 .append(") % ").append(c.workers()).append("]\n")
                 .append("TNeighbour == NeighbourV\n")
-                .append("ReadingsV == [queue |-> \"").append(c.readings().queue().label)
+                .append("ReadingsV == [queue |-> \"").append(c.readings().queue())
                 .append("\", ringFallThrough |-> ").append(c.readings().ringFallThrough() ? "TRUE" : "FALSE")
                 .append(", rebackup |-> ").append(c.readings().rebackup() ? "TRUE" : "FALSE")
-                .append(", assistTarget |-> \"").append(c.readings().assistTarget().label)
-                .append("\", routeLoads |-> \"").append(c.readings().routeLoads().label)
-                .append("\", budget |-> \"").append(c.readings().budget().label).append("\"]\n")
+                .append(", assistTarget |-> \"").append(c.readings().assistTarget())
+                .append("\", routeLoads |-> \"").append(c.readings().routeLoads())
+                .append("\", budget |-> \"").append(c.readings().budget()).append("\"]\n")
                 .append("TReadings == ReadingsV\n");
         StringBuilder prompt = new StringBuilder();
         StringBuilder ref = new StringBuilder();

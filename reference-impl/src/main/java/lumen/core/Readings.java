@@ -34,81 +34,51 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
 
     /** How Eq. 4 counts a worker's queue. */
     public enum QueueDepth {
-        RUN("run"), WAITING("waiting");
-
-        public final String label;
-
-        QueueDepth(String label) {
-            this.label = label;
-        }
+        RUN, WAITING;
 
         @Override
         public String toString() {
-            return label;
+            return label(this);
         }
     }
 
     /** Which way FC's fixed ring runs. */
     public enum RingDirection {
-        NEXT("next"), PREVIOUS("previous");
-
-        public final String label;
-
-        RingDirection(String label) {
-            this.label = label;
-        }
+        NEXT, PREVIOUS;
 
         @Override
         public String toString() {
-            return label;
+            return label(this);
         }
     }
 
     /** When a recovering worker chooses the survivor it assists. */
     public enum AssistTarget {
-        SESSION("session"), PROPOSAL("proposal");
-
-        public final String label;
-
-        AssistTarget(String label) {
-            this.label = label;
-        }
+        SESSION, PROPOSAL;
 
         @Override
         public String toString() {
-            return label;
+            return label(this);
         }
     }
 
     /** How Algorithm 2's loads evolve while a failure's requests are routed one by one. */
     public enum RouteLoads {
-        RECOMPUTE("recompute"), INCREMENT("increment");
-
-        public final String label;
-
-        RouteLoads(String label) {
-            this.label = label;
-        }
+        RECOMPUTE, INCREMENT;
 
         @Override
         public String toString() {
-            return label;
+            return label(this);
         }
     }
 
     /** How Eq. 5's budget is kept. */
     public enum Budget {
-        RESERVE("reserve"), STORED("stored");
-
-        public final String label;
-
-        Budget(String label) {
-            this.label = label;
-        }
+        RESERVE, STORED;
 
         @Override
         public String toString() {
-            return label;
+            return label(this);
         }
     }
 
@@ -133,16 +103,32 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         return equals(DEFAULT);
     }
 
+    /** A reading's value as the header writes it: an enum's lower-case name, or true/false. */
+    static String label(Enum<?> e) {
+        return e.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** The value of reading {@code name}: its enum constant or Boolean. */
+    private Object get(String name) {
+        return switch (name) {
+            case "queue" -> queue;
+            case "ringDirection" -> ringDirection;
+            case "ringFallThrough" -> ringFallThrough;
+            case "rebackup" -> rebackup;
+            case "assistTarget" -> assistTarget;
+            case "routeLoads" -> routeLoads;
+            case "budget" -> budget;
+            default -> throw unknown(name);
+        };
+    }
+
     /** The readings as the header writes them, each by name, in {@link #NAMES} order. */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("queue", queue.label);
-        m.put("ringDirection", ringDirection.label);
-        m.put("ringFallThrough", ringFallThrough);
-        m.put("rebackup", rebackup);
-        m.put("assistTarget", assistTarget.label);
-        m.put("routeLoads", routeLoads.label);
-        m.put("budget", budget.label);
+        for (String n : NAMES) {
+            Object v = get(n);
+            m.put(n, v instanceof Boolean ? v : v.toString());
+        }
         return m;
     }
 
@@ -153,16 +139,11 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      * @throws IllegalArgumentException naming the reading and its allowed values
      */
     public Readings with(String name, String value) {
-        return switch (name) {
-            case "queue" -> new Readings(pick(name, value, QueueDepth.values()), ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads, budget);
-            case "ringDirection" -> new Readings(queue, pick(name, value, RingDirection.values()), ringFallThrough, rebackup, assistTarget, routeLoads, budget);
-            case "ringFallThrough" -> new Readings(queue, ringDirection, pick(name, value, BOOLEANS), rebackup, assistTarget, routeLoads, budget);
-            case "rebackup" -> new Readings(queue, ringDirection, ringFallThrough, pick(name, value, BOOLEANS), assistTarget, routeLoads, budget);
-            case "assistTarget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, pick(name, value, AssistTarget.values()), routeLoads, budget);
-            case "routeLoads" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, assistTarget, pick(name, value, RouteLoads.values()), budget);
-            case "budget" -> new Readings(queue, ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads, pick(name, value, Budget.values()));
-            default -> throw unknown(name);
-        };
+        Object v = pick(name, value, all(name));
+        java.util.function.Function<String, Object> at = n -> n.equals(name) ? v : get(n);
+        return new Readings((QueueDepth) at.apply("queue"), (RingDirection) at.apply("ringDirection"),
+                (Boolean) at.apply("ringFallThrough"), (Boolean) at.apply("rebackup"), (AssistTarget) at.apply("assistTarget"),
+                (RouteLoads) at.apply("routeLoads"), (Budget) at.apply("budget"));
     }
 
     private static final Boolean[] BOOLEANS = {false, true};
@@ -174,7 +155,12 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
 
     /** The values a reading allows, for messages and help. */
     public static List<String> values(String name) {
-        Object[] all = switch (name) {
+        return java.util.Arrays.stream(all(name)).map(String::valueOf).toList();
+    }
+
+    /** The values a reading allows: its enum's constants, or false and true. */
+    private static Object[] all(String name) {
+        return switch (name) {
             case "queue" -> QueueDepth.values();
             case "ringDirection" -> RingDirection.values();
             case "ringFallThrough", "rebackup" -> BOOLEANS;
@@ -183,7 +169,6 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "budget" -> Budget.values();
             default -> throw unknown(name);
         };
-        return java.util.Arrays.stream(all).map(String::valueOf).toList();
     }
 
     /** The value of {@code all} whose text form is {@code value} (an enum's label, or true/false). */

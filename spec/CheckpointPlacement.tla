@@ -63,7 +63,7 @@ Place(r) ==
                                           /\ SetBackup(r, h)
     /\ Reserve(r)
     /\ placed' = [placed EXCEPT ![r] = TRUE]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures, stored, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures, stored, atarget, rload, seen>>
 
 \* The pages of r the server may stream: those it has written to its GPU.
 StreamLimit(r) == Len(kv[r])
@@ -93,7 +93,7 @@ StreamPage(r) ==
           /\ bckpt' = [bckpt EXCEPT ![r] = Append(@, CopyTo(BackupPageToStream(r), backup[r]))]
           /\ stored' = [stored EXCEPT ![backup[r]] = @ + 1]
           /\ UNCHANGED ckpt
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -144,7 +144,8 @@ S15_AccountingInv == \A w \in Workers : S15(w)
 (* the eligible holders (Algorithm 1, line 1), and a request runs          *)
 (* unprotected only when no eligible holder has room.  Eligibility and    *)
 (* the load are restated here from the paper, independently of            *)
-(* HolderCandidates and of the counters.                                  *)
+(* HolderCandidates and of the counters.  Under citedLoads = "stale" the  *)
+(* load is the one the gateway's monitor holds (Eq4Seen).                 *)
 (***************************************************************************)
 Eligible(r) == {w \in Workers : /\ wstate[w] = "UP"
                                 /\ r \notin runq[w]
@@ -165,7 +166,7 @@ BackupIsArgMin(r) ==
     IF holder'[r] = None \/ rest = {}
     THEN backup'[r] = None
     ELSE /\ backup'[r] \in rest
-         /\ \A w \in rest : Eq4Load(backup'[r]) <= Eq4Load(w)
+         /\ \A w \in rest : Eq4Seen(backup'[r]) <= Eq4Seen(w)
 
 A1_Step ==
     /\ (Policy \in LoadAware) =>
@@ -173,7 +174,7 @@ A1_Step ==
                /\ IF Eligible(r) = {}
                   THEN holder'[r] = None
                   ELSE /\ holder'[r] \in Eligible(r)
-                       /\ \A w \in Eligible(r) : Eq4Load(holder'[r]) <= Eq4Load(w)
+                       /\ \A w \in Eligible(r) : Eq4Seen(holder'[r]) <= Eq4Seen(w)
                /\ Policy = "DUAL" => BackupIsArgMin(r)
     /\ (Policy = "DUAL") => \A r \in Requests : RebackupStep(r) => BackupIsArgMin(r)
 

@@ -94,16 +94,23 @@ LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by
 (*    maximum, at placement ("reserve", the default), or on the pages      *)
 (*    stored: a holder takes a request while it stores less than M_budget, *)
 (*    and a checkpoint stops growing when its holder is full ("stored").   *)
+(*  - citedLoads: the gateway decides on the exact loads of the state it   *)
+(*    decides in ("exact", the default), or, as the paper's load monitor   *)
+(*    works from heartbeats, on the last load each worker reported         *)
+(*    ("stale": seen, refreshed by Heartbeat).  The model lets a report be *)
+(*    as old as any behaviour makes it; how old a trace's may be is the    *)
+(*    trace's declared bound (TraceLumen).                                 *)
 (***************************************************************************)
-ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget", "routeLoads", "budget"}
+ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget", "routeLoads", "budget", "citedLoads"}
               /\ Readings.queue \in {"run", "waiting"}
               /\ Readings.ringFallThrough \in BOOLEAN
               /\ Readings.rebackup \in BOOLEAN
               /\ Readings.assistTarget \in {"session", "proposal"}
               /\ Readings.routeLoads \in {"recompute", "increment"}
               /\ Readings.budget \in {"reserve", "stored"}
+              /\ Readings.citedLoads \in {"exact", "stale"}
 DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE, assistTarget |-> "session",
-                    routeLoads |-> "recompute", budget |-> "reserve"]
+                    routeLoads |-> "recompute", budget |-> "reserve", citedLoads |-> "exact"]
 
 ASSUME /\ Policy \in Policies
        /\ ReadingsOK
@@ -137,11 +144,13 @@ VARIABLES
     reserved,  \* reserved[w]: the positions reserved on w at placement (Eq. 5), by w's counter
     atarget,   \* atarget[w]: the survivor w assists in its assist session (Algorithm 3's w_s), or
                \* None while none is chosen (the assistTarget reading; DraftHandover)
-    rload      \* rload[w]: Algorithm 2's L(w) under routeLoads = "increment": w's load at the last
+    rload,     \* rload[w]: Algorithm 2's L(w) under routeLoads = "increment": w's load at the last
                \* failure plus Beta per request routed to w since (FailureRouting); else unused (0)
+    seen       \* seen[w]: under citedLoads = "stale", the load w last reported to the gateway's load
+               \* monitor (Heartbeat); else unused (0)
 
 vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
-          stored, reserved, atarget, rload>>
+          stored, reserved, atarget, rload, seen>>
 
 -----------------------------------------------------------------------------
 (* Helpers *)
@@ -200,17 +209,24 @@ Q(w) == IF Readings.queue = "run" THEN Cardinality(runq[w])
 Load(w) == Alpha * stored[w] + Beta * Q(w)
 Eq4Load(w) == Alpha * StoredSum(w) + Beta * Q(w)
 
-ArgMinLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
-ArgMaxLoad(S) == LET l == [w \in S |-> Load(w)] IN {w \in S : \A v \in S : l[w] >= l[v]}
+\* The loads the gateway decides on (the citedLoads reading): Eq. 4 now, or its monitor's reports.
+StaleLoads == Readings.citedLoads = "stale"
+Seen(w) == IF StaleLoads THEN seen[w] ELSE Load(w)
+\* ... and as the action properties restate them: Eq. 4 from its sums, or the monitor's reports.
+Eq4Seen(w) == IF StaleLoads THEN seen[w] ELSE Eq4Load(w)
+
+ArgMinLoad(S) == LET l == [w \in S |-> Seen(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
+ArgMaxLoad(S) == LET l == [w \in S |-> Seen(w)] IN {w \in S : \A v \in S : l[w] >= l[v]}
 
 \* Algorithm 2's loads (the routeLoads reading): under "increment", for the load-aware policies,
-\* the running loads rload; otherwise Eq. 4 on the current state.
+\* the running loads rload; otherwise the loads the gateway decides on (Seen).
 RouteIncrement == Readings.routeLoads = "increment" /\ Policy \in LoadAware
-RouteLoad(w) == IF RouteIncrement THEN rload[w] ELSE Load(w)
+RouteLoad(w) == IF RouteIncrement THEN rload[w] ELSE Seen(w)
 ArgMinRouteLoad(S) == LET l == [w \in S |-> RouteLoad(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
 NoRouteLoads == [w \in Workers |-> 0]
 \* The running loads after a failure of w that leaves the requests R interrupted: the loads now
-\* (a survivor's load is the same after the failure), or none when there is nothing to route.
+\* (a survivor's load is the same after the failure; the gateway reads them afresh when it
+\* detects the failure, under either citedLoads reading), or none when there is nothing to route.
 RouteLoadsAfterFail(R) == IF ~RouteIncrement THEN rload
                           ELSE IF R = {} THEN NoRouteLoads ELSE [v \in Workers |-> Load(v)]
 \* ... after routing r to t: t is charged Beta ("L(t) += cost"); Algorithm 2's run ends with
@@ -328,6 +344,7 @@ Init ==
     /\ reserved = [w \in Workers |-> 0]
     /\ atarget = [w \in Workers |-> None]
     /\ rload = [w \in Workers |-> 0]
+    /\ seen = [w \in Workers |-> 0]
 
 -----------------------------------------------------------------------------
 (* Failure-free serving actions *)
@@ -341,7 +358,7 @@ Arrive(r) ==
          runq' = [runq EXCEPT ![w] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
 
 (***************************************************************************)
 (* Prefill computes the KV pages r's server lacks: the whole prompt for a  *)
@@ -366,7 +383,7 @@ Prefill(r) ==
        IN  /\ out' = [out EXCEPT ![r] = newOut]
            /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, PromptLen[r] + Len(newOut) - 1)]
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
-    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen>>
 
 (***************************************************************************)
 (* One decode iteration of r: the forward pass feeds r's last token back  *)
@@ -384,7 +401,7 @@ Decode(r) ==
        IN  /\ out' = [out EXCEPT ![r] = @ \o new]
            /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, Len(@) + Len(new))]
     /\ proposal' = [proposal EXCEPT ![r] = None]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload, seen>>
 
 \* How many of r's checkpoint copies w holds (as holder, as backup).
 Copies(r, w) == (IF holder[r] = w THEN 1 ELSE 0) + (IF backup[r] = w THEN 1 ELSE 0)
@@ -410,7 +427,22 @@ Complete(r) ==
     /\ runq' = [w \in Workers |-> runq[w] \ {r}]
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ FreeCheckpoint(r)
-    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures, atarget, rload, seen>>
+
+(***************************************************************************)
+(* The gateway's load monitor (citedLoads = "stale"): an UP worker reports *)
+(* its load, Eq. 4 from its counters, and the gateway keeps the report     *)
+(* until the next one.  Reports are not forced (no fairness): a decision   *)
+(* may rest on a report of any age, which is what a behaviour of the      *)
+(* model may do; a trace declares how old its reports may be.             *)
+(***************************************************************************)
+Heartbeat(w) ==
+    /\ StaleLoads
+    /\ wstate[w] = "UP"
+    /\ seen[w] # Load(w)
+    /\ seen' = [seen EXCEPT ![w] = Load(w)]
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
+                   stored, reserved, atarget, rload>>
 
 -----------------------------------------------------------------------------
 (* Properties of the substrate (IDs as in docs/design.md, section 3) *)
@@ -432,6 +464,7 @@ TypeOK ==
     /\ reserved \in [Workers -> Nat]
     /\ atarget \in [Workers -> Workers \cup {None}]
     /\ rload \in [Workers -> Nat]
+    /\ seen \in [Workers -> Nat]
 
 \* S1: an arrived request is always somewhere: in exactly the run queue of a
 \* worker while QUEUED or DECODE, known as INTERRUPTED to the coordinator,

@@ -38,7 +38,7 @@ Restart(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT"
                                                            ELSE "LOADING_FULL"]
-    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
 
 \* The survivors a recovering worker may choose as its target: the most loaded UP workers.
 AssistTargets == ArgMaxLoad(Serving)
@@ -51,7 +51,7 @@ DraftReady(w) ==
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
     /\ \E t \in TargetChoices : atarget' = [atarget EXCEPT ![w] = t]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen>>
 
 \* Drafts for r: j tokens that agree with the reference, then l wrong ones.
 DraftProposals(r) ==
@@ -84,7 +84,7 @@ Assist(w, r) ==
          proposal' = [proposal EXCEPT ![r] = [src |-> w, toks |-> d]]
     \* under the session reading the target is now chosen, if it was not
     /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![w] = Server(r)] ELSE atarget
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen>>
 
 \* In-flight speculation of w that the handover drops.
 DropSpeculation(w) ==
@@ -100,7 +100,7 @@ FullReady(w) ==
     /\ atarget' = [atarget EXCEPT ![w] = None]
     \* Algorithm 3 line 8: L(w) <- 0
     /\ rload' = IF RouteIncrement THEN [rload EXCEPT ![w] = 0] ELSE rload
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, seen>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -120,8 +120,8 @@ S11_ExactlyOneActiveModelInv == (\A w \in Workers : S11W(w)) /\ (\A r \in Reques
 
 \* A3: every draft goes to a request on an UP worker: under the session reading on the assisting
 \* worker's target while that target is UP, else on a most loaded UP worker; and a target, when it
-\* is chosen, is a most loaded UP worker.
-MostLoaded(u) == wstate[u] = "UP" /\ \A v \in Workers : wstate[v] = "UP" => Eq4Load(u) >= Eq4Load(v)
+\* is chosen, is a most loaded UP worker (by the monitor's reports under citedLoads = "stale").
+MostLoaded(u) == wstate[u] = "UP" /\ \A v \in Workers : wstate[v] = "UP" => Eq4Seen(u) >= Eq4Seen(v)
 
 A3_Step ==
     /\ \A r \in Requests :

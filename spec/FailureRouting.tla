@@ -68,6 +68,8 @@ Fail(w) ==
     /\ atarget' = [atarget EXCEPT ![w] = None]
     \* Algorithm 2 starts from the loads at the failure (a survivor's load is the same after it)
     /\ rload' = RouteLoadsAfterFail(Interrupted(w) \cup {r \in Requests : phase[r] = "INTERRUPTED"})
+    \* the monitor forgets a failed worker's report (Algorithm 3 line 8: L(w) <- 0)
+    /\ seen' = [seen EXCEPT ![w] = 0]
     /\ UNCHANGED <<out, placed>>
 
 \* The workers an interrupted request may be sent to.
@@ -104,7 +106,7 @@ Route(r) ==
     /\ IF UseHolder(r) THEN RouteRestore(r) ELSE RouteReprefill(r)
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget>>
+    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget, seen>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -142,8 +144,9 @@ S12_RestoreResumesAtCheckpointProp == [][S12_Step]_vars
 (* |C_r| > tau, and then with C_r as the resumed KV; otherwise REPREFILL   *)
 (* on an argmin of L over the UP workers, with the checkpoint freed.       *)
 (***************************************************************************)
-\* The loads A2 judges a route by: Eq. 4 from its sums, or Algorithm 2's running loads.
-A2Load(w) == IF RouteIncrement THEN rload[w] ELSE Eq4Load(w)
+\* The loads A2 judges a route by: Eq. 4 from its sums (the monitor's reports under citedLoads =
+\* "stale"), or Algorithm 2's running loads.
+A2Load(w) == IF RouteIncrement THEN rload[w] ELSE Eq4Seen(w)
 
 Eq6Restore(r) ==
     /\ holder[r] # None
@@ -171,7 +174,7 @@ RecoverEnv(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
 
 RoutingNext ==
     \/ PlacementNext

@@ -28,7 +28,7 @@ RequestStep(r) ==
 
 Next ==
     \/ \E r \in Requests : RequestStep(r)
-    \/ \E w \in Workers : Fail(w) \/ RecoveryNext(w)
+    \/ \E w \in Workers : Fail(w) \/ RecoveryNext(w) \/ Heartbeat(w)
     \/ \E w \in Workers, r \in Requests : Assist(w, r)
 
 Fairness ==

@@ -78,6 +78,7 @@ ReadingsRebackup == [DefaultReadings EXCEPT !.rebackup = TRUE]
 ReadingsAssistPerProposal == [DefaultReadings EXCEPT !.assistTarget = "proposal"]
 ReadingsRouteIncrement == [DefaultReadings EXCEPT !.routeLoads = "increment"]
 ReadingsBudgetStored == [DefaultReadings EXCEPT !.budget = "stored"]
+ReadingsStaleLoads == [DefaultReadings EXCEPT !.citedLoads = "stale"]
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -157,6 +158,12 @@ W_NoKeptTargetProp ==
 \* The increment reading: a request is routed while Algorithm 2's loads differ from the current ones.
 W_NoRouteLoadGapProp ==
     [][~\E r \in Requests : RoutingStep(r) /\ \E v \in Serving : rload[v] # Load(v)]_vars
+
+\* The stale reading: a placement that the exact loads would not choose (its holder is not an argmin
+\* of Eq. 4 now; it is by the monitor's reports).
+W_NoStaleChoiceProp ==
+    [][~\E r \in Requests : /\ PlacementStep(r) /\ holder'[r] # None
+                             /\ \E v \in Eligible(r) : Eq4Load(v) < Eq4Load(holder'[r])]_vars
 
 \* The stored budget reading: a checkpoint lags its KV because its holder is full.
 W_NoFullHolderProp ==

@@ -45,8 +45,17 @@
 (*  abstracted to what verification can tell of it (AbsDraft); a target a  *)
 (*  DraftReady names is the session's target (assistTarget=session), and   *)
 (*  is a most loaded UP worker under either reading (A3).                  *)
-(*  "loads" (optional, on Place, Route, Assist): each UP worker's cited    *)
+(*  "loads" (on Place, Route, Assist and a DraftReady that names a        *)
+(*  target; optional under citedLoads = "exact"): each UP worker's cited   *)
 (*  load equals Load(w) before the step, else the decision's property.     *)
+(*  Under citedLoads = "stale" a decision that rests on the gateway's      *)
+(*  monitor must cite its loads: each UP worker's is its Load at one of    *)
+(*  the states the event's window (Ev.win, which the generator computes    *)
+(*  from the header's bound, in events or in milliseconds) reaches back   *)
+(*  to, and never at an earlier state than the one its last cited load     *)
+(*  came from (a monitor's reports arrive in order).  A View step, which   *)
+(*  no event reports, sets the spec's seen to the cited loads first, so    *)
+(*  the spec's own action judges the decision on them.                     *)
 (*                                                                         *)
 (* Content (v2): wdig, hdig and bdig hold, per request, the digest of each *)
 (* (page, count) as the server wrote it and as the holder's and backup's  *)
@@ -73,7 +82,8 @@ CONSTANTS
     TraceLog,       \* <<event, event, ...>>: the trace's events, in order
     Elsewhere,      \* a model value: the source of restored bytes that are not the holder's copy
     PageTokens,     \* positions per physical page (the header's pageTokens)
-    FairnessSteps   \* the bound of the finite-trace fairness checks L3 and L4 (0: off)
+    FairnessSteps,  \* the bound of the finite-trace fairness checks L3 and L4 (0: off)
+    LoadWindow      \* citedLoads = "stale": the most states any event's window reaches back (0: none)
 
 VARIABLES
     l,      \* the index in TraceLog of the next event
@@ -85,9 +95,11 @@ VARIABLES
     bdig,   \* bdig[r]: the same for the copy on r's backup
     slag,   \* slag[<<r, c>>]: r's decode steps with copy c ("h" or "b") a page behind, no StreamPage
     amiss,  \* amiss[w]: "none" while ASSISTING w has proposed nothing in this stint, "some" once it has
-    aopp    \* aopp[<<w, r>>]: r's decode steps at which w could have proposed, in a stint with none
+    aopp,   \* aopp[<<w, r>>]: r's decode steps at which w could have proposed, in a stint with none
+    lh,     \* lh[w]: citedLoads = "stale": Load(w) in the last LoadWindow states before this one, oldest first
+    lfrom   \* lfrom[w]: the state (by index in TraceLog) w's last cited load came from; none earlier may
 
-auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp>>
+auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom>>
 traceVars == <<vars, l, auxVars>>
 
 Ev == TraceLog[l]
@@ -138,7 +150,7 @@ ApplyArrive == LET r == Ev.req IN
     /\ runq' = [runq EXCEPT ![Ev.worker] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 \* The rebackup reading's step: r keeps its holder and its copy and gains a backup.
@@ -152,7 +164,7 @@ ApplyPlace == LET r == Ev.req
     THEN /\ backup' = [backup EXCEPT ![r] = Ev.backup]
          /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
          /\ reserved' = [w \in Workers |-> reserved[w] + (IF Ev.backup = w THEN Size(r) ELSE 0)]
-         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload>>
+         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload, seen>>
          /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
          /\ UNCHANGED <<wdig, hdig>>
     ELSE
@@ -164,7 +176,7 @@ ApplyPlace == LET r == Ev.req
     /\ reserved' = [w \in Workers |-> reserved[w] + (taken(w) - released(w)) * Size(r)]
     /\ stored' = [w \in Workers |-> stored[w] - (IF holder[r] = w THEN Len(ckpt[r]) ELSE 0)
                                                - (IF backup[r] = w THEN Len(bckpt[r]) ELSE 0)]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload, seen>>
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
     /\ UNCHANGED wdig
@@ -185,7 +197,7 @@ ApplyPrefill == LET r == Ev.req
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen>>
     /\ UNCHANGED <<hdig, bdig>>
 
 ApplyDecode == LET r == Ev.req IN
@@ -194,7 +206,7 @@ ApplyDecode == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload, seen>>
     /\ UNCHANGED <<hdig, bdig>>
 
 \* Which copy a StreamPage grows: the backup's when it names the backup, else the holder's.
@@ -225,7 +237,7 @@ ApplyStream == LET r == Ev.req
        ELSE /\ ckpt' = [ckpt EXCEPT ![r] = grown] /\ UNCHANGED bckpt
             /\ hdig' = [hdig EXCEPT ![r] = Received(@)] /\ UNCHANGED bdig
     /\ stored' = IF owner = None THEN stored ELSE [stored EXCEPT ![owner] = @ + (Len(grown) - Len(c))]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen>>
     /\ UNCHANGED wdig
 
 (***************************************************************************)
@@ -255,7 +267,7 @@ ApplyComplete == LET r == Ev.req IN
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ FreeAsReported(r)
-    /\ UNCHANGED <<wstate, active, placed, out, failures, atarget, rload>>
+    /\ UNCHANGED <<wstate, active, placed, out, failures, atarget, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyFail == LET w == Ev.worker
@@ -283,6 +295,7 @@ ApplyFail == LET w == Ev.worker
     /\ failures' = failures + 1
     /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ rload' = RouteLoadsAfterFail(lost \cup {r \in Requests : phase[r] = "INTERRUPTED"})
+    /\ seen' = [seen EXCEPT ![w] = 0]
     /\ UNCHANGED <<out, placed>>
     \* what a lost request's server wrote stays until the request is routed (Restored)
     /\ wdig' = wdig
@@ -312,7 +325,7 @@ ApplyRoute == LET r == Ev.req IN
     /\ placed' = [placed EXCEPT ![r] = FALSE]
     /\ FreeAsReported(r)
     /\ rload' = RouteLoadsAfterRoute(r, Ev.worker)
-    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget>>
+    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget, seen>>
     /\ wdig' = [wdig EXCEPT ![r] = IF Ev.mode = "RESTORE" THEN Received(NoDigests) ELSE NoDigests]
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
@@ -320,7 +333,7 @@ ApplyRoute == LET r == Ev.req IN
 ApplyRestart == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
     /\ active' = [active EXCEPT ![w] = "NONE"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 \* A target the event names (session reading), else none chosen yet.
@@ -330,13 +343,13 @@ ApplyDraftReady == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
     /\ atarget' = [atarget EXCEPT ![w] = IF Readings.assistTarget = "session" /\ NamesTarget THEN Ev.target ELSE None]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyAssist == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = [src |-> Ev.worker, toks |-> AbsDraft(r, Ev.draft)]]
     /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![Ev.worker] = Server(r)] ELSE atarget
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyFullReady == LET w == Ev.worker
@@ -348,7 +361,7 @@ ApplyFullReady == LET w == Ev.worker
                                        THEN None ELSE proposal[r]]
     /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ rload' = IF RouteIncrement THEN [rload EXCEPT ![w] = 0] ELSE rload
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 Apply ==
@@ -430,15 +443,46 @@ StreamPagesStep(r) ==
         /\ (IF toB THEN bckpt'[r] ELSE ckpt'[r]) = c \o [j \in 1..n |-> CopyTo(kv[r][Len(c) + j], owner)]
         /\ (IF toB THEN ckpt' = ckpt ELSE bckpt' = bckpt)
         /\ stored' = [stored EXCEPT ![owner] = @ + n]
-        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload>>
+        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen>>
 
 \* A target a DraftReady names is a most loaded UP worker (A3), under either reading.
 NamedTargetOK == Ev.type = "DraftReady" /\ NamesTarget => MostLoaded(Ev.target)
 
-\* Cited loads are the loads the decision is taken on: Algorithm 2's on a Route.
+(***************************************************************************)
+(* Cited loads.  Under citedLoads = "exact" they are the loads the         *)
+(* decision is taken on: Load now, Algorithm 2's on a Route.  Under        *)
+(* "stale", a decision that rests on the monitor (UsesView) must cite      *)
+(* them, and each UP worker's cited load is its Load at a state of the     *)
+(* event's window no earlier than lfrom[w].                               *)
+(***************************************************************************)
+UsesView == /\ StaleLoads /\ Policy \in LoadAware
+            /\ \/ Ev.type \in {"Place", "Assist"}
+               \/ Ev.type = "Route" /\ ~RouteIncrement
+               \/ Ev.type = "DraftReady" /\ NamesTarget
+Cited == "loads" \in DOMAIN Ev
+\* The state (index in TraceLog) each of the last Len(lh[w]) loads was seen in, and w's load there.
+LoadAt(w, j) == IF j = l THEN Load(w) ELSE lh[w][Len(lh[w]) - (l - j) + 1]
+\* The states w's cited load may come from: the event's window, from lfrom[w], that lh still holds.
+WindowOf(w) == Max(Max(l - Ev.win, lfrom[w]), l - Len(lh[w]))..l
+Matches(w) == {j \in WindowOf(w) : LoadAt(w, j) = Ev.loads[w + 1]}
+SeenOK(w) == Matches(w) # {}
+\* What the spec's seen becomes before the decision: the cited loads of the UP workers.
+CitedView == [w \in Workers |-> IF wstate[w] = "UP" THEN Ev.loads[w + 1] ELSE seen[w]]
+
 CitedLoadsHold ==
-    "loads" \in DOMAIN Ev =>
+    IF UsesView THEN Cited /\ \A w \in Workers : wstate[w] = "UP" => SeenOK(w)
+    ELSE Cited =>
         \A w \in Workers : wstate[w] = "UP" => Ev.loads[w + 1] = IF Ev.type = "Route" THEN RouteLoad(w) ELSE Load(w)
+
+\* The history after the event: this state's loads remembered, and where each cited load came from.
+History ==
+    /\ lh' = [w \in Workers |-> LET h == Append(lh[w], Load(w)) IN
+                                 IF Len(h) > LoadWindow THEN SubSeq(h, Len(h) - LoadWindow + 1, Len(h)) ELSE h]
+    /\ lfrom' = IF UsesView /\ Cited
+                THEN [w \in Workers |-> IF wstate[w] = "UP" /\ SeenOK(w)
+                                        THEN CHOOSE j \in Matches(w) : \A i \in Matches(w) : j <= i
+                                        ELSE lfrom[w]]
+                ELSE lfrom
 
 \* The reservations a placement cites are the counters before it (S15 ties them to the sums).
 CitedReservedHold ==
@@ -488,7 +532,7 @@ StepWrong ==
       [] ~S14_Step -> "S14"
       [] ~A1_Step \/ (Ev.type = "Place" /\ ~CitedLoadsHold) -> "A1"
       [] ~A2_Step \/ (Ev.type = "Route" /\ ~CitedLoadsHold) -> "A2"
-      [] ~A3_Step \/ (Ev.type = "Assist" /\ ~CitedLoadsHold) \/ ~NamedTargetOK -> "A3"
+      [] ~A3_Step \/ (Ev.type \in {"Assist", "DraftReady"} /\ ~CitedLoadsHold) \/ ~NamedTargetOK -> "A3"
       [] ~L3_Bounded -> "L3"
       [] ~L4_Bounded -> "L4"
       [] ~SpecStepOK -> "step"
@@ -532,18 +576,33 @@ TouchedW ==
 (* checks every invariant on the whole state and prints                   *)
 (* <<"lumen-trace-end", unfinished>>: the requests not DONE plus the      *)
 (* workers not UP (for INCOMPLETE).  Every event has exactly one reported *)
-(* successor, so TLC follows one path.                                     *)
+(* successor (after the View step it may need first), so TLC follows one *)
+(* path.                                                                   *)
 (***************************************************************************)
 Unfinished == Cardinality({r \in Requests : phase[r] # "DONE"}) + Cardinality({w \in Workers : wstate[w] # "UP"})
 
-TraceNext ==
+\* The gateway's monitor before a decision under citedLoads = "stale": seen becomes the cited loads,
+\* a step no event reports (the spec's Heartbeat steps that brought them, composed).
+ViewPending == l <= Len(TraceLog) /\ UsesView /\ Cited /\ seen # CitedView
+
+ViewStep ==
+    /\ ViewPending
+    /\ seen' = CitedView
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
+                   stored, reserved, atarget, rload, l, auxVars>>
+
+EventStep ==
     /\ l <= Len(TraceLog)
+    /\ ~ViewPending
     /\ Apply
     /\ Fair
+    /\ History
     /\ tR' = TouchedR
     /\ tW' = TouchedW
     /\ pending' = StepWrong
     /\ l' = l + 1
+
+TraceNext == ViewStep \/ EventStep
 
 TraceInv ==
     LET inv == InvWrong(tR, tW)
@@ -566,6 +625,8 @@ TraceInit ==
     /\ slag = [x \in {} |-> 0]
     /\ amiss = [x \in {} |-> "none"]
     /\ aopp = [x \in {} |-> 0]
+    /\ lh = [w \in Workers |-> <<>>]
+    /\ lfrom = [w \in Workers |-> 1]
 
 TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 

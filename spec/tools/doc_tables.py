@@ -37,6 +37,8 @@ BOUNDS = {
     'MCLumenLivenessBudgetStored': 'Spec (LUMEN), fairness, budget reading "stored"; 2 workers, 2 requests, 1 failure, Budget 1',
     'MCLumenRouteIncrement': 'Spec (LUMEN), routeLoads reading "increment"; 3 workers, 2 requests, 1 failure, Budget 6, K 2',
     'MCLumenRouteIncrementFull': '--full: Spec (LUMEN), routeLoads reading "increment"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
+    'MCLumenStaleLoads': 'Spec (LUMEN), citedLoads reading "stale" (monitor reports of any age); 3 workers, 2 requests, 1 failure, Budget 6, K 2',
+    'MCLumenStaleLoadsFull': '--full: Spec (LUMEN), citedLoads reading "stale" (monitor reports of any age); 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenAssistPerProposal': 'Spec (LUMEN), assistTarget reading "proposal"; 3 workers, 2 requests, 1 failure, Budget 6, K 2',
     'MCLumenAssistPerProposalFull': '--full: Spec (LUMEN), assistTarget reading "proposal"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenFCFallThrough': 'Spec (FC), reading ringFallThrough; 3 workers, 2 requests, 1 failure, Budget 3',

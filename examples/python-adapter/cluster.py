@@ -66,11 +66,16 @@ class Cluster:
             raise ValueError(f"policy {policy!r} is not implemented (only {', '.join(POLICIES)})")
         self.policy = policy
         # this implementation follows the default reading of every ambiguity (docs/readings.md),
-        # and both readings of the assist target
+        # and both readings of the assist target and of the cited loads (citedLoads=stale:N: a
+        # load monitor that takes every worker's report once every N events)
         defaults = {"queue": "run", "ringDirection": "next", "ringFallThrough": False, "rebackup": False,
-                    "assistTarget": "session", "routeLoads": "recompute", "budget": "reserve"}
+                    "assistTarget": "session", "routeLoads": "recompute", "budget": "reserve", "citedLoads": "exact"}
         readings = dict(config.get("readings", {}))
         self.session_target = readings.pop("assistTarget", "session") == "session"
+        cited = readings.pop("citedLoads", "exact")
+        self.report_every = None if cited == "exact" else int(cited[len("stale:"):]) if cited.startswith("stale:") and cited[6:].isdigit() else 1
+        self.seen = [0.0] * int(config["workers"])   # the monitor: each worker's last reported load
+        self.since_reports = 0
         for name, value in readings.items():
             if defaults.get(name, object()) != value:
                 raise ValueError(f"reading {name}={value!r} is not implemented (only the defaults)")
@@ -98,9 +103,22 @@ class Cluster:
     def queue(self, w):
         return sum(1 for r in self.live() if r.server == w and r.phase in ACTIVE)
 
-    def load(self, w):
+    def exact_load(self, w):
         """Eq. 4: L(w) = alpha * sum |KV_r| held + beta * Q_w."""
         return self.alpha * self.stored(w) + self.beta * self.queue(w)
+
+    def load(self, w):
+        """The load decisions use: Eq. 4 now, or under citedLoads=stale the monitor's last report."""
+        return self.exact_load(w) if self.report_every is None else self.seen[w]
+
+    def reports(self):
+        """The monitor takes every UP worker's report once every `report_every` events."""
+        if self.report_every is None:
+            return
+        self.since_reports += 1
+        if self.since_reports >= self.report_every:
+            self.since_reports = 0
+            self.seen = [self.exact_load(w.id) if w.state == "UP" else self.seen[w.id] for w in self.workers]
 
     def loads(self):
         return [self.load(w.id) for w in self.workers]
@@ -132,6 +150,7 @@ class Cluster:
 
     def event(self, etype, **fields):
         self.emit({"type": etype, "t": round(self.now, 6), **fields})
+        self.reports()
 
     # ------------------------------------------------------------- commands
     def arrive(self, rid, prompt_len, out_len, seed):
@@ -183,6 +202,7 @@ class Cluster:
     def fail(self, w):
         worker = self.workers[w]
         worker.state, worker.epoch, worker.target = "FAILED", worker.epoch + 1, None
+        self.seen[w] = 0.0                       # the monitor forgets a failed worker's report
         interrupted = sorted(r.id for r in self.live() if r.server == w and r.phase in ACTIVE)
         orphaned = sorted(r.id for r in self.live() if w in r.copies)
         promoted = []
@@ -380,7 +400,7 @@ class Cluster:
                 up = self.up()
                 top = max(self.load(v) for v in up)
                 worker.target = min(v for v in up if self.load(v) == top)
-                self.event("DraftReady", worker=w, target=worker.target)
+                self.event("DraftReady", worker=w, target=worker.target, loads=self.loads())
             else:
                 self.event("DraftReady", worker=w)
             if "MID_HANDOVER" in self.armed[w]:   # fail it while it assists

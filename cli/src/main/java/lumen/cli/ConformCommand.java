@@ -69,8 +69,8 @@ final class ConformCommand implements Callable<Integer> {
     List<String> policies = new ArrayList<>(List.of("lumen"));
 
     @Option(names = "--reading", paramLabel = "NAME=VALUE", description = {"a reading of the paper the system implements"
-            + " where the paper can be read two ways (docs/readings.md); repeat for several. Readings: queue=run|waiting,"
-            + " ringDirection=next|previous, ringFallThrough=false|true, rebackup=false|true. Default: the paper's reading of each"})
+            + " where the paper can be read two ways (docs/readings.md); repeat for several. Readings: ${lumen.readings}."
+            + " Default: the first value of each"})
     private List<String> readingArgs = new ArrayList<>();
 
     @Option(names = "--step-timeout-ms", paramLabel = "MS", description = "time for the system to answer one command (default: ${DEFAULT-VALUE})")

@@ -18,6 +18,9 @@ public final class Lumen {
     }
 
     static CommandLine commandLine() {
+        // the help of --reading lists every reading the kit knows, from lumen.core.Readings
+        System.setProperty("lumen.readings", String.join(", ", lumen.core.Readings.NAMES.stream()
+                .map(n -> n + "=" + String.join("|", lumen.core.Readings.values(n))).toList()));
         CommandLine cl = new CommandLine(new Lumen());
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof UserError u) {

@@ -48,6 +48,7 @@ public final class CoreRunner {
         Set<PropertyCheck.Feature> features = EnumSet.noneOf(PropertyCheck.Feature.class);
         Set<Integer> assisting = new HashSet<>();
         long n = 0;
+        long sinceReports = 0;
         for (double clock = 0; n < 2_000_000; clock += 1) {
             Supplier<Step> forced = environment(s, clock, pending, faults, sc.draftAgreement(), rnd);
             Supplier<Step> chosen = forced != null ? forced : choose(s, rnd, sc.draftAgreement());
@@ -67,11 +68,20 @@ public final class CoreRunner {
             n++;
             Event e = st.event();
             PropertyCheck.observe(mirror.state(), e, features, assisting);
-            lumen.validate.Divergence d = mirror.step(e, n, null);
+            lumen.validate.Divergence d = mirror.step(e, n, s.citedFor(e), null, clock);
             if (d != null) {
                 return new PropertyCheck.Outcome(d.finding(), "step " + n + " (clock " + clock + "): " + d.event(), n, features);
             }
             s = st.state();
+            // citedLoads=stale:N: the monitor's reports come at random, at least once every N steps
+            if (s.staleLoads()) {
+                lumen.core.Readings.CitedLoads c = sc.config().readings().citedLoads();
+                long bound = c.millis() ? 1 : (long) c.bound();
+                if (++sinceReports >= bound || rnd.nextInt(3) == 0) {
+                    s = s.heartbeat();
+                    sinceReports = 0;
+                }
+            }
         }
         ClusterState end = mirror.state();
         List<Finding> all = Invariants.all(end);

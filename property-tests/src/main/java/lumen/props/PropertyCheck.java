@@ -91,6 +91,7 @@ public final class PropertyCheck {
             bug.reset();
         }
         ClusterRuntime.Options options = bug == null ? sc.options() : bug.options(sc.options());
+        ClusterRuntime[] self = {null};
         ClusterRuntime rt = new ClusterRuntime(run, SimpleCostModel.fastReload(), options, (orig, t) -> {
             n[0]++;
             if (bad[0] != null) {
@@ -103,13 +104,15 @@ public final class PropertyCheck {
                 ClusterState s = mirror.state();
                 long[] cited = e instanceof Event.Place && bug != null ? bug.citedReservations(s, sc.config()) : null;
                 observe(s, e, features, assisting);
-                lumen.validate.Divergence d = mirror.step(e, n[0], null, cited);
+                // under citedLoads=stale a decision cites the loads the runtime's monitor gave it
+                lumen.validate.Divergence d = mirror.step(e, n[0], self[0].before().citedFor(e), cited, t);
                 if (d != null && bad[0] == null) {
                     bad[0] = d.finding();
                     where[0] = "event " + n[0] + " at " + t + " ms: " + d.event();
                 }
             }
         });
+        self[0] = rt;
         try {
             rt.run(sc.arrivals(), sc.faults());
         } catch (IllegalStateException | IllegalArgumentException ex) {

@@ -60,7 +60,18 @@ public final class ScheduleGenerator {
                 r.nextBoolean() ? Readings.RingDirection.NEXT : Readings.RingDirection.PREVIOUS, r.nextBoolean(), r.nextBoolean(),
                 r.nextBoolean() ? Readings.AssistTarget.SESSION : Readings.AssistTarget.PROPOSAL,
                 r.nextBoolean() ? Readings.RouteLoads.RECOMPUTE : Readings.RouteLoads.INCREMENT,
-                r.nextBoolean() ? Readings.Budget.RESERVE : Readings.Budget.STORED);
+                r.nextBoolean() ? Readings.Budget.RESERVE : Readings.Budget.STORED, drawCitedLoads(r));
+    }
+
+    /** Exact loads one time in two, else a monitor at most 1, 2 or 4 events or 50 ms behind. */
+    private static Readings.CitedLoads drawCitedLoads(SplittableRandom r) {
+        return switch (r.nextInt(8)) {
+            case 0 -> new Readings.CitedLoads(1, false);
+            case 1 -> new Readings.CitedLoads(2, false);
+            case 2 -> new Readings.CitedLoads(4, false);
+            case 3 -> new Readings.CitedLoads(50, true);
+            default -> Readings.CitedLoads.EXACT;
+        };
     }
 
     /** Log-normal-ish lengths: mostly short, sometimes long, as real prompts and outputs are. */

@@ -35,14 +35,16 @@ public final class ScheduleTraces {
             w.flush();
             // the state the events reported so far describe, for the bug's rewrites
             Mirror seen = new Mirror(cfg, 0);
+            ClusterRuntime[] self = {null};
             ClusterRuntime rt = new ClusterRuntime(Bug.running(bug, cfg), SimpleCostModel.fastReload(),
                     bug == null ? sc.options() : bug.options(sc.options()), (e, t) -> {
                         ClusterState before = seen.state();
                         for (lumen.core.Event shown : bug == null ? java.util.List.of(e) : bug.rewriteAll(before, e, cfg)) {
-                            buf.writeBytes((Adapter.line(shown, t, seen.state(), bug, cfg) + "\n").getBytes(StandardCharsets.UTF_8));
-                            seen.step(shown, 0, null);
+                            buf.writeBytes((Adapter.line(shown, t, seen.state(), self[0].before(), bug, cfg) + "\n").getBytes(StandardCharsets.UTF_8));
+                            seen.step(shown, 0, self[0].before().citedFor(shown));
                         }
                     });
+            self[0] = rt;
             rt.run(sc.arrivals(), sc.faults());
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);

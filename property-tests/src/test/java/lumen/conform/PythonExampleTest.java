@@ -51,6 +51,15 @@ class PythonExampleTest {
         assertThat(r.schedules).isEqualTo(30);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"stale:2", "stale:40ms"})
+    void theExamplePassesWithAStaleLoadMonitorToo(String bound) {
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command()).withPolicies(List.of("lumen", "lumen-dual"))
+                .withReadings(lumen.core.Readings.DEFAULT.with("citedLoads", bound)).withSchedules(1, 30));
+        assertThat(r.failure).as(() -> ConformReport.text(r)).isNull();
+        assertThat(r.schedules).isEqualTo(30);
+    }
+
     @Test
     void itsSeededBugIsCaughtWithItsProperty() {
         Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command("--bug", "restore-past-checkpoint"))

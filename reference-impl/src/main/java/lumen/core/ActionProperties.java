@@ -97,7 +97,11 @@ public final class ActionProperties {
                         : rec.reserved() + r.size() <= s.config().budget());
     }
 
-    /** A1: a placement is an argmin of Eq. 4 over the eligible holders; unprotected only if none is. */
+    /**
+     * A1: a placement is an argmin of Eq. 4 over the eligible holders; unprotected only if none is.
+     * The loads are those decided on ({@link ClusterState#seen}): Eq. 4 now, or the monitor's under
+     * citedLoads=stale. So are A3's.
+     */
     public static Finding a1(ClusterState s, Event.Place p) {
         RequestRec r = s.request(p.req());
         if (p.keepsHolderOf(r)) {
@@ -106,26 +110,28 @@ public final class ActionProperties {
         }
         int best = -1;
         for (int w = 0; w < s.workerCount(); w++) {
-            if (eligible(s, r, w) && (best < 0 || s.load(w) < s.load(best))) {
+            if (eligible(s, r, w) && (best < 0 || s.seen(w) < s.seen(best))) {
                 best = w;
             }
         }
         if (best < 0) {
             return p.holder() < 0 ? null
-                    : new Finding(PropertyId.A1, "request " + r.id() + " is placed although no worker is eligible",
+                    : new Finding(PropertyId.A1, "request " + r.id() + " is placed although no worker is eligible (UP, not its server, "
+                            + (s.config().readings().budget() == Readings.Budget.STORED ? "storing less than the budget " + s.config().budget()
+                                    : "room to reserve Size(r)=" + r.size() + " within the budget " + s.config().budget()) + ", Eq. 5)",
                             "none (unprotected)", "worker " + p.holder());
         }
         if (p.holder() < 0) {
             return new Finding(PropertyId.A1, "request " + r.id() + " runs unprotected although worker " + best + " is eligible",
-                    "worker " + best + " (L=" + s.load(best) + ")", "none");
+                    "worker " + best + " (L=" + s.seen(best) + ")", "none");
         }
         if (p.holder() >= s.workerCount() || !eligible(s, r, p.holder())) {
             return new Finding(PropertyId.A1, "request " + r.id() + "'s holder is not eligible (UP, not its server, room for Size(r))",
                     "an eligible worker such as " + best, "worker " + p.holder());
         }
-        if (s.load(p.holder()) > s.load(best)) {
+        if (s.seen(p.holder()) > s.seen(best)) {
             return new Finding(PropertyId.A1, "request " + r.id() + "'s holder is not least loaded (Eq. 4)",
-                    "L=" + s.load(best) + " (worker " + best + ")", "L=" + s.load(p.holder()) + " (worker " + p.holder() + ")");
+                    "L=" + s.seen(best) + " (worker " + best + ")", "L=" + s.seen(p.holder()) + " (worker " + p.holder() + ")");
         }
         return s.policy().chooseBackup(s, r, p.holder()) >= 0 || p.backup() >= 0 ? backupIsArgMin(s, r, p) : null;
     }
@@ -134,7 +140,7 @@ public final class ActionProperties {
     static Finding backupIsArgMin(ClusterState s, RequestRec r, Event.Place p) {
         int best = -1;
         for (int w = 0; w < s.workerCount(); w++) {
-            if (w != p.holder() && eligible(s, r, w) && (best < 0 || s.load(w) < s.load(best))) {
+            if (w != p.holder() && eligible(s, r, w) && (best < 0 || s.seen(w) < s.seen(best))) {
                 best = w;
             }
         }
@@ -145,15 +151,15 @@ public final class ActionProperties {
         }
         if (b < 0) {
             return new Finding(PropertyId.A1, "request " + r.id() + " has no backup although worker " + best + " is eligible",
-                    "worker " + best + " (L=" + s.load(best) + ")", "none");
+                    "worker " + best + " (L=" + s.seen(best) + ")", "none");
         }
         if (b >= s.workerCount() || b == p.holder() || !eligible(s, r, b)) {
             return new Finding(PropertyId.A1, "request " + r.id() + "'s backup is not eligible (UP, not its server or holder, room for Size(r))",
                     "an eligible worker such as " + best, "worker " + b);
         }
-        return s.load(b) <= s.load(best) ? null
+        return s.seen(b) <= s.seen(best) ? null
                 : new Finding(PropertyId.A1, "request " + r.id() + "'s backup is not least loaded among the rest (Eq. 4)",
-                        "L=" + s.load(best) + " (worker " + best + ")", "L=" + s.load(b) + " (worker " + b + ")");
+                        "L=" + s.seen(best) + " (worker " + best + ")", "L=" + s.seen(b) + " (worker " + b + ")");
     }
 
     /**
@@ -182,12 +188,18 @@ public final class ActionProperties {
                 min = Math.min(min, s.routeLoad(w));
             }
         }
+        StringBuilder least = new StringBuilder();
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (s.isUp(w) && s.routeLoad(w) <= min) {
+                least.append(least.length() == 0 ? "" : ", ").append(w);
+            }
+        }
         boolean targetOk = rt.worker() >= 0 && rt.worker() < s.workerCount() && s.isUp(rt.worker()) && s.routeLoad(rt.worker()) <= min;
         if (!targetOk || rt.mode() != RouteMode.REPREFILL) {
             String why = h < 0 ? "it has no checkpoint" : !s.isUp(h) ? "its holder is down"
                     : "L(h)=" + s.routeLoad(h) + " > theta=" + s.config().theta() + " and |C_r|=" + r.ckpt().length() + " <= tau=" + s.config().tau();
             return new Finding(PropertyId.A2, "Eq. 6 re-prefills request " + r.id() + " on a least loaded survivor (" + why + ")",
-                    "REPREFILL on a worker with L=" + min, rt.mode() + " on worker " + rt.worker()
+                    "REPREFILL on a worker with L=" + min + " (worker " + least + ")", rt.mode() + " on worker " + rt.worker()
                     + (s.isUp(rt.worker()) ? " (L=" + s.routeLoad(rt.worker()) + ")" : ""));
         }
         if (rt.resumed() != 0) {
@@ -195,7 +207,7 @@ public final class ActionProperties {
         }
         return rt.freed() == r.savedPositions() ? null
                 : new Finding(PropertyId.A2, "a re-prefill frees request " + r.id() + "'s checkpoint",
-                        Integer.toString(r.savedPositions()), Integer.toString(rt.freed()));
+                        "freed " + r.savedPositions(), "freed " + rt.freed());
     }
 
     /**
@@ -236,11 +248,11 @@ public final class ActionProperties {
     private static Finding mostLoaded(ClusterState s, int u, String what) {
         int top = -1;
         for (int w = 0; w < s.workerCount(); w++) {
-            if (s.isUp(w) && (top < 0 || s.load(w) > s.load(top))) {
+            if (s.isUp(w) && (top < 0 || s.seen(w) > s.seen(top))) {
                 top = w;
             }
         }
-        return top < 0 || s.load(top) <= s.load(u) ? null
-                : new Finding(PropertyId.A3, what, "L=" + s.load(top) + " (worker " + top + ")", "L=" + s.load(u) + " (worker " + u + ")");
+        return top < 0 || s.seen(top) <= s.seen(u) ? null
+                : new Finding(PropertyId.A3, what, "L=" + s.seen(top) + " (worker " + top + ")", "L=" + s.seen(u) + " (worker " + u + ")");
     }
 }

@@ -15,9 +15,14 @@ public final class ClusterState {
     private final int failures;
     /** The spec's {@code rload}: Algorithm 2's running loads under routeLoads=increment, or null (all 0). Never written to. */
     private final double[] rload;
+    /**
+     * The spec's {@code seen}: under citedLoads=stale, the load each worker last reported to the
+     * gateway's monitor (the loads a decision cites), or null (all 0). Never written to.
+     */
+    private final double[] seen;
 
     private ClusterState(Config config, RecoveryPolicy policy, PIntMap<WorkerRec> workers,
-                         PIntMap<RequestRec> requests, LoadIndex index, int failures, double[] rload) {
+                         PIntMap<RequestRec> requests, LoadIndex index, int failures, double[] rload, double[] seen) {
         this.config = config;
         this.policy = policy;
         this.workers = workers;
@@ -25,12 +30,13 @@ public final class ClusterState {
         this.index = index;
         this.failures = failures;
         this.rload = rload;
+        this.seen = seen;
     }
 
     /** The spec's Init: every worker UP with its full model, no request arrived. */
     public static ClusterState initial(Config config) {
         PIntMap<WorkerRec> ws = PIntMap.empty();
-        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0, null);
+        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0, null, null);
         for (int w = 0; w < config.workers(); w++) {
             s = s.withWorker(WorkerRec.initial(w));
         }
@@ -91,6 +97,69 @@ public final class ClusterState {
     public double load(int w) {
         WorkerRec rec = workers.get(w);
         return config.alpha() * rec.stored() + config.beta() * depth(rec);
+    }
+
+    /** {@code StaleLoads}: decisions rest on the gateway's monitor (citedLoads=stale:...). */
+    public boolean staleLoads() {
+        return config.readings().staleLoads();
+    }
+
+    /**
+     * {@code Seen(w)}: the load the gateway decides on, Eq. 4 now ({@link #load}) or, under
+     * citedLoads=stale, the load w last reported to the monitor. Placement, routing and assist
+     * targeting compare these, and so does the {@link #index()}.
+     */
+    public double seen(int w) {
+        return !staleLoads() ? load(w) : seen == null ? 0 : seen[w];
+    }
+
+    /**
+     * The spec's Heartbeat of every UP worker at once: the monitor's loads become Eq. 4 now (a
+     * failed worker's stays forgotten). This state itself unless citedLoads=stale.
+     */
+    public ClusterState heartbeat() {
+        if (!staleLoads()) {
+            return this;
+        }
+        double[] v = new double[workerCount()];
+        boolean same = seen != null;
+        for (int w = 0; w < v.length; w++) {
+            v[w] = isUp(w) ? load(w) : seen(w);
+            same &= seen != null && v[w] == seen[w];
+        }
+        return same ? this : withSeen(v);
+    }
+
+    /**
+     * The loads a decision cites: under citedLoads=stale, for an event whose decision rests on the
+     * monitor, the monitor's loads in this state (the state before the event); else null.
+     */
+    public double[] citedFor(Event e) {
+        if (!staleLoads() || !usesMonitor(e)) {
+            return null;
+        }
+        double[] v = new double[workerCount()];
+        for (int w = 0; w < v.length; w++) {
+            v[w] = seen(w);
+        }
+        return v;
+    }
+
+    /** Whether event e's decision rests on the monitor's loads under citedLoads=stale (TraceLumen's {@code UsesView}). */
+    public boolean usesMonitor(Event e) {
+        boolean assists = policy.restartState() == WorkerState.LOADING_DRAFT;
+        return switch (e.action()) {
+            case PLACE -> policy.loadAwarePlacement();
+            case ROUTE -> policy.eq6Routing() && !routeIncrement();
+            case ASSIST -> assists;
+            case DRAFT_READY -> assists && ((Event.DraftReady) e).target() >= 0;
+            default -> false;
+        };
+    }
+
+    /** The monitor's loads, or null (all 0); not to be written to. */
+    double[] seenLoads() {
+        return seen;
     }
 
     /** Q(w) under the run's queue reading. */
@@ -211,9 +280,9 @@ public final class ClusterState {
         return config.readings().routeLoads() == Readings.RouteLoads.INCREMENT && policy.eq6Routing();
     }
 
-    /** {@code RouteLoad(w)}: the load Algorithm 2 routes by, Eq. 4 now or its running load. */
+    /** {@code RouteLoad(w)}: the load Algorithm 2 routes by, the decided-on load ({@link #seen}) or its running load. */
     public double routeLoad(int w) {
-        return !routeIncrement() ? load(w) : rload == null ? 0 : rload[w];
+        return !routeIncrement() ? seen(w) : rload == null ? 0 : rload[w];
     }
 
     /** {@code ArgMinRouteLoad(Serving)}: the re-prefill target (lowest id on ties), or -1. */
@@ -251,7 +320,7 @@ public final class ClusterState {
             return server == kept;
         }
         int top = assistTarget();
-        return server >= 0 && top >= 0 && isUp(server) && load(server) == load(top);
+        return server >= 0 && top >= 0 && isUp(server) && seen(server) == seen(top);
     }
 
     /** The requests with an in-flight draft from worker {@code w}, ascending. */
@@ -265,19 +334,39 @@ public final class ClusterState {
     // ---- updates, keeping the index in step ----------------------------------------------------
 
     public ClusterState withWorker(WorkerRec w) {
-        LoadIndex idx = w.state() == WorkerState.UP
-                ? index.with(new LoadIndex.Entry(w.id(), config.budget() - (budgetOnStored() ? w.stored() : w.reserved()),
-                        config.alpha() * w.stored() + config.beta() * depth(w), depth(w)))
-                : index.without(w.id());
-        return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures, rload);
+        return new ClusterState(config, policy, workers.put(w.id(), w), requests, indexed(index, w, seen), failures, rload, seen);
+    }
+
+    /** The index with w's entry as it now stands: its room and the load decisions compare ({@link #seen}). */
+    private LoadIndex indexed(LoadIndex idx, WorkerRec w, double[] view) {
+        if (w.state() != WorkerState.UP) {
+            return idx.without(w.id());
+        }
+        double l = !staleLoads() ? config.alpha() * w.stored() + config.beta() * depth(w) : view == null ? 0 : view[w.id()];
+        return idx.with(new LoadIndex.Entry(w.id(), config.budget() - (budgetOnStored() ? w.stored() : w.reserved()), l, depth(w)));
     }
 
     public ClusterState withRequest(RequestRec r) {
-        return new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload);
+        return new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload, seen);
     }
 
     public ClusterState withFailure() {
-        return new ClusterState(config, policy, workers, requests, index, failures + 1, rload);
+        return new ClusterState(config, policy, workers, requests, index, failures + 1, rload, seen);
+    }
+
+    /**
+     * This state with the monitor's loads {@code v} (null: all 0), which it then owns: the spec's
+     * Heartbeat steps, or, in trace validation, the loads a decision cites. Only under citedLoads=stale.
+     */
+    public ClusterState withSeen(double[] v) {
+        if (!staleLoads()) {
+            throw new IllegalStateException("the monitor's loads exist only under citedLoads=stale");
+        }
+        LoadIndex idx = index;
+        for (int w = 0; w < workerCount(); w++) {
+            idx = indexed(idx, workers.get(w), v);
+        }
+        return new ClusterState(config, policy, workers, requests, idx, failures, rload, v);
     }
 
     /** Algorithm 2's running loads, or null (none); not to be written to. */
@@ -297,6 +386,6 @@ public final class ClusterState {
 
     /** This state with Algorithm 2's running loads {@code r} (null: none), which it then owns. */
     ClusterState withRouteLoads(double[] r) {
-        return new ClusterState(config, policy, workers, requests, index, failures, r);
+        return new ClusterState(config, policy, workers, requests, index, failures, r, seen);
     }
 }

@@ -57,7 +57,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
         if (!loadAwarePlacement()) {
             return h == pick;
         }
-        return s.isHolderCandidate(h, r) && s.load(h) == s.load(pick);
+        return s.isHolderCandidate(h, r) && s.seen(h) == s.seen(pick);
     }
 
     @Override
@@ -71,7 +71,7 @@ public record MechanismPolicy(String key, String description, Placement placemen
         if (b < 0 || pick < 0) {
             return b == pick;
         }
-        return b != h && s.isHolderCandidate(b, r) && s.load(b) == s.load(pick);
+        return b != h && s.isHolderCandidate(b, r) && s.seen(b) == s.seen(pick);
     }
 
     @Override

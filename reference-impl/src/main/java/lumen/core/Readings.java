@@ -28,9 +28,12 @@ import java.util.Map;
  *                        ({@link Budget#RESERVE}, the default), or on the positions stored: a holder
  *                        takes a request while it stores less than M_budget, and a checkpoint stops
  *                        growing when its holder is full ({@link Budget#STORED})
+ * @param citedLoads      the loads a decision is taken on: the exact loads of the state it is taken in
+ *                        ({@link CitedLoads#EXACT}, the default), or the last load each worker reported
+ *                        to the gateway's monitor, at most so many events or milliseconds old
  */
 public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ringFallThrough, boolean rebackup,
-                       AssistTarget assistTarget, RouteLoads routeLoads, Budget budget) {
+                       AssistTarget assistTarget, RouteLoads routeLoads, Budget budget, CitedLoads citedLoads) {
 
     /** How Eq. 4 counts a worker's queue. */
     public enum QueueDepth {
@@ -82,16 +85,68 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         }
     }
 
+    /**
+     * How old the loads a decision rests on may be: {@link #EXACT} (the state's own loads), or stale,
+     * each worker's load as its last report to the gateway's monitor had it, at most {@code bound}
+     * events old ({@code stale:N}) or {@code bound} milliseconds old ({@code stale:Tms}).
+     */
+    public record CitedLoads(double bound, boolean millis) {
+        public static final CitedLoads EXACT = new CitedLoads(0, false);
+
+        public CitedLoads {
+            if (!(bound >= 0) || Double.isInfinite(bound) || (!millis && bound != Math.rint(bound))) {
+                throw new IllegalArgumentException("citedLoads: the bound must be a whole number of events or a finite number of ms");
+            }
+        }
+
+        /** Whether decisions rest on the exact loads (no monitor). */
+        public boolean exact() {
+            return bound == 0 && !millis;
+        }
+
+        /** The text form: exact, stale:N (events) or stale:Tms. */
+        @Override
+        public String toString() {
+            if (exact()) {
+                return "exact";
+            }
+            String n = bound == Math.rint(bound) ? Long.toString((long) bound) : Double.toString(bound);
+            return "stale:" + n + (millis ? "ms" : "");
+        }
+
+        /** The reading from its text form, or null when {@code text} is not one. */
+        static CitedLoads parse(String text) {
+            if (text.equals("exact")) {
+                return EXACT;
+            }
+            // the schema's pattern (docs/trace-v2.schema.json): a whole number of events from 1, or ms above 0
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("stale:(?:([1-9][0-9]{0,11})|([1-9][0-9]{0,11}(?:\\.[0-9]{1,9})?|0\\.[0-9]{0,8}[1-9])ms)")
+                    .matcher(text);
+            if (!m.matches()) {
+                return null;
+            }
+            boolean ms = m.group(2) != null;
+            double b = Double.parseDouble(ms ? m.group(2) : m.group(1));
+            return new CitedLoads(b, ms);
+        }
+    }
+
     public static final Readings DEFAULT = new Readings(QueueDepth.RUN, RingDirection.NEXT, false, false, AssistTarget.SESSION,
-            RouteLoads.RECOMPUTE, Budget.RESERVE);
+            RouteLoads.RECOMPUTE, Budget.RESERVE, CitedLoads.EXACT);
 
     /** The names of the readings, in the order the header and the docs list them. */
-    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget", "routeLoads", "budget");
+    public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget", "routeLoads",
+            "budget", "citedLoads");
 
     public Readings {
-        if (queue == null || ringDirection == null || assistTarget == null || routeLoads == null || budget == null) {
-            throw new IllegalArgumentException("readings: queue, ringDirection, assistTarget, routeLoads and budget are required");
+        if (queue == null || ringDirection == null || assistTarget == null || routeLoads == null || budget == null || citedLoads == null) {
+            throw new IllegalArgumentException("readings: queue, ringDirection, assistTarget, routeLoads, budget and citedLoads are required");
         }
+    }
+
+    /** Whether decisions rest on the gateway's monitor (citedLoads=stale:...). */
+    public boolean staleLoads() {
+        return !citedLoads.exact();
     }
 
     /** Whether a recovering worker keeps its assist target for the session (the session reading). */
@@ -118,6 +173,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "assistTarget" -> assistTarget;
             case "routeLoads" -> routeLoads;
             case "budget" -> budget;
+            case "citedLoads" -> citedLoads;
             default -> throw unknown(name);
         };
     }
@@ -139,11 +195,20 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      * @throws IllegalArgumentException naming the reading and its allowed values
      */
     public Readings with(String name, String value) {
-        Object v = pick(name, value, all(name));
+        Object v = name.equals("citedLoads") ? citedLoads(value) : pick(name, value, all(name));
         java.util.function.Function<String, Object> at = n -> n.equals(name) ? v : get(n);
         return new Readings((QueueDepth) at.apply("queue"), (RingDirection) at.apply("ringDirection"),
                 (Boolean) at.apply("ringFallThrough"), (Boolean) at.apply("rebackup"), (AssistTarget) at.apply("assistTarget"),
-                (RouteLoads) at.apply("routeLoads"), (Budget) at.apply("budget"));
+                (RouteLoads) at.apply("routeLoads"), (Budget) at.apply("budget"), (CitedLoads) at.apply("citedLoads"));
+    }
+
+    private static CitedLoads citedLoads(String value) {
+        CitedLoads c = CitedLoads.parse(value);
+        if (c == null) {
+            throw new IllegalArgumentException("reading 'citedLoads' must be one of " + values("citedLoads") + " (N a whole number of events"
+                    + " at least 1, T a number of milliseconds above 0), found '" + value + "'");
+        }
+        return c;
     }
 
     private static final Boolean[] BOOLEANS = {false, true};
@@ -153,9 +218,17 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         return name.equals("ringFallThrough") || name.equals("rebackup");
     }
 
-    /** The values a reading allows, for messages and help. */
+    /** The values a reading allows, for messages and help (citedLoads: its forms). */
     public static List<String> values(String name) {
+        if (name.equals("citedLoads")) {
+            return List.of("exact", "stale:N", "stale:Tms");
+        }
         return java.util.Arrays.stream(all(name)).map(String::valueOf).toList();
+    }
+
+    /** Example values of each reading, one of each form (for tests and schedule draws). */
+    public static List<String> examples(String name) {
+        return name.equals("citedLoads") ? List.of("exact", "stale:3", "stale:250ms") : values(name);
     }
 
     /** The values a reading allows: its enum's constants, or false and true. */
@@ -167,6 +240,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "assistTarget" -> AssistTarget.values();
             case "routeLoads" -> RouteLoads.values();
             case "budget" -> Budget.values();
+            case "citedLoads" -> new Object[] {CitedLoads.EXACT};
             default -> throw unknown(name);
         };
     }
@@ -189,7 +263,8 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      * Whether reading {@code name} changes anything under policy {@code p}: Q_w counts under every
      * policy (the gateway's arrivals use it too), the ring readings under a ring placement, rebackup
      * under a dual placement, assistTarget under a policy whose restarted workers assist,
-     * routeLoads under Eq. 6 routing, budget under a policy that places checkpoints.
+     * routeLoads under Eq. 6 routing, budget under a policy that places checkpoints, citedLoads under
+     * a policy that places, routes or assists by load.
      */
     public static boolean appliesTo(String name, RecoveryPolicy p) {
         return switch (name) {
@@ -199,6 +274,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "assistTarget" -> p.restartState() == WorkerState.LOADING_DRAFT;
             case "routeLoads" -> p.eq6Routing();
             case "budget" -> p.placesCheckpoints();
+            case "citedLoads" -> p.loadAwarePlacement() || p.eq6Routing() || p.restartState() == WorkerState.LOADING_DRAFT;
             default -> throw unknown(name);
         };
     }

@@ -103,9 +103,11 @@ public final class SpecStep {
         }
         int t = s.arriveTarget();
         return s.depth(a.worker()) == s.depth(t) ? null
-                : mismatch("the gateway queues request " + a.req() + " on a shortest queue",
-                        "a worker with " + s.depth(t) + " queued (e.g. " + t + ")",
-                        "worker " + a.worker() + " with " + s.depth(a.worker()));
+                : mismatch("the gateway queues request " + a.req() + " on a shortest queue (Q_w under queue=" + s.config().readings().queue()
+                                + (s.config().readings().queue() == Readings.QueueDepth.RUN ? ": queued and running requests" : ": requests waiting for their prefill")
+                                + ", docs/readings.md#queue)",
+                        "a worker with Q_w=" + s.depth(t) + " (e.g. " + t + ")",
+                        "worker " + a.worker() + " with Q_w=" + s.depth(a.worker()));
     }
 
     private static Finding place(ClusterState s, Event.Place p) {
@@ -239,7 +241,8 @@ public final class SpecStep {
         return first(phaseIs(r, "Complete", RequestPhase.DECODE), onServer(s, r, c.worker(), "Complete"),
                 r.outLen() == r.refLen() ? null : mismatch("Complete of request " + r.id() + " needs its whole output", r.refLen(), r.outLen()),
                 c.freed() == r.savedPositions() ? null
-                        : mismatch("Complete of request " + r.id() + " frees its whole checkpoint", r.savedPositions(), c.freed()));
+                        : mismatch("Complete of request " + r.id() + " frees its whole checkpoint (freed: every position its copies hold)",
+                                "freed " + r.savedPositions(), "freed " + c.freed()));
     }
 
     private static Finding fail(ClusterState s, Event.Fail f) {
@@ -299,7 +302,7 @@ public final class SpecStep {
         }
         return "Eq. 6 RESTOREs a request on its UP holder h when L(h) <= theta or |C_r| > tau, even from an empty checkpoint,"
                 + " and re-prefills it otherwise (" + holder + (r.holder() >= 0 && s.isUp(r.holder())
-                        ? ", L(h)=" + s.load(r.holder()) + ", theta=" + s.config().theta() + ", |C_r|=" + r.ckpt().length() + ", tau=" + s.config().tau()
+                        ? ", L(h)=" + s.routeLoad(r.holder()) + ", theta=" + s.config().theta() + ", |C_r|=" + r.ckpt().length() + ", tau=" + s.config().tau()
                         : "") + ")";
     }
 
@@ -318,7 +321,8 @@ public final class SpecStep {
             return mismatch("Route of request " + r.id() + " under " + s.policy().key() + ": " + routeRule(s, r), mode, rt.mode());
         }
         Finding f = rt.freed() == r.savedPositions() ? null
-                : mismatch("Route of request " + r.id() + " frees its checkpoint", r.savedPositions(), rt.freed());
+                : mismatch("Route of request " + r.id() + " frees its checkpoint (freed: every position its copies hold)",
+                        "freed " + r.savedPositions(), "freed " + rt.freed());
         if (mode == RouteMode.RESTORE) {
             return first(rt.worker() == r.holder() ? null
                             : new Finding(PropertyId.S13, "RESTORE of request " + r.id() + " on worker " + rt.worker()
@@ -330,9 +334,9 @@ public final class SpecStep {
                     f);
         }
         int t = s.reprefillTarget();
-        return first(s.isUp(rt.worker()) && s.load(rt.worker()) == s.load(t) ? null
-                        : mismatch("REPREFILL of request " + r.id() + " on a least loaded UP worker", "worker " + t + " (L=" + s.load(t) + ")",
-                        "worker " + rt.worker() + (s.isUp(rt.worker()) ? " (L=" + s.load(rt.worker()) + ")" : " (" + s.worker(rt.worker()).state() + ")")),
+        return first(s.isUp(rt.worker()) && s.routeLoad(rt.worker()) == s.routeLoad(t) ? null
+                        : mismatch("REPREFILL of request " + r.id() + " on a least loaded UP worker", "worker " + t + " (L=" + s.routeLoad(t) + ")",
+                        "worker " + rt.worker() + (s.isUp(rt.worker()) ? " (L=" + s.routeLoad(rt.worker()) + ")" : " (" + s.worker(rt.worker()).state() + ")")),
                 rt.resumed() == 0 ? null : mismatch("REPREFILL of request " + r.id() + " starts from no KV", 0, rt.resumed()),
                 f);
     }
@@ -363,7 +367,7 @@ public final class SpecStep {
         int t = kept >= 0 ? kept : s.assistTarget();
         return mismatch("Assist of request " + r.id() + " goes to a worker it may assist now (AssistTargetsOf: "
                         + (kept >= 0 ? "its session's target" : "a most loaded UP worker") + ")",
-                "worker " + t + " (L=" + s.load(t) + ")", "worker " + r.server() + " (L=" + s.load(r.server()) + ")");
+                "worker " + t + " (L=" + s.seen(t) + ")", "worker " + r.server() + " (L=" + s.seen(r.server()) + ")");
     }
 
     private static Finding fullReady(ClusterState s, Event.FullReady f) {

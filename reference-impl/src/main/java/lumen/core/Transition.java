@@ -216,7 +216,17 @@ public final class Transition {
         for (int id : n.requestsWithProposalFrom(f.worker())) {
             n = n.withRequest(n.request(id).withProposal(null));
         }
-        return routeLoadsAfterFail(s, n.withFailure(), f);
+        return forget(routeLoadsAfterFail(s, n.withFailure(), f), f.worker());
+    }
+
+    /** Under citedLoads=stale the monitor forgets a failed worker's report (the spec's seen'[w] = 0). */
+    private static ClusterState forget(ClusterState n, int w) {
+        if (!n.staleLoads() || n.seenLoads() == null || n.seenLoads()[w] == 0) {
+            return n;
+        }
+        double[] v = n.seenLoads().clone();
+        v[w] = 0;
+        return n.withSeen(v);
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import lumen.core.ClusterState;
+import lumen.core.Readings;
 import lumen.core.Config;
 import lumen.core.Core;
 import lumen.core.Event;
@@ -277,8 +278,35 @@ public final class ClusterRuntime {
     }
 
     private void emit(Step st) {
-        state = st.state();
+        pre = state;
+        state = monitor(st.state());
         sink.accept(st.event(), now);
+    }
+
+    /** The state before the event being emitted (its monitor's loads are the ones a decision cites). */
+    private ClusterState pre;
+
+    /** The state before the last event emitted, the gateway's monitor included ({@link ClusterState#citedFor}). */
+    public ClusterState before() {
+        return pre;
+    }
+
+    /** Events since the gateway's monitor last took every worker's report (citedLoads=stale). */
+    private long sinceReports;
+
+    /**
+     * The gateway's load monitor under citedLoads=stale: every UP worker reports its load once every
+     * N events under stale:N, so no decision rests on a report more than N-1 events old; under
+     * stale:Tms after every event (the runtime's clock is virtual, so a period in ms could not be
+     * kept within the bound across a quiet spell).
+     */
+    private ClusterState monitor(ClusterState s) {
+        Readings.CitedLoads c = cfg.readings().citedLoads();
+        if (c.exact() || (!c.millis() && ++sinceReports < (long) c.bound())) {
+            return s;
+        }
+        sinceReports = 0;
+        return s.heartbeat();
     }
 
     private RequestRec rec(int r) {

@@ -98,7 +98,7 @@ public final class TraceReader implements Closeable {
 
     /**
      * The loads the last event's decision cites ({@code loads}, one per worker, as the deciding
-     * component saw them), or null when it cites none. Only Place, Route and Assist may cite loads.
+     * component saw them), or null when it cites none. Only Place, Route, Assist and DraftReady may cite loads.
      */
     public double[] citedLoads() {
         return citedLoads;
@@ -218,6 +218,10 @@ public final class TraceReader implements Closeable {
     /** An event's time must not go backwards; events without {@code t} do not count. */
     private void checkTime() throws TraceFormatException {
         if (Double.isNaN(eventTime)) {
+            if (config.readings().citedLoads().millis()) {
+                throw error(eventLine, "event without 't': under citedLoads=" + config.readings().citedLoads()
+                        + " every event needs its time, which the window of the loads a decision cites is measured in");
+            }
             return;
         }
         if (eventTime < lastTime) {
@@ -673,8 +677,8 @@ public final class TraceReader implements Closeable {
         if (mode != null && a != Action.ROUTE) {
             throw error(eventLine, type + ": unexpected field 'mode'");
         }
-        if (citedLoads != null && a != Action.PLACE && a != Action.ROUTE && a != Action.ASSIST) {
-            throw error(eventLine, type + ": unexpected field 'loads' (only Place, Route and Assist cite loads)");
+        if (citedLoads != null && a != Action.PLACE && a != Action.ROUTE && a != Action.ASSIST && a != Action.DRAFT_READY) {
+            throw error(eventLine, type + ": unexpected field 'loads' (only Place, Route, Assist and DraftReady cite loads)");
         }
         if (citedReserved != null && a != Action.PLACE) {
             throw error(eventLine, type + ": unexpected field 'reserved' (only Place cites reservations)");

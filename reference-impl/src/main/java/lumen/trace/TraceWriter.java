@@ -128,6 +128,17 @@ public final class TraceWriter implements Closeable {
         return j.substring(0, j.length() - 1) + "," + extra.substring(1);
     }
 
+    /** A JSON array of numbers, as the writer writes them ({@code [1.0,0.0]}). */
+    public static String numbers(double[] xs) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
+            g.writeArray(xs, 0, xs.length);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
     private static void ints(JsonGenerator g, String name, int[] xs) throws IOException {
         g.writeFieldName(name);
         g.writeArray(xs, 0, xs.length);

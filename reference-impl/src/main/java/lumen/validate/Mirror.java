@@ -50,6 +50,10 @@ public final class Mirror {
     private final Map<Integer, Integer> assistMissed = new HashMap<>();
     /** Per (ASSISTING worker, request) in a stint without any proposal: decode steps of the request it could have proposed for. */
     private final Map<Long, Integer> assistOpportunities = new HashMap<>();
+    /** Under citedLoads=stale: the loads each decision could have seen; else null. */
+    private final LoadWindow window;
+    /** Events stepped so far. */
+    private long events;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -60,6 +64,7 @@ public final class Mirror {
         this.state = ClusterState.initial(config);
         this.content = new ContentTracker(config.pageTokens());
         this.fairnessSteps = fairnessSteps;
+        this.window = config.readings().staleLoads() ? new LoadWindow(config.readings().citedLoads(), config.workers()) : null;
     }
 
     public ClusterState state() {
@@ -86,9 +91,29 @@ public final class Mirror {
 
     /** As {@link #step(Event, long, double[])}, with the reservations a Place cites (null: none). */
     public Divergence step(Event e, long line, double[] cited, long[] reserved) {
+        return step(e, line, cited, reserved, Double.NaN);
+    }
+
+    /**
+     * As {@link #step(Event, long, double[], long[])}, at the event's time {@code t} (ms, NaN when it
+     * has none), which a citedLoads=stale:Tms window needs.
+     */
+    public Divergence step(Event e, long line, double[] cited, long[] reserved, double t) {
+        events++;
         ClusterState s = state;
         List<Finding> found = new ArrayList<>(0);
-        if (cited != null) {
+        boolean view = window != null && LoadWindow.usesView(s, e);
+        if (window != null) {
+            Finding unseen = window.observe(events, t, s, e, cited);
+            if (unseen != null) {
+                found.add(unseen);
+            }
+            if (view && cited != null) {
+                // the spec's Heartbeat steps that brought the cited loads, composed (TraceLumen's View step)
+                s = s.withSeen(LoadWindow.view(s, cited));
+            }
+        }
+        if (cited != null && !view) {
             Finding stale = Validator.staleLoads(s, e, cited);
             if (stale != null) {
                 found.add(stale);

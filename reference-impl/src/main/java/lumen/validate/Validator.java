@@ -105,7 +105,7 @@ public final class Validator {
                     }
                     e = a.withRef(ref);
                 }
-                Divergence d = mirror.step(e, line, reader.citedLoads(), reader.citedReserved());
+                Divergence d = mirror.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time());
                 if (d != null) {
                     return new ValidationResult(source, Verdict.REJECTED, config, version, events, byType, done, arrived - done, d, null,
                             List.of(), refSource, notes);

@@ -86,7 +86,7 @@ class TraceReaderRulesTest {
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queue\":\"all\"}}")), 1,
                 "field 'config.readings.queue' must be one of [run, waiting], found \"all\"");
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"queueDepth\":\"run\"}}")), 1,
-                "unknown reading 'queueDepth'; known: queue, ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads, budget");
+                "unknown reading 'queueDepth'; known: queue, ringDirection, ringFallThrough, rebackup, assistTarget, routeLoads, budget, citedLoads");
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"rebackup\":\"yes\"}}")), 1,
                 "'config.readings.rebackup' must be true or false");
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":[]}")), 1, "config.readings must be an object");
@@ -97,7 +97,7 @@ class TraceReaderRulesTest {
             w.flush();
         }
         String written = buf.toString(StandardCharsets.UTF_8);
-        assertThat(written).contains("\"readings\":{\"queue\":\"waiting\",\"ringDirection\":\"next\",\"ringFallThrough\":false,\"rebackup\":true,\"assistTarget\":\"session\",\"routeLoads\":\"recompute\",\"budget\":\"reserve\"}");
+        assertThat(written).contains("\"readings\":{\"queue\":\"waiting\",\"ringDirection\":\"next\",\"ringFallThrough\":false,\"rebackup\":true,\"assistTarget\":\"session\",\"routeLoads\":\"recompute\",\"budget\":\"reserve\",\"citedLoads\":\"exact\"}");
         assertThat(validate(written).config()).isEqualTo(c);
         ByteArrayOutputStream plain = new ByteArrayOutputStream();
         try (TraceWriter w = new TraceWriter(plain, c.withReadings(lumen.core.Readings.DEFAULT))) {

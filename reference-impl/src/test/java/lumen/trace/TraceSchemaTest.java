@@ -98,14 +98,16 @@ class TraceSchemaTest {
         }
         // every reading the kit knows, with every value it allows, is in the schema too
         for (String name : lumen.core.Readings.NAMES) {
-            for (String v : lumen.core.Readings.values(name)) {
+            for (String v : lumen.core.Readings.examples(name)) {
                 String value = lumen.core.Readings.isBoolean(name) ? v : "\"" + v + "\"";
                 String h = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"" + name + "\":" + value + "}}");
                 assertThat(check(h)).as(h).isEmpty();
                 assertThat(readerAccepts(h, null)).as(h).isTrue();
             }
         }
-        for (String rd : new String[] {"{\"queue\":\"all\"}", "{\"queueDepth\":\"run\"}", "{\"rebackup\":\"yes\"}", "[]"}) {
+        for (String rd : new String[] {"{\"queue\":\"all\"}", "{\"queueDepth\":\"run\"}", "{\"rebackup\":\"yes\"}", "[]",
+            "{\"citedLoads\":\"stale\"}", "{\"citedLoads\":\"stale:0\"}", "{\"citedLoads\":\"stale:0ms\"}", "{\"citedLoads\":\"stale:007\"}",
+            "{\"citedLoads\":\"stale:1.5\"}", "{\"citedLoads\":\"stale:-2\"}", "{\"citedLoads\":3}"}) {
             String h = HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":" + rd + "}");
             assertThat(check(h)).as("schema accepts " + h).isNotEmpty();
             assertThat(readerAccepts(h, null)).as("reader accepts " + h).isFalse();
@@ -113,7 +115,7 @@ class TraceSchemaTest {
     }
 
     static boolean readerAccepts(String header, String line) throws Exception {
-        String arrive = "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":4,\"ref\":[11,12]}";
+        String arrive = "{\"type\":\"Arrive\",\"t\":0,\"req\":0,\"worker\":0,\"promptLen\":4,\"ref\":[11,12]}";
         String trace = header + "\n" + arrive + "\n" + (line == null ? "" : line + "\n");
         try (TraceReader r = new TraceReader(new ByteArrayInputStream(trace.getBytes(StandardCharsets.UTF_8)), "x")) {
             while (r.next() != null) {

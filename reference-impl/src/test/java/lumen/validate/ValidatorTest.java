@@ -248,7 +248,60 @@ class ValidatorTest {
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0,0,0]}\n", 3, "more than one load per worker");
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,\"x\",0]}\n", 3, "numbers only");
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":3}\n", 3, "must be an array");
-        malformed(header + arrive + "{\"type\":\"Restart\",\"worker\":1,\"loads\":[1,0,0]}\n", 3, "only Place, Route and Assist");
+        malformed(header + arrive + "{\"type\":\"Restart\",\"worker\":1,\"loads\":[1,0,0]}\n", 3, "only Place, Route, Assist and DraftReady");
+    }
+
+    /** A header under citedLoads=stale:N, and two arrivals: r0 on worker 0, r1 on worker 1 (loads 1, 1, 0 after them). */
+    static String staleHeader(String bound) {
+        return HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"citedLoads\":\"" + bound + "\"}}") + ARRIVE
+                + "{\"type\":\"Arrive\",\"req\":1,\"worker\":1,\"promptLen\":4,\"ref\":[11,12]}\n";
+    }
+
+    static String place(int req, int holder, String loads) {
+        return "{\"type\":\"Place\",\"req\":" + req + ",\"holder\":" + holder + (loads == null ? "" : ",\"loads\":" + loads) + "}\n";
+    }
+
+    @Test
+    void staleCitedLoadsAreJudgedAgainstTheLoadsTheMonitorCouldHaveHad() throws Exception {
+        // the initial loads (0, 0, 0) are two events old at the first Place: within stale:2, and on them worker 1 is least loaded
+        assertThat(text(staleHeader("stale:2") + place(0, 1, "[0,0,0]")).verdict()).isEqualTo(Verdict.ACCEPTED);
+        // ... but not within stale:1, where worker 0's load has been 1 all along
+        ValidationResult old = text(staleHeader("stale:1") + place(0, 1, "[0,0,0]"));
+        assertThat(old.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(old.divergence().finding().property()).isEqualTo(PropertyId.A1);
+        assertThat(old.divergence().finding().message()).contains("worker 0").contains("within the last 1 event");
+        assertThat(old.divergence().finding().expected()).isEqualTo("one of L=1, 1");
+        // loads of one event ago (1, 0, 0) are within stale:1, and the decision is judged on them
+        assertThat(text(staleHeader("stale:1") + place(0, 1, "[1,0,0]")).verdict()).isEqualTo(Verdict.ACCEPTED);
+        ValidationResult notMin = text(staleHeader("stale:1") + place(0, 1, "[1,1,0]"));
+        assertThat(notMin.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(notMin.divergence().finding().property()).isEqualTo(PropertyId.A1);
+        assertThat(notMin.divergence().finding().message()).contains("not least loaded");
+    }
+
+    @Test
+    void underStaleLoadsADecisionMustCiteThemAndReportsArriveInOrder() throws Exception {
+        ValidationResult none = text(staleHeader("stale:3") + place(0, 2, null));
+        assertThat(none.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(none.divergence().finding().property()).isEqualTo(PropertyId.A1);
+        assertThat(none.divergence().finding().message()).contains("must cite them");
+        // worker 1's report of load 1 was cited; a later decision cannot cite its older load 0
+        String first = staleHeader("stale:3") + place(0, 2, "[1,1,0]");
+        assertThat(text(first + place(1, 2, "[1,1,0]")).verdict()).isEqualTo(Verdict.ACCEPTED);
+        ValidationResult back = text(first + place(1, 2, "[1,0,0]"));
+        assertThat(back.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(back.divergence().finding().message()).contains("worker 1").contains("reports arrive in order");
+    }
+
+    @Test
+    void aTimeBoundNeedsTheTimeOfEveryEvent() throws Exception {
+        malformed(staleHeader("stale:250ms") + place(0, 2, "[1,1,0]"), 2, "every event needs its time");
+        String timed = staleHeader("stale:250ms").replace("\"req\":0,", "\"t\":0,\"req\":0,").replace("\"req\":1,", "\"t\":100,\"req\":1,");
+        // at t=300 the initial state (current until t=0) is out of reach, the state after the first arrival (until t=100) is not
+        assertThat(text(timed + "{\"type\":\"Place\",\"t\":300,\"req\":0,\"holder\":1,\"loads\":[1,0,0]}\n").verdict())
+                .isEqualTo(Verdict.ACCEPTED);
+        assertThat(text(timed + "{\"type\":\"Place\",\"t\":300,\"req\":0,\"holder\":1,\"loads\":[0,0,0]}\n").verdict())
+                .isEqualTo(Verdict.REJECTED);
     }
 
     static Trace dual() {

@@ -137,10 +137,20 @@ public final class Adapter {
 
     /**
      * One reported event as its trace line, time rounded to microseconds; a placement cites the
-     * reservations it decided on (Eq. 5), one per worker, which S15 checks.
+     * reservations it decided on (Eq. 5), one per worker, which S15 checks; under citedLoads=stale a
+     * decision on the monitor's loads cites them ({@code before} is the runtime's state, monitor included).
      */
     public static String line(Event shown, double t, ClusterState before, Bug bug, Config cfg) {
+        return line(shown, t, before, before, bug, cfg);
+    }
+
+    /** As {@link #line(Event, double, ClusterState, Bug, Config)}, the loads cited from the runtime's state {@code monitor}. */
+    public static String line(Event shown, double t, ClusterState before, ClusterState monitor, Bug bug, Config cfg) {
         String line = TraceWriter.toJson(shown, Math.round(t * 1000) / 1000.0);
+        double[] loads = monitor.citedFor(shown);
+        if (loads != null) {
+            line = line.substring(0, line.length() - 1) + ",\"loads\":" + TraceWriter.numbers(loads) + "}";
+        }
         if (shown instanceof Event.Place) {
             long[] reserved = bug == null ? reservations(before) : bug.citedReservations(before, cfg);
             line = line.substring(0, line.length() - 1) + ",\"reserved\":" + java.util.Arrays.toString(reserved).replace(" ", "") + "}";

@@ -343,6 +343,11 @@ public enum Mutants implements Bug {
     ROUTE_LOADS_RECOMPUTED("A2", "lumen", "routeLoads", "increment", "recompute"),
     /** Told budget=stored (Eq. 5 on the pages stored), placement still requires room to reserve the declared maximum. */
     BUDGET_RESERVED_ANYWAY("A1", "lumen", "budget", "stored", "reserve"),
+    /**
+     * Told citedLoads=stale:1 (no decision rests on a report more than one event old), the gateway's
+     * monitor takes the workers' reports only every 12 events, and its decisions cite what it has.
+     */
+    MONITOR_BEHIND_BOUND("A1", "lumen", "citedLoads", "stale:1", "stale:12"),
     /** Under lumen-dual with the rebackup reading, a request whose backup was promoted or lost never gets a new one. */
     NO_REBACKUP("S14", "lumen-dual", "rebackup", "true", "false"),
     /** Under Fixed-Checkpointing with the ringFallThrough reading, a neighbour without room still leaves the request unprotected. */

@@ -1,0 +1,132 @@
+package lumen.validate;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import lumen.core.ClusterState;
+import lumen.core.Event;
+import lumen.core.Finding;
+import lumen.core.PropertyId;
+import lumen.core.Readings;
+
+/**
+ * The loads a decision could have seen under citedLoads=stale (docs/readings.md): the gateway's
+ * monitor holds, for each worker, the load it last reported, so a decision's cited load for worker
+ * w must be w's load (Eq. 4 from its counters) at one of the states the event's window reaches back
+ * to, and never at a state earlier than the one w's previous cited load came from (reports arrive
+ * in order). The window of event k (the state before it is state k) is states k-N..k under
+ * {@code stale:N}, and under {@code stale:Tms} the states that were current at some time within T
+ * ms before the event: state j, current until event j, when t_j >= t_k - T. TraceLumen's
+ * {@code WindowOf} and {@code lfrom} are the same rule; the TLC trace module is given each event's
+ * depth ({@link #depth}) by the same code.
+ */
+public final class LoadWindow {
+    private record Past(long index, double time, double[] loads) {}
+
+    private final Readings.CitedLoads bound;
+    private final Deque<Past> past = new ArrayDeque<>();
+    /** Per worker: the state its last cited load came from (1: none yet). */
+    private final long[] from;
+    private final Deque<double[]> times = new ArrayDeque<>();
+
+    public LoadWindow(Readings.CitedLoads bound, int workers) {
+        this.bound = bound;
+        this.from = new long[workers];
+        java.util.Arrays.fill(from, 1);
+    }
+
+    /**
+     * How many states event {@code k} (at time {@code t}) may reach back: N under stale:N; under
+     * stale:Tms, k minus the first state j whose event's time t_j >= t - T. Call once per event, in
+     * order; {@link #observe} calls it.
+     */
+    public long depth(long k, double t) {
+        if (!bound.millis()) {
+            return (long) bound.bound();
+        }
+        times.addLast(new double[] {k, t});
+        while (!times.isEmpty() && times.peekFirst()[1] < t - bound.bound()) {
+            times.removeFirst();
+        }
+        return k - (long) times.peekFirst()[0];
+    }
+
+    /** Whether event e's decision rests on the gateway's monitor ({@code UsesView} in TraceLumen). */
+    public static boolean usesView(ClusterState s, Event e) {
+        return s.staleLoads() && s.usesMonitor(e);
+    }
+
+    /** The property a decision's loads belong to: A1 for a Place, A2 for a Route, A3 for an assist. */
+    static PropertyId propertyOf(Event e) {
+        return switch (e.action()) {
+            case PLACE -> PropertyId.A1;
+            case ROUTE -> PropertyId.A2;
+            default -> PropertyId.A3;
+        };
+    }
+
+    /**
+     * Event k (state {@code s} before it, time {@code t}, NaN when none): judges the loads a decision
+     * cites against the window, returns the finding (null when they could have been seen), and
+     * remembers state k's loads. A decision that rests on the monitor and cites nothing is a finding:
+     * the kit cannot know which reports it saw.
+     */
+    public Finding observe(long k, double t, ClusterState s, Event e, double[] cited) {
+        long d = depth(k, t);
+        double[] now = new double[s.workerCount()];
+        for (int w = 0; w < now.length; w++) {
+            now[w] = s.load(w);
+        }
+        past.addLast(new Past(k, t, now));
+        long oldest = k - d;
+        while (past.peekFirst().index() < oldest) {
+            past.removeFirst();
+        }
+        if (!usesView(s, e)) {
+            return null;
+        }
+        PropertyId p = propertyOf(e);
+        if (cited == null) {
+            return new Finding(p, "under citedLoads=" + bound + " a " + e.action().specName() + " rests on the loads the gateway's monitor"
+                    + " reported, and must cite them ('loads', docs/readings.md#citedloads)", "'loads' on the event", "none");
+        }
+        for (int w = 0; w < now.length; w++) {
+            if (!s.isUp(w)) {
+                continue;
+            }
+            long at = -1;
+            StringBuilder seen = new StringBuilder();
+            for (Past q : past) {
+                if (q.index() >= from[w]) {
+                    if (seen.length() < 160) {
+                        seen.append(seen.length() == 0 ? "" : ", ").append(trim(q.loads()[w]));
+                    }
+                    if (at < 0 && q.loads()[w] == cited[w]) {
+                        at = q.index();
+                    }
+                }
+            }
+            if (at < 0) {
+                return new Finding(p, "the decision cites a load for worker " + w + " that it did not have within the last "
+                        + (bound.millis() ? trim(bound.bound()) + " ms" : (long) bound.bound() + (bound.bound() == 1 ? " event" : " events"))
+                        + (from[w] > oldest ? " since the report its previous decision cited (reports arrive in order)" : "")
+                        + " (citedLoads=" + bound + ", Eq. 4 derived from the trace)",
+                        "one of L=" + seen, "L=" + trim(cited[w]));
+            }
+            from[w] = at;
+        }
+        return null;
+    }
+
+    /** The monitor's loads after a decision citing {@code cited}: the cited loads of the UP workers. */
+    static double[] view(ClusterState s, double[] cited) {
+        double[] v = new double[s.workerCount()];
+        for (int w = 0; w < v.length; w++) {
+            v[w] = s.isUp(w) ? cited[w] : s.seen(w);
+        }
+        return v;
+    }
+
+    private static String trim(double x) {
+        return x == Math.rint(x) && Math.abs(x) < 1e15 ? Long.toString((long) x) : Double.toString(x);
+    }
+}

@@ -388,11 +388,26 @@ Behind(r, h, c) == h # None /\ wstate[h] = "UP" /\ Len(kv[r]) - Len(c) >= PageTo
 
 LagKeys(r) == {<<r, "h">>, <<r, "b">>}
 
+\* The state (index in TraceLog) each of the last Len(lh[w]) loads was seen in, and w's load there.
+LoadAt(w, j) == IF j = l THEN Load(w) ELSE lh[w][Len(lh[w]) - (l - j) + 1]
+\* Under citedLoads = "stale", the least and the most w's load was in the event's window: what
+\* any report the monitor could hold says of it.
+WinLoads(w) == {LoadAt(w, j) : j \in Max(l - Ev.win, l - Len(lh[w]))..l}
+MinWin(w) == CHOOSE x \in WinLoads(w) : \A y \in WinLoads(w) : x <= y
+MaxWin(w) == CHOOSE x \in WinLoads(w) : \A y \in WinLoads(w) : x >= y
+
+\* Whether w may propose for a request on u now: AssistTargetsOf(w); under "stale", unless u is
+\* w's kept target, only when u is most loaded by every report the monitor could hold (a bounded
+\* fairness obligation must not rest on reports the trace does not show).
+MayPropose(w, u) == IF ~StaleLoads THEN u \in AssistTargetsOf(w)
+                    ELSE IF KeptTarget(w) # None THEN u = KeptTarget(w)
+                    ELSE \A v \in Serving : MinWin(u) >= MaxWin(v)
+
 \* Whether w could have proposed a draft for r at r's decode step now.
 Missed(w, r) == /\ w \in DOMAIN amiss /\ amiss[w] = "none" /\ wstate[w] = "ASSISTING"
                 /\ proposal[r] = None /\ Len(out[r]) < Len(Ref[r])
                 /\ Server(r) # None /\ wstate[Server(r)] = "UP"
-                /\ Server(r) \in AssistTargetsOf(w)
+                /\ MayPropose(w, Server(r))
 
 Fair ==
     CASE Ev.type = "Decode" ->
@@ -455,13 +470,12 @@ NamedTargetOK == Ev.type = "DraftReady" /\ NamesTarget => MostLoaded(Ev.target)
 (* them, and each UP worker's cited load is its Load at a state of the     *)
 (* event's window no earlier than lfrom[w].                               *)
 (***************************************************************************)
-UsesView == /\ StaleLoads /\ Policy \in LoadAware
-            /\ \/ Ev.type \in {"Place", "Assist"}
-               \/ Ev.type = "Route" /\ ~RouteIncrement
+UsesView == /\ StaleLoads
+            /\ \/ Ev.type = "Place" /\ Policy \in LoadAware
+               \/ Ev.type = "Route" /\ ~RouteIncrement     \* Eq. 6's L(h), or the re-prefill argmin (every policy)
+               \/ Ev.type = "Assist"
                \/ Ev.type = "DraftReady" /\ NamesTarget
 Cited == "loads" \in DOMAIN Ev
-\* The state (index in TraceLog) each of the last Len(lh[w]) loads was seen in, and w's load there.
-LoadAt(w, j) == IF j = l THEN Load(w) ELSE lh[w][Len(lh[w]) - (l - j) + 1]
 \* The states w's cited load may come from: the event's window, from lfrom[w], that lh still holds.
 WindowOf(w) == Max(Max(l - Ev.win, lfrom[w]), l - Len(lh[w]))..l
 Matches(w) == {j \in WindowOf(w) : LoadAt(w, j) = Ev.loads[w + 1]}

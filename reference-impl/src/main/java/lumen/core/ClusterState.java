@@ -150,7 +150,8 @@ public final class ClusterState {
         boolean assists = policy.restartState() == WorkerState.LOADING_DRAFT;
         return switch (e.action()) {
             case PLACE -> policy.loadAwarePlacement();
-            case ROUTE -> policy.eq6Routing() && !routeIncrement();
+            // Eq. 6's L(h), or the re-prefill argmin, which every policy takes by load
+            case ROUTE -> !routeIncrement();
             case ASSIST -> assists;
             case DRAFT_READY -> assists && ((Event.DraftReady) e).target() >= 0;
             default -> false;

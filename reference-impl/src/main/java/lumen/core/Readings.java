@@ -264,7 +264,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      * policy (the gateway's arrivals use it too), the ring readings under a ring placement, rebackup
      * under a dual placement, assistTarget under a policy whose restarted workers assist,
      * routeLoads under Eq. 6 routing, budget under a policy that places checkpoints, citedLoads under
-     * a policy that places, routes or assists by load.
+     * every policy (every policy re-prefills on a least loaded worker).
      */
     public static boolean appliesTo(String name, RecoveryPolicy p) {
         return switch (name) {
@@ -274,7 +274,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "assistTarget" -> p.restartState() == WorkerState.LOADING_DRAFT;
             case "routeLoads" -> p.eq6Routing();
             case "budget" -> p.placesCheckpoints();
-            case "citedLoads" -> p.loadAwarePlacement() || p.eq6Routing() || p.restartState() == WorkerState.LOADING_DRAFT;
+            case "citedLoads" -> true;
             default -> throw unknown(name);
         };
     }

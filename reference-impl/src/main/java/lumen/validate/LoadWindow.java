@@ -117,6 +117,30 @@ public final class LoadWindow {
         return null;
     }
 
+    /**
+     * Whether UP worker u is most loaded by every report the monitor could hold for the current
+     * event (TraceLumen's {@code MayPropose} without a kept target): its least load in the window is
+     * at least every UP worker's greatest. A bounded fairness obligation (L4) counts only such
+     * opportunities, since the trace does not show which reports the system had.
+     */
+    boolean robustlyMostLoaded(ClusterState s, int u) {
+        double least = Double.POSITIVE_INFINITY;
+        for (Past q : past) {
+            least = Math.min(least, q.loads()[u]);
+        }
+        for (int v = 0; v < s.workerCount(); v++) {
+            if (!s.isUp(v)) {
+                continue;
+            }
+            for (Past q : past) {
+                if (q.loads()[v] > least) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /** The monitor's loads after a decision citing {@code cited}: the cited loads of the UP workers. */
     static double[] view(ClusterState s, double[] cited) {
         double[] v = new double[s.workerCount()];

@@ -244,7 +244,7 @@ public final class Mirror {
             return;
         }
         for (int w : assistMissed.keySet().stream().mapToInt(Integer::intValue).toArray()) {
-            if (assistMissed.get(w) < 0 || s.worker(w).state() != WorkerState.ASSISTING || !s.mayAssist(w, r.server())) {
+            if (assistMissed.get(w) < 0 || s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, r.server())) {
                 continue;
             }
             int n = assistOpportunities.merge(w * 1_000_003L + r.id(), 1, Integer::sum);
@@ -255,6 +255,18 @@ public final class Mirror {
                         "an Assist within " + fairnessSteps + " decode steps", "none"));
             }
         }
+    }
+
+    /**
+     * TraceLumen's {@code MayPropose}: {@link ClusterState#mayAssist}; under citedLoads=stale, unless
+     * the server is w's kept target, only when it is most loaded by every report the monitor could hold.
+     */
+    private boolean mayPropose(ClusterState s, int w, int server) {
+        if (window == null) {
+            return s.mayAssist(w, server);
+        }
+        int kept = s.keptTarget(w);
+        return kept >= 0 ? server == kept : window.robustlyMostLoaded(s, server);
     }
 
     /** Whether request r is unfinished in the current state (arrived, not DONE). */

@@ -32,7 +32,7 @@ final class ScenariosCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", arity = "0..*", description = "scenarios to run (default: all)")
     List<String> names = new ArrayList<>();
 
-    @Option(names = "--out", paramLabel = "DIR", description = "write each scenario's trace to DIR/NAME.jsonl")
+    @Option(names = "--out", paramLabel = "DIR", description = "write each scenario's trace to DIR/NAME.jsonl and what its clients saw to DIR/NAME.history.jsonl (docs/history-format.md)")
     Path outDir;
 
     @Option(names = "--list", description = "list the scenarios and exit")
@@ -74,6 +74,7 @@ final class ScenariosCommand implements Callable<Integer> {
             if (outDir != null) {
                 Files.createDirectories(outDir);
                 AtomicFiles.writeString(outDir.resolve(s.name() + ".jsonl"), new String(run.trace(), java.nio.charset.StandardCharsets.UTF_8));
+                AtomicFiles.writeString(outDir.resolve(s.name() + ".history.jsonl"), new String(run.history(), java.nio.charset.StandardCharsets.UTF_8));
             }
             String got = run.result().verdict().name();
             String at = "";

@@ -19,9 +19,10 @@ import lumen.validate.Verdict;
  * everything came out as the scenario expects.
  *
  * @param trace     the trace, as written
+ * @param history   what the run's clients saw, as a client history (docs/history-format.md)
  * @param problems  every way the run departs from what the scenario expects; empty when it passes
  */
-public record ScenarioRun(Scenario scenario, byte[] trace, ValidationResult result, RuntimeStats stats,
+public record ScenarioRun(Scenario scenario, byte[] trace, byte[] history, ValidationResult result, RuntimeStats stats,
                           List<String> problems) {
 
     public boolean passed() {
@@ -35,6 +36,8 @@ public record ScenarioRun(Scenario scenario, byte[] trace, ValidationResult resu
     /** The same, with each worker's KV data plane made by {@code planes} (a GPU harness backend, say). */
     public static ScenarioRun run(Scenario sc, java.util.function.Function<KvGeometry, KvDataPlane> planes) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        ByteArrayOutputStream hist = new ByteArrayOutputStream();
+        lumen.history.HistoryRecorder clients = new lumen.history.HistoryRecorder(hist, sc.workload());
         List<Event> events = new ArrayList<>();
         UnaryOperator<Event> corrupt = sc.corruption().get();
         ClusterRuntime rt;
@@ -42,6 +45,7 @@ public record ScenarioRun(Scenario scenario, byte[] trace, ValidationResult resu
             rt = new ClusterRuntime(sc.config(), sc.cost(), sc.options().withDataPlanes(planes), (e, t) -> {
                 Event out = corrupt.apply(e);
                 events.add(out);
+                clients.accept(out, t);
                 try {
                     w.write(out, Math.round(t * 1000) / 1000.0);
                 } catch (IOException ex) {
@@ -76,6 +80,17 @@ public record ScenarioRun(Scenario scenario, byte[] trace, ValidationResult resu
             if (rt.stats().completed != sc.workload().size()) {
                 problems.add(rt.stats().completed + " of " + sc.workload().size() + " requests completed");
             }
+            // what the clients saw passes the black-box check too
+            try {
+                lumen.history.HistoryCheck.Result h = lumen.history.HistoryCheck.check(
+                        lumen.history.History.read(new ByteArrayInputStream(hist.toByteArray()), sc.name() + ".history.jsonl"),
+                        lumen.history.HistoryCheck.Reference.kit(sc.options().vocab()), null, true);
+                if (h.verdict() != Verdict.ACCEPTED) {
+                    problems.add("its client history is " + h.verdict() + (h.finding() != null ? ": line " + h.line() + ": " + h.finding() : ""));
+                }
+            } catch (IOException | lumen.trace.TraceFormatException ex) {
+                problems.add("its client history cannot be read: " + ex.getMessage());
+            }
         } else if (v.verdict() != Verdict.REJECTED || v.divergence().finding().property() != sc.expectedProperty()) {
             problems.add("expected REJECTED by " + sc.expectedProperty().label() + ", got " + v.verdict()
                     + (v.divergence() != null ? " by " + v.divergence().finding().label() : ""));
@@ -85,6 +100,6 @@ public record ScenarioRun(Scenario scenario, byte[] trace, ValidationResult resu
                 problems.add("the trace shows no " + f.name());
             }
         }
-        return new ScenarioRun(sc, trace, v, rt.stats(), problems);
+        return new ScenarioRun(sc, trace, hist.toByteArray(), v, rt.stats(), problems);
     }
 }

@@ -36,7 +36,7 @@ public final class SimResult {
         public double interruptedMs = Double.NaN;
         public double replayFirstMs = Double.NaN;
 
-        Req(int id, double arriveMs, int promptLen, int outLen) {
+        public Req(int id, double arriveMs, int promptLen, int outLen) {
             this.id = id;
             this.arriveMs = arriveMs;
             this.promptLen = promptLen;

@@ -1,0 +1,312 @@
+package lumen.history;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import lumen.core.Finding;
+import lumen.core.KitTokens;
+import lumen.core.PropertyId;
+import lumen.sim.SimMetrics;
+import lumen.sim.SimResult;
+import lumen.validate.Verdict;
+
+/**
+ * Checks a client history (docs/history-format.md) with no view of the system's insides, in the
+ * spec's vocabulary:
+ * <ul>
+ *   <li>S7 OutputIsReferencePrefix: every request's tokens, in the order they streamed, are a
+ *       prefix of its reference output, so no token is lost, repeated, reordered or altered across
+ *       a failure;</li>
+ *   <li>S2 NoDuplicateServing: nothing streams for a request after it finished, and it finishes
+ *       once (a request answered twice);</li>
+ *   <li>S1 NoLostRequest: a finish is explained: {@code length} (or {@code stop}) with the whole
+ *       reference output, never an error or a short output;</li>
+ *   <li>L1 EveryRequestCompletes: every request sent finishes (a history that ends with a request
+ *       open is INCOMPLETE, or with {@code complete} REJECTED).</li>
+ * </ul>
+ * The reference is the kit's token model (from each request's {@code seed} and
+ * {@code max_tokens}), or a reference history: the same workload's failure-free run. The metrics
+ * are the simulator's ({@link SimMetrics}): TTFT, TPOT, the requests in flight at a fault and the
+ * time to their next token (the paper's replay TTFT), and with a failure-free baseline history the
+ * recovery time.
+ */
+public final class HistoryCheck {
+    private HistoryCheck() {}
+
+    /** What judges the outputs: the kit's token model over a vocabulary, or a reference history. */
+    public record Reference(int vocab, History history, String label) {
+        public static Reference kit(int vocab) {
+            return new Reference(vocab, null, "the kit's token model (" + KitTokens.NAME + ", vocabulary " + vocab + ")");
+        }
+
+        public static Reference of(History h) {
+            return new Reference(0, h, "the reference history " + h.source);
+        }
+    }
+
+    /**
+     * The outcome.
+     *
+     * @param finding   the first thing wrong (null when none), with {@code line} and {@code request}
+     * @param open      the requests that never finished (INCOMPLETE, or L1 with {@code complete})
+     * @param summary   the simulator's metrics of this history (recovery only with a baseline; its
+     *                  TTFT and TPOT cover the failure-impact window, as the simulator's do)
+     * @param ttft      TTFT over every request of the history (ms)
+     * @param tpot      TPOT over every request of the history (ms)
+     */
+    public record Result(String source, Verdict verdict, Finding finding, long line, String request, int requests, long tokens,
+                         int faults, List<String> open, String reference, SimMetrics.Summary summary, String baseline,
+                         SimMetrics.Stats ttft, SimMetrics.Stats tpot) {}
+
+    private static final class Seen {
+        final History.Request req;
+        final int[] ref;
+        final String refFinish;
+        int n;
+        long finishLine = -1;
+        double first = Double.NaN;
+        double done = Double.NaN;
+        double afterFault = Double.NaN;
+        double faultAt = Double.NaN;
+
+        Seen(History.Request req, int[] ref, String refFinish) {
+            this.req = req;
+            this.ref = ref;
+            this.refFinish = refFinish;
+        }
+    }
+
+    public static Result check(History h, Reference ref, History baseline, boolean complete) {
+        Map<String, Seen> seen = new HashMap<>();
+        Map<String, List<History.Chunk>> refChunks = ref.history() == null ? Map.of() : byRequest(ref.history());
+        for (History.Request r : h.requests.values()) {
+            int[] tokens;
+            String finish = null;
+            if (ref.history() == null) {
+                if (r.seed() < 0) {
+                    return bad(h, ref, r.line(), r.id(), Verdict.MALFORMED, Finding.of(null, "request " + History.quote(r.id())
+                            + " has no 'seed': the kit's token model derives its reference output from it (or judge against a"
+                            + " reference history, --reference FILE)"));
+                }
+                tokens = KitTokens.reference(r.seed(), r.maxTokens(), ref.vocab());
+            } else {
+                if (!ref.history().requests.containsKey(r.id())) {
+                    return bad(h, ref, r.line(), r.id(), Verdict.MALFORMED, Finding.of(null, "request " + History.quote(r.id())
+                            + " is not in the reference history " + ref.history().source));
+                }
+                List<History.Chunk> cs = refChunks.getOrDefault(r.id(), List.of());
+                tokens = cs.stream().flatMapToInt(c -> java.util.Arrays.stream(c.tokens())).toArray();
+                finish = cs.isEmpty() ? null : cs.get(cs.size() - 1).finishReason();
+            }
+            seen.put(r.id(), new Seen(r, tokens, finish));
+        }
+        long tokens = 0;
+        List<History.Fault> faults = byTime(h);
+        int[] next = {0};
+        for (History.Chunk c : h.chunks) {
+            markFaults(faults, next, seen, c.t());
+            Seen s = seen.get(c.request());
+            if (s.finishLine >= 0) {
+                return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, new Finding(PropertyId.S2, "request " + History.quote(c.request())
+                        + " is answered again after it finished at line " + s.finishLine + " (a request served twice, as when an"
+                        + " interrupted request is re-issued and also resumed)", "nothing after the finish",
+                        c.error() != null ? "an error" : c.tokens().length + " more token(s)"
+                                + (c.finishReason() != null ? " and a second finish" : "")));
+            }
+            for (int tok : c.tokens()) {
+                Finding f = token(s, tok);
+                if (f != null) {
+                    return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f);
+                }
+                s.n++;
+                tokens++;
+            }
+            if (c.tokens().length > 0) {
+                if (Double.isNaN(s.first)) {
+                    s.first = c.t();
+                }
+                if (!Double.isNaN(s.faultAt) && Double.isNaN(s.afterFault)) {
+                    s.afterFault = c.t();
+                }
+            }
+            if (c.finishes()) {
+                s.finishLine = c.line();
+                s.done = c.t();
+                Finding f = finish(s, c, ref.history() != null);
+                if (f != null) {
+                    return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f);
+                }
+            }
+        }
+        List<String> open = new ArrayList<>();
+        for (Seen s : seen.values()) {
+            if (s.finishLine < 0) {
+                open.add(s.req.id());
+            }
+        }
+        open.sort(null);
+        SimResult run = run(h, seen);
+        SimMetrics.Summary summary = summary(run, baseline);
+        SimMetrics.Stats ttft = SimMetrics.stats(run.requests, SimResult.Req::ttftMs);
+        SimMetrics.Stats tpot = SimMetrics.stats(run.requests, SimResult.Req::tpotMs);
+        if (!open.isEmpty()) {
+            Finding f = new Finding(PropertyId.L1, open.size() + " request(s) never finished: " + String.join(", ", open.subList(0, Math.min(8, open.size())))
+                    + (open.size() > 8 ? ", ..." : ""), "a finish for every request", "none for " + open.size());
+            return new Result(h.source, complete ? Verdict.REJECTED : Verdict.INCOMPLETE, complete ? f : null, 0,
+                    complete ? open.get(0) : null, h.requests.size(), tokens, h.faults.size(), open, ref.label(), summary,
+                    baseline == null ? null : baseline.source, ttft, tpot);
+        }
+        return new Result(h.source, Verdict.ACCEPTED, null, 0, null, h.requests.size(), tokens, h.faults.size(), open, ref.label(), summary,
+                baseline == null ? null : baseline.source, ttft, tpot);
+    }
+
+    /**
+     * Marks the requests in flight at each fault up to time t (sent by then, not finished by then)
+     * with that fault, once; {@code next[0]} is the first fault not yet applied. Faults are taken in
+     * time order and records in file order, so each fault costs one pass over the requests.
+     */
+    private static void markFaults(List<History.Fault> faults, int[] next, Map<String, Seen> seen, double t) {
+        while (next[0] < faults.size() && faults.get(next[0]).t() <= t) {
+            double at = faults.get(next[0]++).t();
+            for (Seen s : seen.values()) {
+                if (Double.isNaN(s.faultAt) && s.req.t() <= at && (Double.isNaN(s.done) || s.done > at)) {
+                    s.faultAt = at;
+                }
+            }
+        }
+    }
+
+    private static List<History.Fault> byTime(History h) {
+        List<History.Fault> f = new ArrayList<>(h.faults);
+        f.sort(java.util.Comparator.comparingDouble(History.Fault::t));
+        return f;
+    }
+
+    /** S7 for one streamed token at position s.n + 1, with what it looks like. */
+    private static Finding token(Seen s, int tok) {
+        int i = s.n;
+        String id = History.quote(s.req.id());
+        if (i >= s.ref.length) {
+            return new Finding(PropertyId.S7, "request " + id + " streams token " + (i + 1) + " (" + tok + ") past the end of its reference"
+                    + " output of " + s.ref.length + " tokens (a token delivered twice, or an output that runs on)",
+                    s.ref.length + " tokens", (i + 1) + " or more");
+        }
+        if (tok == s.ref[i]) {
+            return null;
+        }
+        String what;
+        if (i > 0 && tok == s.ref[i - 1]) {
+            what = "token " + i + " is delivered again as token " + (i + 1) + " (as after a resume one position too early)";
+        } else if (i + 1 < s.ref.length && tok == s.ref[i + 1]) {
+            what = "token " + (i + 2) + " arrives as token " + (i + 1) + ": token " + (i + 1) + " was lost (as after a resume one position too late)";
+        } else if (indexOf(s.ref, tok, i + 2) >= 0) {
+            what = "a later token arrives as token " + (i + 1) + " (tokens reordered or skipped)";
+        } else {
+            what = "token " + (i + 1) + " differs from the reference (an altered token)";
+        }
+        return new Finding(PropertyId.S7, "request " + id + "'s output is not a prefix of its reference output: " + what,
+                "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+    }
+
+    private static int indexOf(int[] a, int x, int from) {
+        for (int i = from; i < a.length; i++) {
+            if (a[i] == x) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** S1: the finish is explained by the reference. */
+    private static Finding finish(Seen s, History.Chunk c, boolean refHistory) {
+        String id = History.quote(s.req.id());
+        if (c.error() != null) {
+            return new Finding(PropertyId.S1, "request " + id + " failed after " + s.n + " of " + s.ref.length + " tokens: " + History.quote(c.error())
+                    + " (the system lost a request it had accepted)", "the whole output, finished", "an error");
+        }
+        String r = c.finishReason();
+        boolean whole = s.n == s.ref.length;
+        boolean reasonOk = refHistory ? r.equals(s.refFinish) : r.equals("length") || r.equals("stop");
+        if (whole && reasonOk) {
+            return null;
+        }
+        if (!whole) {
+            return new Finding(PropertyId.S1, "request " + id + " finishes (" + r + ") with " + s.n + " of its " + s.ref.length
+                    + " reference tokens (a request completed short)", s.ref.length + " tokens", s.n + " tokens");
+        }
+        return new Finding(PropertyId.S1, "request " + id + " finishes with the reason " + History.quote(r) + ", which the reference does not explain",
+                refHistory ? "finish_reason " + s.refFinish : "finish_reason length (or stop)", r);
+    }
+
+    private static Map<String, List<History.Chunk>> byRequest(History h) {
+        Map<String, List<History.Chunk>> m = new HashMap<>();
+        for (History.Chunk c : h.chunks) {
+            m.computeIfAbsent(c.request(), k -> new ArrayList<>()).add(c);
+        }
+        return m;
+    }
+
+    private static Result bad(History h, Reference ref, long line, String request, Verdict v, Finding f) {
+        return new Result(h.source, v, f, line, request, h.requests.size(), 0, h.faults.size(), List.of(), ref.label(), null, null, null, null);
+    }
+
+    /** The history as the simulator's per-request times (ids renumbered in order of sending), its faults as failures. */
+    public static SimResult asRun(History h) {
+        Map<String, Seen> seen = new HashMap<>();
+        for (History.Request r : h.requests.values()) {
+            seen.put(r.id(), new Seen(r, new int[0], null));
+        }
+        List<History.Fault> faults = byTime(h);
+        int[] next = {0};
+        for (History.Chunk c : h.chunks) {
+            markFaults(faults, next, seen, c.t());
+            Seen s = seen.get(c.request());
+            if (c.tokens().length > 0) {
+                s.n += c.tokens().length;
+                if (Double.isNaN(s.first)) {
+                    s.first = c.t();
+                }
+                if (!Double.isNaN(s.faultAt) && Double.isNaN(s.afterFault)) {
+                    s.afterFault = c.t();
+                }
+            }
+            if (c.finishes() && Double.isNaN(s.done)) {
+                s.done = c.t();
+            }
+        }
+        return run(h, seen);
+    }
+
+    private static SimResult run(History h, Map<String, Seen> seen) {
+        SimResult out = new SimResult();
+        int i = 0;
+        for (History.Request r : h.requests.values()) {
+            Seen s = seen.get(r.id());
+            SimResult.Req q = new SimResult.Req(i++, r.t(), Math.max(0, r.promptTokens()), s.n);
+            q.firstMs = s.first;
+            q.doneMs = s.done;
+            if (!Double.isNaN(s.faultAt) && !Double.isNaN(s.afterFault)) {
+                q.interrupted = true;
+                q.interruptedMs = s.faultAt;
+                q.replayFirstMs = s.afterFault;
+            }
+            out.requests.add(q);
+        }
+        for (History.Fault f : h.faults) {
+            out.failures.add(new SimResult.Failure(f.t(), new int[0]));
+        }
+        return out;
+    }
+
+    private static SimMetrics.Summary summary(SimResult run, History baseline) {
+        SimResult base = baseline == null ? run : asRun(baseline);
+        SimMetrics.Summary s = SimMetrics.summarize("history", run, base);
+        if (baseline == null) {
+            // no failure-free run to compare with: no recovery time
+            s = new SimMetrics.Summary(s.policy(), s.failAtMs(), Double.NaN, s.ttftAll(), s.ttftInterrupted(), s.ttftSurvivors(),
+                    s.tpotAll(), s.tpotInterrupted(), s.tpotSurvivors(), s.requests(), s.interrupted(), s.restored(), s.draftAcceptance());
+        }
+        return s;
+    }
+}

@@ -1,0 +1,270 @@
+package lumen.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import lumen.core.KitTokens;
+import lumen.core.PropertyId;
+import lumen.runtime.Scenario;
+import lumen.runtime.ScenarioRun;
+import lumen.runtime.Scenarios;
+import lumen.trace.TraceFormatException;
+import lumen.validate.Verdict;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+
+class HistoryCheckTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static String history(String scenario) {
+        Scenario sc = Scenarios.find(scenario);
+        return new String(ScenarioRun.run(sc).history(), StandardCharsets.UTF_8);
+    }
+
+    static HistoryCheck.Result check(String text, boolean complete) throws Exception {
+        History h = History.read(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), "h.jsonl");
+        return HistoryCheck.check(h, HistoryCheck.Reference.kit(KitTokens.VOCAB), null, complete);
+    }
+
+    @Test
+    void everyAcceptedScenarioIsAcceptedFromWhatItsClientsSaw() throws Exception {
+        SoftAssertions soft = new SoftAssertions();
+        for (Scenario sc : Scenarios.all()) {
+            if (!sc.expectsAcceptance()) {
+                continue;
+            }
+            HistoryCheck.Result r = check(new String(ScenarioRun.run(sc).history(), StandardCharsets.UTF_8), true);
+            soft.assertThat(r.verdict()).as(sc.name() + ": " + r.finding()).isEqualTo(Verdict.ACCEPTED);
+            soft.assertThat(r.requests()).as(sc.name()).isEqualTo(sc.workload().size());
+            soft.assertThat(r.faults()).as(sc.name()).isEqualTo(sc.faults().size());
+            soft.assertThat(r.summary().ttftAll().n()).as(sc.name()).isPositive();
+        }
+        soft.assertAll();
+    }
+
+    /** The lines of a history, each as a JSON object. */
+    static List<ObjectNode> lines(String text) throws Exception {
+        List<ObjectNode> out = new ArrayList<>();
+        for (String l : text.split("\n")) {
+            out.add((ObjectNode) JSON.readTree(l));
+        }
+        return out;
+    }
+
+    static String text(List<ObjectNode> ls) {
+        StringBuilder b = new StringBuilder();
+        ls.forEach(o -> b.append(o).append('\n'));
+        return b.toString();
+    }
+
+    /** The index of the first chunk with tokens after the first fault, of a request sent before it. */
+    static int firstChunkAfterFault(List<ObjectNode> ls) {
+        int fault = -1;
+        for (int i = 0; i < ls.size(); i++) {
+            if (ls.get(i).get("object").asText().equals("fault")) {
+                fault = i;
+                break;
+            }
+        }
+        assertThat(fault).as("the scenario has a fault").isNotNegative();
+        for (int i = fault + 1; i < ls.size(); i++) {
+            ObjectNode o = ls.get(i);
+            if (o.get("object").asText().equals("text_completion") && o.get("choices").get(0).get("token_ids").size() > 0
+                    && tokensBefore(ls, i, o.get("request").asText()) > 0) {
+                return i;
+            }
+        }
+        throw new AssertionError("no chunk after the fault for a request that had streamed before it");
+    }
+
+    static int tokensBefore(List<ObjectNode> ls, int upTo, String req) {
+        int n = 0;
+        for (int i = 0; i < upTo; i++) {
+            ObjectNode o = ls.get(i);
+            if (o.get("object").asText().equals("text_completion") && o.get("request").asText().equals(req)) {
+                n += o.get("choices").get(0).get("token_ids").size();
+            }
+        }
+        return n;
+    }
+
+    static ArrayNode tokens(ObjectNode chunk) {
+        return (ArrayNode) chunk.get("choices").get(0).get("token_ids");
+    }
+
+    static int lastToken(List<ObjectNode> ls, int before, String req) {
+        int t = -1;
+        for (int i = 0; i < before; i++) {
+            ObjectNode o = ls.get(i);
+            if (o.get("object").asText().equals("text_completion") && o.get("request").asText().equals(req) && tokens(o).size() > 0) {
+                t = tokens(o).get(tokens(o).size() - 1).asInt();
+            }
+        }
+        return t;
+    }
+
+    @Test
+    void aTokenLostRepeatedOrAlteredAcrossAFailureIsS7AndSaysWhichItLooksLike() throws Exception {
+        String good = history("single-failure-restore");
+        assertThat(check(good, true).verdict()).isEqualTo(Verdict.ACCEPTED);
+
+        List<ObjectNode> repeated = lines(good);
+        int i = firstChunkAfterFault(repeated);
+        String req = repeated.get(i).get("request").asText();
+        tokens(repeated.get(i)).insert(0, lastToken(repeated, i, req));
+        HistoryCheck.Result r = check(text(repeated), true);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S7);
+        assertThat(r.finding().message()).contains("is delivered again");
+        assertThat(r.line()).isEqualTo(i + 1);
+        assertThat(r.request()).isEqualTo(req);
+
+        List<ObjectNode> lost = lines(good);
+        ArrayNode t = tokens(lost.get(i));
+        if (t.size() == 1) {
+            // the next token of the request arrives alone: take it from the chunk after
+            lost.remove(i);
+        } else {
+            t.remove(0);
+        }
+        r = check(text(lost), true);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S7);
+        assertThat(r.finding().message()).containsAnyOf("was lost", "past the end", "not a prefix");
+
+        List<ObjectNode> altered = lines(good);
+        tokens(altered.get(i)).set(0, tokens(altered.get(i)).get(0).asInt() + 1);
+        r = check(text(altered), true);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S7);
+        assertThat(r.finding().expected()).startsWith("token ");
+    }
+
+    /** The index of request req's finishing chunk. */
+    static int finishOf(List<ObjectNode> ls, String req) {
+        for (int i = 0; i < ls.size(); i++) {
+            ObjectNode o = ls.get(i);
+            if (o.get("object").asText().equals("text_completion") && o.get("request").asText().equals(req)
+                    && !o.get("choices").get(0).get("finish_reason").isNull()) {
+                return i;
+            }
+        }
+        throw new AssertionError("request " + req + " never finishes");
+    }
+
+    @Test
+    void aRequestAnsweredTwiceIsS2AndAShortOrFailedFinishIsS1() throws Exception {
+        List<ObjectNode> ls = lines(history("single-failure-restore"));
+        String req = ls.get(0).get("request").asText();
+        int fin = finishOf(ls, req);
+
+        List<ObjectNode> twice = new ArrayList<>(ls);
+        twice.add(twice.get(fin).deepCopy());
+        HistoryCheck.Result r = check(text(twice), true);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S2);
+        assertThat(r.finding().message()).contains("answered again after it finished at line " + (fin + 1));
+
+        List<ObjectNode> shortFinish = lines(text(ls));
+        ObjectNode last = shortFinish.remove(fin);
+        // the finish moves to the chunk before, which now ends the stream short
+        int prev = -1;
+        for (int i = fin - 1; i >= 0; i--) {
+            if (shortFinish.get(i).get("object").asText().equals("text_completion") && shortFinish.get(i).get("request").asText().equals(req)) {
+                prev = i;
+                break;
+            }
+        }
+        ((ObjectNode) shortFinish.get(prev).get("choices").get(0)).put("finish_reason", "length");
+        r = check(text(shortFinish), true);
+        assertThat(r.finding().property()).as(String.valueOf(r.finding())).isEqualTo(PropertyId.S1);
+        assertThat(r.finding().message()).contains("completed short");
+        assertThat(last).isNotNull();
+
+        List<ObjectNode> failed = lines(text(ls));
+        ObjectNode err = JSON.createObjectNode().put("object", "error").put("request", req).put("t", failed.get(fin).get("t").asDouble());
+        err.putObject("error").put("message", "upstream connection reset");
+        failed.set(fin, err);
+        r = check(text(failed), true);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S1);
+        assertThat(r.finding().message()).contains("upstream connection reset");
+    }
+
+    @Test
+    void aRequestThatNeverFinishesIsIncompleteOrL1() throws Exception {
+        List<ObjectNode> ls = lines(history("single-failure-restore"));
+        String req = ls.get(0).get("request").asText();
+        ls.remove(finishOf(ls, req));
+        HistoryCheck.Result r = check(text(ls), false);
+        assertThat(r.verdict()).isEqualTo(Verdict.INCOMPLETE);
+        assertThat(r.open()).containsExactly(req);
+        r = check(text(ls), true);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.L1);
+    }
+
+    @Test
+    void aReferenceHistoryJudgesTheOutputsWhenThereIsNoKitModel() throws Exception {
+        String base = history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", "");
+        History ref = History.read(new ByteArrayInputStream(base.getBytes(StandardCharsets.UTF_8)), "ref.jsonl");
+        History same = History.read(new ByteArrayInputStream(base.getBytes(StandardCharsets.UTF_8)), "run.jsonl");
+        assertThat(HistoryCheck.check(same, HistoryCheck.Reference.of(ref), ref, true).verdict()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(HistoryCheck.check(same, HistoryCheck.Reference.kit(KitTokens.VOCAB), null, true).verdict()).isEqualTo(Verdict.MALFORMED);
+        List<ObjectNode> ls = lines(base);
+        int i = firstChunkAfterFault(ls);
+        tokens(ls.get(i)).set(0, tokens(ls.get(i)).get(0).asInt() ^ 1);
+        History altered = History.read(new ByteArrayInputStream(text(ls).getBytes(StandardCharsets.UTF_8)), "run.jsonl");
+        HistoryCheck.Result r = HistoryCheck.check(altered, HistoryCheck.Reference.of(ref), ref, true);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S7);
+    }
+
+    @Test
+    void withAFailureFreeBaselineTheRecoveryTimeIsMeasured() throws Exception {
+        Scenario base0 = Scenarios.find("single-failure-restore");
+        // a minute of arrivals, so that the metrics' 5-second bins can settle after the failure
+        List<lumen.runtime.Arrival> minute = new ArrayList<>();
+        for (int i = 0; i < 240; i++) {
+            minute.add(new lumen.runtime.Arrival(i, i * 250.0, 8 + i % 24, 4 + i % 9, 1000L + i));
+        }
+        Scenario sc = new Scenario("minute", "", base0.config(), base0.cost(), base0.options(), minute,
+                List.of(new lumen.runtime.Fault(1, 5_000, lumen.runtime.Fault.Point.AT_TIME)), List.of(), base0.corruption(), null);
+        Scenario calm = new Scenario("calm", "", sc.config(), sc.cost(), sc.options(), minute, List.of(), List.of(), sc.corruption(), null);
+        History run = History.read(new ByteArrayInputStream(ScenarioRun.run(sc).history()), "run.jsonl");
+        History base = History.read(new ByteArrayInputStream(ScenarioRun.run(calm).history()), "base.jsonl");
+        HistoryCheck.Result r = HistoryCheck.check(run, HistoryCheck.Reference.kit(sc.options().vocab()), base, true);
+        assertThat(r.verdict()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(r.summary().failAtMs()).isEqualTo(run.faults.get(0).t());
+        assertThat(r.summary().recoveryMs()).isNotNaN().isNotNegative();
+        assertThat(r.summary().interrupted()).isPositive();
+    }
+
+    @Test
+    void badRecordsAreLocated() {
+        String req = "{\"object\":\"request\",\"request\":\"a\",\"t\":0,\"max_tokens\":2,\"seed\":1}\n";
+        String[][] bad = {
+            {req + req, "2", "sent twice"},
+            {"{\"object\":\"text_completion\",\"request\":\"b\",\"t\":1,\"choices\":[{\"token_ids\":[1],\"finish_reason\":null}]}\n", "1", "no request record"},
+            {req + "{\"object\":\"text_completion\",\"request\":\"a\",\"t\":1,\"choices\":[{\"text\":\"hi\",\"finish_reason\":null}]}\n", "2", "token_ids"},
+            {req + "{\"object\":\"text_completion\",\"request\":\"a\",\"t\":-1,\"choices\":[{\"token_ids\":[1],\"finish_reason\":null}]}\n", "2", "backwards"},
+            {req + "{\"object\":\"completion\",\"request\":\"a\",\"t\":1}\n", "2", "unknown record object"},
+            {"{\"object\":\"request\",\"request\":\"a\",\"t\":0}\n", "1", "max_tokens"},
+            {"not json\n", "1", "not a JSON object"},
+        };
+        for (String[] b : bad) {
+            assertThatExceptionOfType(TraceFormatException.class).as(b[2])
+                    .isThrownBy(() -> History.read(new ByteArrayInputStream(b[0].getBytes(StandardCharsets.UTF_8)), "h.jsonl"))
+                    .satisfies(ex -> {
+                        assertThat(ex.line()).isEqualTo(Long.parseLong(b[1]));
+                        assertThat(ex.getMessage()).contains(b[2]);
+                    });
+        }
+        assertThat(Arrays.asList(bad)).hasSize(7);
+    }
+}

@@ -35,6 +35,10 @@ final class ScenariosCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "write each scenario's trace to DIR/NAME.jsonl and what its clients saw to DIR/NAME.history.jsonl (docs/history-format.md)")
     Path outDir;
 
+    @Option(names = "--per-process", description = "with --out, also write each scenario's trace as per-process logs with vector"
+            + " clocks, DIR/NAME/gateway.jsonl and DIR/NAME/worker-N.jsonl (lumen validate --processes reads them)")
+    boolean perProcess;
+
     @Option(names = "--list", description = "list the scenarios and exit")
     boolean list;
 
@@ -59,11 +63,16 @@ final class ScenariosCommand implements Callable<Integer> {
         if (chosen.isEmpty()) {
             chosen.addAll(Scenarios.all());
         }
-        return runAll(out, chosen, outDir) ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+        return runAll(out, chosen, outDir, perProcess) ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
     }
 
     /** Runs the scenarios, prints one row each; true when every one came out as expected. */
     static boolean runAll(PrintWriter out, List<Scenario> scenarios, Path outDir) throws IOException {
+        return runAll(out, scenarios, outDir, false);
+    }
+
+    /** As {@link #runAll(PrintWriter, List, Path)}, with each trace also as per-process logs under {@code outDir}. */
+    static boolean runAll(PrintWriter out, List<Scenario> scenarios, Path outDir, boolean perProcess) throws IOException {
         boolean ok = true;
         out.printf(Locale.ROOT, "%-32s %-9s %-24s %7s %8s %8s %7s %7s  %s%n", "scenario", "verdict", "expected",
                 "events", "restores", "reprefil", "drafts", "ms", "result");
@@ -75,6 +84,12 @@ final class ScenariosCommand implements Callable<Integer> {
                 Files.createDirectories(outDir);
                 AtomicFiles.writeString(outDir.resolve(s.name() + ".jsonl"), new String(run.trace(), java.nio.charset.StandardCharsets.UTF_8));
                 AtomicFiles.writeString(outDir.resolve(s.name() + ".history.jsonl"), new String(run.history(), java.nio.charset.StandardCharsets.UTF_8));
+                if (perProcess) {
+                    Files.createDirectories(outDir.resolve(s.name()));
+                    for (var log : lumen.validate.ProcessLogs.split(run.trace()).entrySet()) {
+                        AtomicFiles.writeString(outDir.resolve(s.name()).resolve(log.getKey() + ".jsonl"), log.getValue());
+                    }
+                }
             }
             String got = run.result().verdict().name();
             String at = "";

@@ -70,6 +70,12 @@ final class ValidateCommand implements Callable<Integer> {
             + " its self-reported Arrive.ref"})
     Path reference;
 
+    @Option(names = "--processes", description = {"the TRACE files are one run's per-process logs (the gateway's and each"
+            + " worker's, each event with a vector clock 'vc' or a Lamport clock 'lc'; docs/trace-format.md, Per-process logs):"
+            + " merge them in an order the clocks allow and validate that, searching other orders of concurrent events"
+            + " boundedly when the first is rejected"})
+    boolean processes;
+
     @Option(names = "--complete", description = "require a finished run: a request not DONE or a worker not UP at the end is INCOMPLETE")
     boolean complete;
 
@@ -104,7 +110,13 @@ final class ValidateCommand implements Callable<Integer> {
         int worst = ExitCodes.OK;
         Validator.Options opt = options();
         if (tlc) {
+            if (processes) {
+                throw new UserError("--processes merges per-process logs for the Java mirror; --tlc takes one whole trace");
+            }
             return callTlc(out, opt);
+        }
+        if (processes) {
+            return callProcesses(out, opt);
         }
         for (String t : traces) {
             int code;
@@ -125,6 +137,58 @@ final class ValidateCommand implements Callable<Integer> {
         }
         finish(out, rows);
         return worst;
+    }
+
+    /** {@code --processes}: one verdict for the run the logs describe, its lines placed in their own files. */
+    private Integer callProcesses(PrintWriter out, Validator.Options opt) throws IOException {
+        List<byte[]> files = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (String t : traces) {
+            try (InputStream in = open(t)) {
+                files.add(in.readAllBytes());
+                names.add(name(t));
+            } catch (IOException ex) {
+                notJudged(new ArrayList<>(), t, "trace", "UNREADABLE", message(t, ex));
+                return ExitCodes.BAD_INPUT;
+            }
+        }
+        List<Object> rows = new ArrayList<>();
+        try {
+            lumen.validate.ProcessLogs.Result r = lumen.validate.ProcessLogs.validate(files, names, opt);
+            ValidationResult v = r.result();
+            String where = v.divergence() == null ? "" : " at " + r.origin(v.divergence().line());
+            String head = String.join(" ", names) + ": " + v.verdict() + where + " (" + names.size() + " per-process logs, "
+                    + (r.lamport() ? "Lamport clocks: one order" : r.ordersTried() + (r.ordersTried() == 1 ? " order" : " orders")
+                    + " of their concurrent events tried, at most " + lumen.validate.ProcessLogs.SEARCH_ORDERS) + ")";
+            Map<String, Object> row = new LinkedHashMap<>(ValidationReport.json(v));
+            row.put("logs", names);
+            row.put("ordersTried", r.ordersTried());
+            if (v.divergence() != null) {
+                row.put("origin", r.origin(v.divergence().line()));
+            }
+            rows.add(row);
+            if (!json) {
+                out.println(head);
+                String text = ValidationReport.text(v);
+                out.print(text.startsWith("merged: ") ? "  the merged trace: " + text.substring("merged: ".length())
+                        : text.replaceFirst("^merged:", "  merged line "));
+                out.flush();
+            }
+            finish(out, rows);
+            return exit(v.verdict());
+        } catch (lumen.trace.TraceFormatException ex) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("verdict", "MALFORMED");
+            row.put("error", ex.getMessage());
+            rows.add(row);
+            if (!json) {
+                out.println(ex.getMessage());
+                out.println("  MALFORMED");
+                out.flush();
+            }
+            finish(out, rows);
+            return ExitCodes.BAD_INPUT;
+        }
     }
 
     private static int exit(lumen.validate.Verdict v) {

@@ -1,0 +1,403 @@
+package lumen.validate;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import lumen.trace.Echo;
+import lumen.trace.TraceFormatException;
+
+/**
+ * Per-process logs (docs/trace-format.md, Per-process logs): the gateway and each worker write
+ * their own trace, each event with a vector clock ({@code vc}: per process, how many of its events
+ * happened before or are this one) or a Lamport clock ({@code lc}). Wall clocks ({@code t}) are
+ * never used to order events across processes, so skew between them does not matter.
+ *
+ * <p>{@link #validate} merges the logs into one trace in an order consistent with the clocks and
+ * validates it on the mirror. With vector clocks, events that are concurrent (neither happened
+ * before the other) may be taken in either order: the merge takes them in a fixed order first, and
+ * when that order is rejected it searches, boundedly, for another: at each of the last
+ * {@link #SEARCH_DEPTH} choices before the rejected event, each other event that was ready there,
+ * continued in the fixed order, at most {@link #SEARCH_ORDERS} orders in all. The verdict says how
+ * many orders were tried. With Lamport clocks the order is (lc, process): no search.
+ *
+ * <p>{@link #split} is the other direction, for the kit's own tests and for anyone who wants to see
+ * the format: a whole trace written as per-process logs, with vector clocks from the events'
+ * dependencies.
+ */
+public final class ProcessLogs {
+    public static final int SEARCH_DEPTH = 8;
+    public static final int SEARCH_ORDERS = 64;
+    public static final String GATEWAY = "gateway";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ProcessLogs() {}
+
+    /** One process's log: its name (from the header's {@code process}) and its events, in file order. */
+    record Log(String source, String process, ObjectNode header, List<Ev> events) {}
+
+    /** One event of a log: its line as written (clock removed), its clock, and where it came from. */
+    record Ev(String json, Map<String, Long> vc, long lc, String source, long line, int proc, int index) {}
+
+    /** The verdict of a set of logs: the merged trace's, with the merged lines mapped back to their files. */
+    public record Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport) {
+        /** Where merged line n (1 = the header) came from: "file:line". */
+        public String origin(long n) {
+            return n >= 1 && n <= origins.size() ? origins.get((int) n - 1) : "(the end of the run)";
+        }
+    }
+
+    /** Reads one log: its header names the process; every event carries {@code vc} or {@code lc}. */
+    static Log read(byte[] bytes, String source) throws TraceFormatException {
+        String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
+        ObjectNode header = null;
+        String process = null;
+        List<Ev> events = new ArrayList<>();
+        for (int i = 0; i < lines.length; i++) {
+            String l = lines[i];
+            long n = i + 1;
+            if (l.isBlank()) {
+                continue;
+            }
+            JsonNode o;
+            try {
+                o = JSON.readTree(l);
+            } catch (JsonProcessingException ex) {
+                throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
+            }
+            if (!(o instanceof ObjectNode obj)) {
+                throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
+            }
+            if (header == null) {
+                if (!"header".equals(obj.path("type").asText()) || !obj.path("process").isTextual() || obj.path("process").asText().isEmpty()) {
+                    throw new TraceFormatException(source, n, "a per-process log starts with a header that names its process"
+                            + " (\"process\": \"gateway\" or \"worker-3\", ...)");
+                }
+                process = obj.get("process").asText();
+                header = obj.deepCopy();
+                header.remove("process");
+                if (header.path("config").path("readings").path("citedLoads").asText("").endsWith("ms")) {
+                    throw new TraceFormatException(source, n, "citedLoads=" + header.path("config").path("readings").path("citedLoads").asText()
+                            + " measures staleness in one clock's milliseconds, which per-process logs do not share: declare stale:N (events)");
+                }
+                continue;
+            }
+            JsonNode vc = obj.remove("vc");
+            JsonNode lc = obj.remove("lc");
+            // each process's wall clock is its own: times order nothing across processes, so skew cannot matter
+            obj.remove("t");
+            if ((vc == null) == (lc == null)) {
+                throw new TraceFormatException(source, n, "every event of a per-process log carries exactly one clock: 'vc' (a vector"
+                        + " clock, {process: count}) or 'lc' (a Lamport clock, an integer)");
+            }
+            Map<String, Long> v = null;
+            long lamport = -1;
+            if (vc != null) {
+                if (!vc.isObject()) {
+                    throw new TraceFormatException(source, n, "field 'vc' must be an object {process: count}, found " + Echo.cut(vc.toString()));
+                }
+                v = new TreeMap<>();
+                for (var it = vc.fields(); it.hasNext();) {
+                    var f = it.next();
+                    if (!f.getValue().canConvertToLong() || !f.getValue().isIntegralNumber() || f.getValue().asLong() < 0) {
+                        throw new TraceFormatException(source, n, "field 'vc." + Echo.cut(f.getKey()) + "' must be an integer >= 0");
+                    }
+                    v.put(f.getKey(), f.getValue().asLong());
+                }
+                long own = v.getOrDefault(process, 0L);
+                long expect = events.size() + 1;
+                if (own != expect) {
+                    throw new TraceFormatException(source, n, "field 'vc." + process + "' must count this process's events: " + expect
+                            + " for its event number " + expect + ", found " + own);
+                }
+            } else {
+                if (!lc.isIntegralNumber() || !lc.canConvertToLong() || lc.asLong() < 0) {
+                    throw new TraceFormatException(source, n, "field 'lc' must be an integer >= 0");
+                }
+                lamport = lc.asLong();
+                if (!events.isEmpty() && lamport <= events.get(events.size() - 1).lc()) {
+                    throw new TraceFormatException(source, n, "field 'lc' must grow along a process's log");
+                }
+            }
+            events.add(new Ev(obj.toString(), v, lamport, source, n, -1, events.size()));
+        }
+        if (header == null) {
+            throw new TraceFormatException(source, 1, "empty log: no header");
+        }
+        return new Log(source, process, header, events);
+    }
+
+    /** Reads, merges and validates the logs of one run. */
+    public static Result validate(List<byte[]> files, List<String> sources, Validator.Options opt) throws IOException, TraceFormatException {
+        return validate(files, sources, opt, null);
+    }
+
+    /**
+     * As {@link #validate(List, List, Validator.Options)}, the first order taking a ready event at
+     * random ({@code shuffle}, for tests: any order the clocks allow must do) instead of the least clock sum.
+     */
+    public static Result validate(List<byte[]> files, List<String> sources, Validator.Options opt, java.util.Random shuffle)
+            throws IOException, TraceFormatException {
+        List<Log> logs = new ArrayList<>();
+        Map<String, String> seen = new HashMap<>();
+        for (int i = 0; i < files.size(); i++) {
+            Log l = read(files.get(i), sources.get(i));
+            if (seen.put(l.process(), l.source()) != null) {
+                throw new TraceFormatException(l.source(), 1, "process '" + l.process() + "' has two logs: " + seen.get(l.process()) + " and " + l.source());
+            }
+            if (!logs.isEmpty() && !logs.get(0).header().equals(l.header())) {
+                throw new TraceFormatException(l.source(), 1, "its header's config differs from " + logs.get(0).source() + "'s: the logs of one run share one header");
+            }
+            List<Ev> es = new ArrayList<>();
+            for (Ev e : l.events()) {
+                es.add(new Ev(e.json(), e.vc(), e.lc(), e.source(), e.line(), logs.size(), e.index()));
+            }
+            logs.add(new Log(l.source(), l.process(), l.header(), es));
+        }
+        boolean lamport = logs.stream().anyMatch(l -> !l.events().isEmpty() && l.events().get(0).vc() == null);
+        for (Log l : logs) {
+            for (Ev e : l.events()) {
+                if ((e.vc() == null) != lamport) {
+                    throw new TraceFormatException(e.source(), e.line(), "the logs of one run use one kind of clock: vector ('vc') or Lamport ('lc')");
+                }
+            }
+        }
+        if (lamport) {
+            List<Ev> order = new ArrayList<>();
+            logs.forEach(l -> order.addAll(l.events()));
+            order.sort(java.util.Comparator.comparingLong(Ev::lc).thenComparing(e -> logs.get(e.proc()).process()));
+            return run(logs, order, opt, 1, true);
+        }
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < logs.size(); i++) {
+            index.put(logs.get(i).process(), i);
+        }
+        for (Log l : logs) {
+            for (Ev e : l.events()) {
+                for (var c : e.vc().entrySet()) {
+                    Integer p = index.get(c.getKey());
+                    if (p == null) {
+                        throw new TraceFormatException(e.source(), e.line(), "field 'vc' names process '" + Echo.cut(c.getKey()) + "', which has no log here");
+                    }
+                    if (c.getValue() > logs.get(p).events().size()) {
+                        throw new TraceFormatException(e.source(), e.line(), "field 'vc' says " + c.getValue() + " events of '" + c.getKey()
+                                + "' happened before, but its log has " + logs.get(p).events().size());
+                    }
+                }
+            }
+        }
+        List<Ev> first = linearise(logs, index, List.of(), shuffle);
+        Result r = run(logs, first, opt, 1, false);
+        if (r.result().verdict() != Verdict.REJECTED) {
+            return r;
+        }
+        // bounded search: another ready event at one of the last choices before the rejected one
+        int tried = 1;
+        long bad = r.result().divergence().line() - 1;   // 1-based position in the merged order of the rejected event
+        for (int k = (int) Math.min(bad - 1, first.size() - 1); k >= Math.max(0, bad - 1 - SEARCH_DEPTH) && tried < SEARCH_ORDERS; k--) {
+            List<Ev> prefix = first.subList(0, k);
+            for (Ev alt : ready(logs, index, prefix)) {
+                if (alt == first.get(k) || tried >= SEARCH_ORDERS) {
+                    continue;
+                }
+                List<Ev> forced = new ArrayList<>(prefix);
+                forced.add(alt);
+                List<Ev> order = linearise(logs, index, forced, null);
+                tried++;
+                Result other = run(logs, order, opt, tried, false);
+                if (other.result().verdict() != Verdict.REJECTED) {
+                    return other;
+                }
+            }
+        }
+        return new Result(r.result(), r.origins(), tried, false);
+    }
+
+    /** The events ready after {@code prefix}: the next of each log whose clock's predecessors are all taken. */
+    private static List<Ev> ready(List<Log> logs, Map<String, Integer> index, List<Ev> prefix) {
+        long[] taken = new long[logs.size()];
+        for (Ev e : prefix) {
+            taken[e.proc()]++;
+        }
+        List<Ev> out = new ArrayList<>();
+        for (int p = 0; p < logs.size(); p++) {
+            List<Ev> es = logs.get(p).events();
+            if (taken[p] < es.size() && satisfied(es.get((int) taken[p]), index, taken, p)) {
+                out.add(es.get((int) taken[p]));
+            }
+        }
+        return out;
+    }
+
+    private static boolean satisfied(Ev e, Map<String, Integer> index, long[] taken, int self) {
+        for (var c : e.vc().entrySet()) {
+            int p = index.get(c.getKey());
+            if (p != self && taken[p] < c.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A linear extension of the clocks' order: {@code forced} first, then at each step the ready
+     * event with the least clock sum (the earliest in causal depth), the gateway's first on a tie.
+     */
+    private static List<Ev> linearise(List<Log> logs, Map<String, Integer> index, List<Ev> forced, java.util.Random shuffle)
+            throws TraceFormatException {
+        List<Ev> out = new ArrayList<>(forced);
+        int total = logs.stream().mapToInt(l -> l.events().size()).sum();
+        long[] taken = new long[logs.size()];
+        for (Ev e : forced) {
+            taken[e.proc()]++;
+        }
+        while (out.size() < total) {
+            Ev best = null;
+            long bestSum = Long.MAX_VALUE;
+            for (int p = 0; p < logs.size(); p++) {
+                List<Ev> es = logs.get(p).events();
+                if (taken[p] >= es.size()) {
+                    continue;
+                }
+                Ev e = es.get((int) taken[p]);
+                if (!satisfied(e, index, taken, p)) {
+                    continue;
+                }
+                long sum = shuffle != null ? shuffle.nextInt(1 << 20) : e.vc().values().stream().mapToLong(Long::longValue).sum();
+                if (sum < bestSum || sum == bestSum && GATEWAY.equals(logs.get(p).process())) {
+                    best = e;
+                    bestSum = sum;
+                }
+            }
+            if (best == null) {
+                // every log's next event waits for another's: the clocks contradict each other
+                Ev stuck = null;
+                for (int p = 0; p < logs.size() && stuck == null; p++) {
+                    if (taken[p] < logs.get(p).events().size()) {
+                        stuck = logs.get(p).events().get((int) taken[p]);
+                    }
+                }
+                throw new TraceFormatException(stuck.source(), stuck.line(), "its vector clock waits for events that wait"
+                        + " for it (a cycle in the clocks' order)");
+            }
+            out.add(best);
+            taken[best.proc()]++;
+        }
+        return out;
+    }
+
+    private static Result run(List<Log> logs, List<Ev> order, Validator.Options opt, int tried, boolean lamport) throws IOException {
+        StringBuilder b = new StringBuilder(logs.get(0).header().toString()).append('\n');
+        List<String> origins = new ArrayList<>();
+        origins.add(logs.get(0).source() + ":1");
+        for (Ev e : order) {
+            b.append(e.json()).append('\n');
+            origins.add(e.source() + ":" + e.line());
+        }
+        ValidationResult v = Validator.validate(new ByteArrayInputStream(b.toString().getBytes(StandardCharsets.UTF_8)), "merged", opt);
+        return new Result(v, origins, tried, lamport);
+    }
+
+    // ---- split: one trace as per-process logs ---------------------------------------------------
+
+    /** The process that logs an event: the gateway decides (Arrive, Place, Route, Fail); workers do the rest. */
+    static String processOf(JsonNode e) {
+        String type = e.path("type").asText();
+        return switch (type) {
+            case "Arrive", "Place", "Route", "Fail" -> GATEWAY;
+            case "StreamPage" -> "worker-" + e.path("holder").asInt();
+            default -> "worker-" + e.path("worker").asInt();
+        };
+    }
+
+    /** Whether an event orders everything around it: a decision, or an event whose effect a decision reads (loads). */
+    private static boolean global(JsonNode e) {
+        return switch (e.path("type").asText()) {
+            case "Arrive", "Place", "Route", "Fail", "Assist", "DraftReady", "FullReady" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Splits a whole trace into per-process logs with vector clocks from the events' dependencies:
+     * an event happens after its process's previous event, after every earlier event of its request
+     * or of a worker it names, and after every decision (and every decision after everything
+     * before it), so that two events are concurrent only when neither can change what the other
+     * sees. Returns each process's log, by process name.
+     */
+    public static Map<String, String> split(byte[] trace) throws IOException {
+        String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n");
+        ObjectNode header = (ObjectNode) JSON.readTree(lines[0]);
+        Map<String, StringBuilder> out = new LinkedHashMap<>();
+        Map<String, Map<String, Long>> lastOf = new HashMap<>();   // "r<id>" or "w<id>" -> vc of its last event
+        Map<String, Long> all = new TreeMap<>();
+        Map<String, Long> barrier = new TreeMap<>();
+        Map<String, Long> counts = new HashMap<>();
+        Map<String, Map<String, Long>> lastOwn = new HashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            if (lines[i].isBlank()) {
+                continue;
+            }
+            ObjectNode e = (ObjectNode) JSON.readTree(lines[i]);
+            String p = processOf(e);
+            Map<String, Long> vc = new TreeMap<>(lastOwn.getOrDefault(p, Map.of()));
+            List<String> keys = keys(e);
+            if (global(e)) {
+                join(vc, all);
+            } else {
+                join(vc, barrier);
+                for (String k : keys) {
+                    join(vc, lastOf.getOrDefault(k, Map.of()));
+                }
+            }
+            long n = counts.merge(p, 1L, Long::sum);
+            vc.put(p, n);
+            lastOwn.put(p, vc);
+            for (String k : keys) {
+                lastOf.put(k, vc);
+            }
+            join(all, vc);
+            if (global(e)) {
+                barrier = new TreeMap<>(vc);
+            }
+            e.set("vc", JSON.valueToTree(vc));
+            out.computeIfAbsent(p, q -> {
+                ObjectNode h = header.deepCopy();
+                h.put("process", q);
+                return new StringBuilder(h.toString()).append('\n');
+            }).append(e).append('\n');
+        }
+        Map<String, String> logs = new LinkedHashMap<>();
+        out.forEach((k, v) -> logs.put(k, v.toString()));
+        return logs;
+    }
+
+    private static List<String> keys(JsonNode e) {
+        List<String> k = new ArrayList<>();
+        for (String f : new String[] {"req"}) {
+            if (e.has(f)) {
+                k.add("r" + e.get(f).asInt());
+            }
+        }
+        for (String f : new String[] {"worker", "holder", "backup", "target"}) {
+            if (e.has(f) && e.get(f).isIntegralNumber()) {
+                k.add("w" + e.get(f).asInt());
+            }
+        }
+        return k;
+    }
+
+    private static void join(Map<String, Long> into, Map<String, Long> other) {
+        other.forEach((k, v) -> into.merge(k, v, Math::max));
+    }
+}

@@ -1,0 +1,151 @@
+package lumen.validate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import lumen.core.PropertyId;
+import lumen.runtime.Scenario;
+import lumen.runtime.ScenarioRun;
+import lumen.runtime.Scenarios;
+import lumen.trace.TraceFormatException;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+
+class ProcessLogsTest {
+
+    static ProcessLogs.Result merged(Map<String, String> logs, Random shuffle) throws Exception {
+        List<byte[]> files = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        logs.forEach((p, text) -> {
+            files.add(text.getBytes(StandardCharsets.UTF_8));
+            names.add(p + ".jsonl");
+        });
+        return ProcessLogs.validate(files, names, Validator.Options.defaults(), shuffle);
+    }
+
+    static byte[] trace(String scenario) {
+        return ScenarioRun.run(Scenarios.find(scenario)).trace();
+    }
+
+    @Test
+    void everyScenarioSplitPerProcessIsJudgedAsTheWholeTraceIsInEveryOrderItsClocksAllow() throws Exception {
+        SoftAssertions soft = new SoftAssertions();
+        int concurrent = 0;
+        for (Scenario sc : Scenarios.all()) {
+            byte[] whole = ScenarioRun.run(sc).trace();
+            ValidationResult w = Validator.validate(new java.io.ByteArrayInputStream(whole), sc.name());
+            Map<String, String> logs = ProcessLogs.split(whole);
+            soft.assertThat(logs).as(sc.name()).containsKey(ProcessLogs.GATEWAY).hasSizeGreaterThan(2);
+            for (int seed = -1; seed < 3; seed++) {
+                ProcessLogs.Result r = merged(logs, seed < 0 ? null : new Random(seed));
+                soft.assertThat(r.result().verdict()).as(sc.name() + " order " + seed + ": "
+                        + (r.result().divergence() == null ? "" : r.origin(r.result().divergence().line()) + " " + r.result().divergence().finding()))
+                        .isEqualTo(w.verdict());
+                if (w.verdict() == Verdict.REJECTED && r.result().verdict() == Verdict.REJECTED) {
+                    soft.assertThat(r.result().divergence().finding().property()).as(sc.name()).isEqualTo(w.divergence().finding().property());
+                }
+                if (seed >= 0 && !sameOrder(whole, r)) {
+                    concurrent++;
+                }
+            }
+        }
+        soft.assertAll();
+        // the clocks leave real concurrency: shuffled orders differ from the runtime's own
+        assertThat(concurrent).isPositive();
+    }
+
+    /** Whether the merged order is the whole trace's own: each event's origin, "process.jsonl:line", in the trace's order. */
+    static boolean sameOrder(byte[] whole, ProcessLogs.Result r) throws Exception {
+        String[] lines = new String(whole, StandardCharsets.UTF_8).split("\n");
+        List<String> own = new ArrayList<>();
+        own.add(r.origins().get(0));
+        Map<String, Integer> counts = new java.util.HashMap<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (int i = 1; i < lines.length; i++) {
+            String p = ProcessLogs.processOf(json.readTree(lines[i]));
+            own.add(p + ".jsonl:" + (counts.merge(p, 1, Integer::sum) + 1));
+        }
+        return own.subList(1, own.size()).equals(r.origins().subList(1, r.origins().size()));
+    }
+
+    @Test
+    void aMutatedRunIsRejectedWithTheSamePropertyWhenSplit() throws Exception {
+        String whole = new String(trace("single-failure-restore"), StandardCharsets.UTF_8);
+        // a restore that claims one position more than its checkpoint saved
+        String bad = whole.replaceFirst("(\"mode\":\"RESTORE\",\"worker\":[0-9]+,\"resumed\":)([0-9]+)", "$1$2" + "1");
+        assertThat(bad).isNotEqualTo(whole);
+        ValidationResult w = Validator.validate(new java.io.ByteArrayInputStream(bad.getBytes(StandardCharsets.UTF_8)), "bad");
+        assertThat(w.verdict()).isEqualTo(Verdict.REJECTED);
+        ProcessLogs.Result r = merged(ProcessLogs.split(bad.getBytes(StandardCharsets.UTF_8)), null);
+        assertThat(r.result().verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.result().divergence().finding().property()).isEqualTo(w.divergence().finding().property());
+        assertThat(r.origin(r.result().divergence().line())).startsWith("gateway.jsonl:");
+        assertThat(r.ordersTried()).isGreaterThan(1);
+    }
+
+    @Test
+    void wallClockSkewBetweenProcessesDoesNotMatter() throws Exception {
+        Map<String, String> logs = ProcessLogs.split(trace("holder-failure"));
+        String w1 = logs.get("worker-1");
+        logs.put("worker-1", w1.replaceAll("\"t\":([0-9.]+)", "\"t\":-9$1"));
+        assertThat(merged(logs, null).result().verdict()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    @Test
+    void lamportClocksGiveTheOrder() throws Exception {
+        String[] lines = new String(trace("holder-failure"), StandardCharsets.UTF_8).split("\n");
+        Map<String, String> logs = ProcessLogs.split(String.join("\n", lines).getBytes(StandardCharsets.UTF_8));
+        // replace each vector clock by a Lamport clock: the event's position in the whole trace
+        Map<String, String> lamport = new java.util.LinkedHashMap<>();
+        for (var e : logs.entrySet()) {
+            StringBuilder b = new StringBuilder();
+            for (String l : e.getValue().split("\n")) {
+                if (l.contains("\"vc\"")) {
+                    String bare = l.replaceAll(",\"vc\":\\{[^}]*\\}", "");
+                    int at = java.util.Arrays.asList(lines).indexOf(bare);
+                    assertThat(at).as(bare).isPositive();
+                    l = bare.substring(0, bare.length() - 1) + ",\"lc\":" + at + "}";
+                }
+                b.append(l).append('\n');
+            }
+            lamport.put(e.getKey(), b.toString());
+        }
+        ProcessLogs.Result r = merged(lamport, null);
+        assertThat(r.lamport()).isTrue();
+        assertThat(r.result().verdict()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    @Test
+    void badClocksAreLocated() throws Exception {
+        Map<String, String> logs = ProcessLogs.split(trace("holder-failure"));
+        Map<String, String> wrongCount = new java.util.LinkedHashMap<>(logs);
+        wrongCount.put(ProcessLogs.GATEWAY, logs.get(ProcessLogs.GATEWAY).replaceFirst("\"gateway\":1([,}])", "\"gateway\":5$1"));
+        assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> merged(wrongCount, null))
+                .withMessageContaining("must count this process's events");
+        Map<String, String> noClock = new java.util.LinkedHashMap<>(logs);
+        noClock.put("worker-0", logs.get("worker-0").replaceFirst(",\"vc\":\\{[^}]*\\}", ""));
+        assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> merged(noClock, null))
+                .withMessageContaining("exactly one clock").satisfies(ex -> assertThat(ex.line()).isEqualTo(2));
+        Map<String, String> noName = new java.util.LinkedHashMap<>(logs);
+        noName.put("worker-0", logs.get("worker-0").replaceFirst(",\"process\":\"worker-0\"", ""));
+        assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> merged(noName, null))
+                .withMessageContaining("names its process");
+        Map<String, String> unknown = new java.util.LinkedHashMap<>(logs);
+        unknown.remove("worker-3");
+        assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> merged(unknown, null))
+                .withMessageContaining("which has no log here");
+    }
+
+    @Test
+    void aRejectionIsPlacedInItsOwnFile() throws Exception {
+        ProcessLogs.Result r = merged(ProcessLogs.split(trace("corrupt-holder-is-server")), null);
+        assertThat(r.result().verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.result().divergence().finding().property()).isEqualTo(PropertyId.S4);
+        assertThat(r.origin(r.result().divergence().line())).isEqualTo("gateway.jsonl:3");
+    }
+}

@@ -44,8 +44,13 @@ final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "TRACE", arity = "1..*", description = "trace files (JSON Lines); - reads standard input")
+    @Parameters(paramLabel = "TRACE", arity = "1..*", description = "trace files (JSON Lines), or folders: every *.jsonl in"
+            + " them but client histories (*.history.jsonl); - reads standard input")
     List<String> traces;
+
+    @Option(names = "--jobs", paramLabel = "N", defaultValue = "1", description = "validate N traces at a time (default: ${DEFAULT-VALUE});"
+            + " the reports come in the order of the arguments, and a batch of several traces ends with traces/s and events/s")
+    int jobs;
 
     @Option(names = "--json", description = "print a machine-readable report instead of text")
     boolean json;
@@ -118,25 +123,102 @@ final class ValidateCommand implements Callable<Integer> {
         if (processes) {
             return callProcesses(out, opt);
         }
-        for (String t : traces) {
-            int code;
-            try (InputStream in = open(t)) {
-                ValidationResult r = Validator.validate(in, name(t), opt);
-                rows.add(ValidationReport.json(r));
-                if (!json) {
-                    out.print(ValidationReport.text(r));
+        if (jobs < 1) {
+            throw new UserError("--jobs must be at least 1, found " + jobs);
+        }
+        List<String> all = expand(traces);
+        long t0 = System.nanoTime();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.min(jobs, Math.max(1, all.size())));
+        List<java.util.concurrent.Future<Judged>> runs = new ArrayList<>();
+        for (String t : all) {
+            runs.add(pool.submit(() -> judge(t, opt)));
+        }
+        pool.shutdown();
+        long events = 0;
+        try (me.tongfei.progressbar.ProgressBar bar = all.size() > 1 && !json && System.console() != null
+                ? new me.tongfei.progressbar.ProgressBarBuilder().setTaskName("validate").setInitialMax(all.size()).setUnit(" traces", 1)
+                        .setStyle(me.tongfei.progressbar.ProgressBarStyle.ASCII)
+                        .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()
+                : null) {
+            for (java.util.concurrent.Future<Judged> f : runs) {
+                Judged j;
+                try {
+                    j = f.get();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", ex);
+                } catch (java.util.concurrent.ExecutionException ex) {
+                    throw new IllegalStateException(ex.getCause());
+                }
+                if (bar != null) {
+                    bar.step();
+                }
+                rows.add(j.row());
+                events += j.events();
+                if (j.why() != null) {
+                    PrintWriter err = spec.commandLine().getErr();
+                    err.println("lumen: " + j.row().get("verdict") + ": " + j.why());
+                    err.flush();
+                } else if (!json) {
+                    out.print(j.text());
                     out.flush();
                 }
-                code = exit(r.verdict());
-            } catch (UserError | IOException ex) {
-                code = notJudged(rows, t, "trace", "UNREADABLE", message(t, ex));
-            } catch (RuntimeException | StackOverflowError | OutOfMemoryError ex) {
-                code = notJudged(rows, t, "trace", "ERROR", internal(t, ex));
+                worst = Math.max(worst, j.code());
             }
-            worst = Math.max(worst, code);
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        if (all.size() > 1 && !json) {
+            long ok = rows.stream().filter(m -> "ACCEPTED".equals(((Map<?, ?>) m).get("verdict"))).count();
+            out.printf(java.util.Locale.ROOT, "%d traces, %d accepted, in %.2f s: %.1f traces/s, %.0f events/s (%d at a time)%n",
+                    all.size(), ok, secs, all.size() / secs, events / secs, Math.min(jobs, all.size()));
         }
         finish(out, rows);
         return worst;
+    }
+
+    /** One trace's row, its text report (or, when it got no verdict, why), its exit status and its events. */
+    private record Judged(Map<String, Object> row, String text, String why, int code, long events) {}
+
+    private Judged judge(String t, Validator.Options opt) {
+        try (InputStream in = open(t)) {
+            ValidationResult r = Validator.validate(in, name(t), opt);
+            Map<String, Object> row = ValidationReport.json(r);
+            return new Judged(row, ValidationReport.text(r), null, exit(r.verdict()), r.events());
+        } catch (UserError | IOException ex) {
+            return notJudgedRow(t, "UNREADABLE", message(t, ex));
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError ex) {
+            return notJudgedRow(t, "ERROR", internal(t, ex));
+        }
+    }
+
+    private static Judged notJudgedRow(String t, String verdict, String why) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("trace", name(t));
+        row.put("verdict", verdict);
+        Map<String, Object> em = new LinkedHashMap<>();
+        em.put("message", why);
+        row.put("error", em);
+        return new Judged(row, null, why, ExitCodes.BAD_INPUT, 0);
+    }
+
+    /** The traces to validate: each argument, a folder's *.jsonl files (sorted, client histories left out) in its place. */
+    private static List<String> expand(List<String> args) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String a : args) {
+            Path p = Path.of(a);
+            if (!a.equals("-") && Files.isDirectory(p)) {
+                List<String> found;
+                try (var files = Files.list(p)) {
+                    found = files.filter(f -> f.toString().endsWith(".jsonl") && !f.toString().endsWith(".history.jsonl") && Files.isRegularFile(f))
+                            .map(Path::toString).sorted().toList();
+                }
+                // a folder without traces stays, to be reported as such
+                out.addAll(found.isEmpty() ? List.of(a) : found);
+            } else {
+                out.add(a);
+            }
+        }
+        return out;
     }
 
     /** {@code --processes}: one verdict for the run the logs describe, its lines placed in their own files. */
@@ -331,7 +413,7 @@ final class ValidateCommand implements Callable<Integer> {
         }
         Path p = Path.of(t);
         if (Files.isDirectory(p)) {
-            throw new UserError(t + ": is a folder, not a trace file");
+            throw new UserError(t + ": is a folder with no traces (*.jsonl) in it");
         }
         try {
             return new java.io.BufferedInputStream(Files.newInputStream(p), 1 << 16);

@@ -21,6 +21,19 @@ class ValidateCliTest {
     }
 
     @Test
+    void aFolderIsItsTracesAndABatchSaysHowFastItWent() {
+        CliRun r = run("validate", "--jobs", "2", SCENARIOS.toString());
+        assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.DISAGREEMENT);   // the corrupt scenarios are rejected
+        assertThat(r.out()).contains("holder-failure.jsonl: ACCEPTED").contains("corrupt-holder-is-server.jsonl:3: REJECTED by S4")
+                .containsPattern("[0-9]+ traces, [0-9]+ accepted, in [0-9.]+ s: [0-9.]+ traces/s, [0-9]+ events/s \\(2 at a time\\)");
+        // the reports come in the order of the files, whatever order the jobs finish in
+        assertThat(r.out().indexOf("budget-exhaustion.jsonl")).isLessThan(r.out().indexOf("single-failure-restore.jsonl"));
+        CliRun bad = run("validate", "--jobs", "0", SCENARIOS.toString());
+        assertThat(bad.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(bad.err()).contains("--jobs must be at least 1");
+    }
+
+    @Test
     void anAcceptedAndARejectedTrace() {
         CliRun ok = run("validate", SCENARIOS.resolve("holder-failure.jsonl").toString());
         assertThat(ok.exit()).as(ok.out() + ok.err()).isEqualTo(ExitCodes.OK);
@@ -63,13 +76,14 @@ class ValidateCliTest {
         Path huge = tmp.resolve("huge-header.jsonl");
         Files.writeString(huge, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"workers\":4", "\"workers\":10000000"));
         Path report = tmp.resolve("r.json");
-        CliRun r = run("validate", "--report", report.toString(), big.toString(), tmp.resolve("nope.jsonl").toString(), tmp.toString(),
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+        CliRun r = run("validate", "--report", report.toString(), big.toString(), tmp.resolve("nope.jsonl").toString(), empty.toString(),
                 huge.toString(), SCENARIOS.resolve("holder-failure.jsonl").toString());
         assertThat(r.exit()).isEqualTo(ExitCodes.BAD_INPUT);
         assertThat(r.out()).contains("big-int.jsonl:2: field 'req' must be an integer in 0..2147483647, found 99999999999999999999999")
                 .contains("huge-header.jsonl:1: field 'config.workers' must be an integer in 2..4096")
                 .contains("holder-failure.jsonl: ACCEPTED");
-        assertThat(r.err()).contains("nope.jsonl: no such file").contains("is a folder");
+        assertThat(r.err()).contains("nope.jsonl: no such file").contains("is a folder with no traces");
         assertThat(r.out() + r.err()).doesNotContain("Exception");
         JsonNode doc = new ObjectMapper().readTree(report.toFile());
         assertThat(doc.get("total").asInt()).isEqualTo(5);
@@ -109,9 +123,9 @@ class ValidateCliTest {
         CliRun missing = run("validate", tmp.resolve("nope.jsonl").toString());
         assertThat(missing.exit()).isEqualTo(ExitCodes.BAD_INPUT);
         assertThat(missing.err()).contains("nope.jsonl: no such file");
-        CliRun dir = run("validate", tmp.toString());
+        CliRun dir = run("validate", Files.createDirectories(tmp.resolve("none")).toString());
         assertThat(dir.exit()).isEqualTo(ExitCodes.BAD_INPUT);
-        assertThat(dir.err()).contains("is a folder");
+        assertThat(dir.err()).contains("is a folder with no traces");
     }
 
     @Test

@@ -180,8 +180,13 @@ final class ValidateCommand implements Callable<Integer> {
     private record Judged(Map<String, Object> row, String text, String why, int code, long events) {}
 
     private Judged judge(String t, Validator.Options opt) {
-        try (InputStream in = open(t)) {
-            ValidationResult r = Validator.validate(in, name(t), opt);
+        try (InputStream raw = open(t); java.io.BufferedInputStream in = new java.io.BufferedInputStream(raw, 1 << 16)) {
+            // a trace with begin and end forms is linearised whole; any other streams from the file
+            in.mark(1 << 16);
+            byte[] head = in.readNBytes(1 << 16);
+            in.reset();
+            ValidationResult r = lumen.trace.Linearize.declared(head) ? Validator.validate(in.readAllBytes(), name(t), opt)
+                    : Validator.validate(in, name(t), opt);
             Map<String, Object> row = ValidationReport.json(r);
             return new Judged(row, ValidationReport.text(r), null, exit(r.verdict()), r.events());
         } catch (UserError | IOException ex) {
@@ -336,8 +341,20 @@ final class ValidateCommand implements Callable<Integer> {
         int worst = ExitCodes.OK;
         for (String t : traces) {
             TlcTraceCheck.Result r;
-            try (InputStream in = open(t)) {
+            List<Long> origins = null;
+            try (InputStream raw = open(t)) {
+                // begin and end forms: TLC judges the atomic trace their ends make, as the mirror does
+                byte[] bytes = raw.readAllBytes();
+                InputStream in = new java.io.ByteArrayInputStream(bytes);
+                if (lumen.trace.Linearize.declared(bytes)) {
+                    lumen.trace.Linearize.Result lin = lumen.trace.Linearize.of(bytes, name(t));
+                    origins = lin.origins();
+                    in = new java.io.ByteArrayInputStream(lin.atomic());
+                }
                 r = check.check(in, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""), opt);
+            } catch (lumen.trace.TraceFormatException ex) {
+                worst = Math.max(worst, notJudged(rows, t, "source", "MALFORMED", ex.getMessage()));
+                continue;
             } catch (TraceModule.Unsupported ex) {
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("source", t);
@@ -383,8 +400,15 @@ final class ValidateCommand implements Callable<Integer> {
             }
             row.put("tlcSeconds", r.tlcTime().toMillis() / 1000.0);
             rows.add(row);
+            if (origins != null && r.line() >= 1 && r.line() <= origins.size()) {
+                row.put("traceLine", origins.get((int) r.line() - 1));
+            }
             if (!json) {
                 out.print(text(r));
+                if (origins != null) {
+                    out.println("  (begin and end forms: TLC judged the atomic trace of the steps' ends"
+                            + (row.containsKey("traceLine") ? "; its line " + r.line() + " is line " + row.get("traceLine") + " of " + t : "") + ")");
+                }
                 out.flush();
             }
             worst = Math.max(worst, exit(r.verdict()));

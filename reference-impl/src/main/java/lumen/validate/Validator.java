@@ -73,6 +73,39 @@ public final class Validator {
         return validate(in, source, Options.defaults());
     }
 
+    /**
+     * A whole trace in memory, with begin and end forms when its header declares them
+     * ({@code "steps":"begin-end"}, {@link lumen.trace.Linearize}): those are validated as the atomic
+     * trace their ends make, and every line a verdict names is the line of the trace as written.
+     */
+    public static ValidationResult validate(byte[] trace, String source, Options opt) throws IOException {
+        if (!lumen.trace.Linearize.declared(trace)) {
+            return validate(new java.io.ByteArrayInputStream(trace), source, opt);
+        }
+        lumen.trace.Linearize.Result lin;
+        try {
+            lin = lumen.trace.Linearize.of(trace, source);
+        } catch (TraceFormatException ex) {
+            return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, new LinkedHashMap<>(), 0, 0, null, ex, List.of(),
+                    opt.reference() == null ? SELF_REPORTED : opt.referenceSource(), List.of());
+        }
+        ValidationResult r = validate(new java.io.ByteArrayInputStream(lin.atomic()), source, opt);
+        java.util.function.LongUnaryOperator back = n -> n >= 1 && n <= lin.origins().size() ? lin.origins().get((int) n - 1) : n;
+        Divergence d = r.divergence() == null ? null
+                : new Divergence(back.applyAsLong(r.divergence().line()), r.divergence().event(), r.divergence().finding(),
+                        r.divergence().others(), r.divergence().state());
+        TraceFormatException e = r.error() == null ? null
+                : new TraceFormatException(source, back.applyAsLong(r.error().line()), r.error().getMessage()
+                        .replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
+        List<String> notes = new java.util.ArrayList<>(r.notes());
+        notes.add("begin and end forms: each step judged at its end (" + lin.origins().size() + " atomic lines from the trace's "
+                + "begin/chunk/end lines)" + (lin.unfinished().isEmpty() ? "" : "; begun and never ended, so without effect: "
+                + String.join(", ", lin.unfinished().subList(0, Math.min(5, lin.unfinished().size())))
+                + (lin.unfinished().size() > 5 ? ", ..." : "")));
+        return new ValidationResult(r.source(), r.verdict(), r.config(), r.version(), r.events(), r.byType(), r.done(), r.open(), d, e,
+                r.unfinished(), r.reference(), notes);
+    }
+
     public static ValidationResult validate(InputStream in, String source, Options opt) throws IOException {
         Map<String, Long> byType = new LinkedHashMap<>();
         String refSource = opt.reference() == null ? SELF_REPORTED : opt.referenceSource();

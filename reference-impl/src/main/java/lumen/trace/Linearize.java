@@ -1,0 +1,186 @@
+package lumen.trace;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Non-atomic steps (docs/trace-format.md, Begin and end): a system that logs a step when it starts
+ * and again when it is done writes the trace with {@code "steps":"begin-end"} in its header, and
+ * gives such events {@code "phase"}: {@code "begin"}, then (a chunked Prefill only) any number of
+ * {@code "chunk"}s with part of its {@code pages}, then {@code "end"} with the step's outcome.
+ *
+ * <p>The step takes effect at its end: {@link #of} writes the atomic trace the spec judges, one
+ * event per end (a chunked Prefill's pages joined), and maps each of its lines back to the line it
+ * came from. A begin whose end never comes changes nothing, so a page sent and never acknowledged
+ * is not in the checkpoint, and a restore begun when its holder fails resumes nothing. An end that
+ * comes after a failure that should have stopped it is kept, so the spec rejects what it claims.
+ * Steps that may be split: Prefill (chunked), StreamPage (sent, then acknowledged), Route (a
+ * RESTORE begun and finished) and FullReady (the handover begun and finished).
+ */
+public final class Linearize {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> SPLIT = Set.of("Prefill", "StreamPage", "Route", "FullReady");
+
+    private Linearize() {}
+
+    /**
+     * The atomic trace and where its lines came from ({@code origins.get(n - 1)} is line n's
+     * source line), with the steps begun and never ended listed in {@code unfinished}.
+     */
+    public record Result(byte[] atomic, List<Long> origins, List<String> unfinished) {}
+
+    /** Whether a trace's header asks for begin and end forms ({@code "steps":"begin-end"}). */
+    public static boolean declared(byte[] trace) {
+        int nl = 0;
+        while (nl < trace.length && trace[nl] != '\n') {
+            nl++;
+        }
+        String header = new String(trace, 0, nl, StandardCharsets.UTF_8);
+        return header.contains("\"steps\"") && header.contains("begin-end");
+    }
+
+    public static Result of(byte[] trace, String source) throws TraceFormatException {
+        String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n", -1);
+        StringBuilder out = new StringBuilder();
+        List<Long> origins = new ArrayList<>();
+        // per step (type and request, or worker): the begun and not yet ended, oldest first (a stream may have several pages in flight)
+        Map<String, java.util.ArrayDeque<ObjectNode>> open = new LinkedHashMap<>();
+        Map<String, java.util.ArrayDeque<Long>> openLine = new LinkedHashMap<>();
+        Set<String> cancelled = new HashSet<>();
+        boolean header = true;
+        for (int i = 0; i < lines.length; i++) {
+            long n = i + 1;
+            String l = lines[i];
+            if (l.isBlank()) {
+                continue;
+            }
+            ObjectNode o;
+            try {
+                JsonNode j = JSON.readTree(l);
+                if (!(j instanceof ObjectNode x)) {
+                    throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
+                }
+                o = x;
+            } catch (JsonProcessingException ex) {
+                throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
+            }
+            if (header) {
+                header = false;
+                if (!"begin-end".equals(o.path("steps").asText())) {
+                    throw new TraceFormatException(source, n, "header: a trace with begin and end forms declares \"steps\":\"begin-end\"");
+                }
+                o.remove("steps");
+                emit(out, origins, o, n);
+                continue;
+            }
+            JsonNode ph = o.remove("phase");
+            String type = o.path("type").asText();
+            if (ph == null) {
+                if (type.equals("Fail")) {
+                    cancel(o, open, openLine, cancelled);
+                }
+                emit(out, origins, o, n);
+                continue;
+            }
+            String phase = ph.asText();
+            if (!SPLIT.contains(type)) {
+                throw new TraceFormatException(source, n, type + ": unexpected field 'phase' (only Prefill, StreamPage, Route and FullReady"
+                        + " have begin and end forms)");
+            }
+            String key = key(o, type);
+            switch (phase) {
+                case "begin" -> {
+                    open.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).addLast(o);
+                    openLine.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).addLast(n);
+                    cancelled.remove(key);
+                }
+                case "chunk" -> {
+                    if (!type.equals("Prefill")) {
+                        throw new TraceFormatException(source, n, type + ": only a Prefill has chunks");
+                    }
+                    ObjectNode b = open.containsKey(key) ? open.get(key).peekLast() : null;
+                    if (b == null) {
+                        throw new TraceFormatException(source, n, "Prefill chunk without its begin");
+                    }
+                    pages(b).addAll(pages(o));
+                }
+                case "end" -> {
+                    ObjectNode b = open.containsKey(key) ? open.get(key).pollFirst() : null;
+                    if (b != null) {
+                        openLine.get(key).pollFirst();
+                    }
+                    if (open.containsKey(key) && open.get(key).isEmpty()) {
+                        open.remove(key);
+                        openLine.remove(key);
+                    }
+                    if (b == null && !cancelled.remove(key)) {
+                        throw new TraceFormatException(source, n, type + " ends without its begin");
+                    }
+                    if (b != null && type.equals("Prefill")) {
+                        // the chunks' pages first, then the end's own
+                        ArrayNode all = pages(b).deepCopy();
+                        all.addAll(pages(o));
+                        if (!all.isEmpty() || o.has("pages")) {
+                            o.set("pages", all);
+                        }
+                    }
+                    emit(out, origins, o, n);
+                }
+                default -> throw new TraceFormatException(source, n, "field 'phase' must be \"begin\", \"chunk\" or \"end\", found " + Echo.cut(phase));
+            }
+        }
+        List<String> unfinished = new ArrayList<>();
+        openLine.forEach((k, ls) -> ls.forEach(line -> unfinished.add(k + " (begun at line " + line + ")")));
+        return new Result(out.toString().getBytes(StandardCharsets.UTF_8), origins, unfinished);
+    }
+
+    private static ArrayNode pages(ObjectNode o) {
+        JsonNode p = o.get("pages");
+        if (p instanceof ArrayNode a) {
+            return a;
+        }
+        ArrayNode a = JSON.createArrayNode();
+        o.set("pages", a);
+        return a;
+    }
+
+    private static String key(ObjectNode o, String type) {
+        return type.equals("FullReady") ? type + " of worker " + o.path("worker").asText() : type + " of request " + o.path("req").asText();
+    }
+
+    /** A failure stops the steps of the requests it interrupts or orphans, and the handover of the failed worker. */
+    private static void cancel(ObjectNode fail, Map<String, java.util.ArrayDeque<ObjectNode>> open, Map<String, java.util.ArrayDeque<Long>> openLine,
+                               Set<String> cancelled) {
+        Set<String> reqs = new HashSet<>();
+        for (String f : new String[] {"interrupted", "orphaned"}) {
+            for (JsonNode r : fail.path(f)) {
+                reqs.add(r.asText());
+            }
+        }
+        String w = fail.path("worker").asText();
+        for (String k : List.copyOf(open.keySet())) {
+            ObjectNode b = open.get(k).peekFirst();
+            boolean hit = b.path("type").asText().equals("FullReady") ? b.path("worker").asText().equals(w) : reqs.contains(b.path("req").asText());
+            if (hit) {
+                open.remove(k);
+                openLine.remove(k);
+                cancelled.add(k);
+            }
+        }
+    }
+
+    private static void emit(StringBuilder out, List<Long> origins, ObjectNode o, long line) {
+        out.append(o).append('\n');
+        origins.add(line);
+    }
+}

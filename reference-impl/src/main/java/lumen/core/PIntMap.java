@@ -48,7 +48,8 @@ public final class PIntMap<V> {
 
     @SuppressWarnings("unchecked")
     public V get(int key) {
-        if (key < 0 || root == null || capacityShift(key) > shift) {
+        // capacityShift(key) > shift, without the loop: the key has bits above this trie's top level
+        if (key < 0 || root == null || shift < 28 && (key >>> (shift + BITS)) != 0) {
             return null;
         }
         Object[] node = root;

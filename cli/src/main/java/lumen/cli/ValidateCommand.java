@@ -78,7 +78,7 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--processes", description = {"the TRACE files are one run's per-process logs (the gateway's and each"
             + " worker's, each event with a vector clock 'vc' or a Lamport clock 'lc'; docs/trace-format.md, Per-process logs):"
             + " merge them in an order the clocks allow and validate that, searching other orders of concurrent events"
-            + " boundedly when the first is rejected"})
+            + " boundedly when the first is rejected; with --tlc, TLC then judges the order the mirror settled on"})
     boolean processes;
 
     @Option(names = "--complete", description = "require a finished run: a request not DONE or a worker not UP at the end is INCOMPLETE")
@@ -114,10 +114,7 @@ final class ValidateCommand implements Callable<Integer> {
         List<Object> rows = new ArrayList<>();
         int worst = ExitCodes.OK;
         Validator.Options opt = options();
-        if (tlc) {
-            if (processes) {
-                throw new UserError("--processes merges per-process logs for the Java mirror; --tlc takes one whole trace");
-            }
+        if (tlc && !processes) {
             return callTlc(out, opt);
         }
         if (processes) {
@@ -254,6 +251,27 @@ final class ValidateCommand implements Callable<Integer> {
                 row.put("origin", r.origin(v.divergence().line()));
             }
             rows.add(row);
+            boolean disagree = false;
+            if (tlc) {
+                // TLC judges the order the mirror settled on: the accepted one, or the first when none was
+                TlcTraceCheck check = new TlcTraceCheck(KitPaths.specDir(specDir), KitPaths.workDir().resolve("traces"),
+                        java.time.Duration.ofMinutes(timeoutMinutes));
+                try {
+                    TlcTraceCheck.Result tr = check.check(new java.io.ByteArrayInputStream(r.merged()), "merged", "merged", opt);
+                    row.put("tlcVerdict", tr.verdict().name());
+                    boolean agree = tr.verdict() == v.verdict() && (tr.verdict() != lumen.validate.Verdict.REJECTED
+                            || tr.line() == v.divergence().line());
+                    row.put("tlcAgrees", agree);
+                    head += "\n  TLC on the same merged order: " + tr.verdict()
+                            + (tr.verdict() == lumen.validate.Verdict.REJECTED ? " at " + r.origin(tr.line()) : "")
+                            + (agree ? " (agrees)" : " (DISAGREES with the mirror)");
+                    disagree = !agree;
+                } catch (TraceModule.Unsupported ex) {
+                    head += "\n  TLC: UNSUPPORTED: " + ex.getMessage();
+                } catch (TlcTraceCheck.ToolFailure ex) {
+                    head += "\n  TLC: ERROR: " + ex.getMessage();
+                }
+            }
             if (!json) {
                 out.println(head);
                 String text = ValidationReport.text(v);
@@ -262,7 +280,7 @@ final class ValidateCommand implements Callable<Integer> {
                 out.flush();
             }
             finish(out, rows);
-            return exit(v.verdict());
+            return disagree ? Math.max(ExitCodes.DISAGREEMENT, exit(v.verdict())) : exit(v.verdict());
         } catch (lumen.trace.TraceFormatException ex) {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("verdict", "MALFORMED");

@@ -49,8 +49,11 @@ public final class ProcessLogs {
     /** One event of a log: its line as written (clock removed), its clock, and where it came from. */
     record Ev(String json, Map<String, Long> vc, long lc, String source, long line, int proc, int index) {}
 
-    /** The verdict of a set of logs: the merged trace's, with the merged lines mapped back to their files. */
-    public record Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport) {
+    /**
+     * The verdict of a set of logs: the merged trace's, with the merged lines mapped back to their
+     * files; {@code merged} is that trace (the accepted order, or the first one when none was).
+     */
+    public record Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport, byte[] merged) {
         /** Where merged line n (1 = the header) came from: "file:line". */
         public String origin(long n) {
             return n >= 1 && n <= origins.size() ? origins.get((int) n - 1) : "(the end of the run)";
@@ -220,7 +223,7 @@ public final class ProcessLogs {
                 }
             }
         }
-        return new Result(r.result(), r.origins(), tried, false);
+        return new Result(r.result(), r.origins(), tried, false, r.merged());
     }
 
     /** The events ready after {@code prefix}: the next of each log whose clock's predecessors are all taken. */
@@ -304,8 +307,9 @@ public final class ProcessLogs {
             b.append(e.json()).append('\n');
             origins.add(e.source() + ":" + e.line());
         }
-        ValidationResult v = Validator.validate(new ByteArrayInputStream(b.toString().getBytes(StandardCharsets.UTF_8)), "merged", opt);
-        return new Result(v, origins, tried, lamport);
+        byte[] merged = b.toString().getBytes(StandardCharsets.UTF_8);
+        ValidationResult v = Validator.validate(new ByteArrayInputStream(merged), "merged", opt);
+        return new Result(v, origins, tried, lamport, merged);
     }
 
     // ---- split: one trace as per-process logs ---------------------------------------------------

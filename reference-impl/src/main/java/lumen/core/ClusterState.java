@@ -122,12 +122,10 @@ public final class ClusterState {
             return this;
         }
         double[] v = new double[workerCount()];
-        boolean same = seen != null;
         for (int w = 0; w < v.length; w++) {
             v[w] = isUp(w) ? load(w) : seen(w);
-            same &= seen != null && v[w] == seen[w];
         }
-        return same ? this : withSeen(v);
+        return java.util.Arrays.equals(v, seen) ? this : withSeen(v);
     }
 
     /**

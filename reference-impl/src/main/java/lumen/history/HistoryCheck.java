@@ -75,6 +75,21 @@ public final class HistoryCheck {
             this.ref = ref;
             this.refFinish = refFinish;
         }
+
+        /** The times chunk c gives: the first token, the first token after a fault, the finish. */
+        void timed(History.Chunk c) {
+            if (c.tokens().length > 0) {
+                if (Double.isNaN(first)) {
+                    first = c.t();
+                }
+                if (!Double.isNaN(faultAt) && Double.isNaN(afterFault)) {
+                    afterFault = c.t();
+                }
+            }
+            if (c.finishes() && Double.isNaN(done)) {
+                done = c.t();
+            }
+        }
     }
 
     public static Result check(History h, Reference ref, History baseline, boolean complete) {
@@ -122,17 +137,9 @@ public final class HistoryCheck {
                 s.n++;
                 tokens++;
             }
-            if (c.tokens().length > 0) {
-                if (Double.isNaN(s.first)) {
-                    s.first = c.t();
-                }
-                if (!Double.isNaN(s.faultAt) && Double.isNaN(s.afterFault)) {
-                    s.afterFault = c.t();
-                }
-            }
+            s.timed(c);
             if (c.finishes()) {
                 s.finishLine = c.line();
-                s.done = c.t();
                 Finding f = finish(s, c, ref.history() != null);
                 if (f != null) {
                     return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f);
@@ -262,18 +269,8 @@ public final class HistoryCheck {
         for (History.Chunk c : h.chunks) {
             markFaults(faults, next, seen, c.t());
             Seen s = seen.get(c.request());
-            if (c.tokens().length > 0) {
-                s.n += c.tokens().length;
-                if (Double.isNaN(s.first)) {
-                    s.first = c.t();
-                }
-                if (!Double.isNaN(s.faultAt) && Double.isNaN(s.afterFault)) {
-                    s.afterFault = c.t();
-                }
-            }
-            if (c.finishes() && Double.isNaN(s.done)) {
-                s.done = c.t();
-            }
+            s.n += c.tokens().length;
+            s.timed(c);
         }
         return run(h, seen);
     }

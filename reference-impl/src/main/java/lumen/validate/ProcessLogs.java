@@ -388,10 +388,8 @@ public final class ProcessLogs {
 
     private static List<String> keys(JsonNode e) {
         List<String> k = new ArrayList<>();
-        for (String f : new String[] {"req"}) {
-            if (e.has(f)) {
-                k.add("r" + e.get(f).asInt());
-            }
+        if (e.has("req")) {
+            k.add("r" + e.get("req").asInt());
         }
         for (String f : new String[] {"worker", "holder", "backup", "target"}) {
             if (e.has(f) && e.get(f).isIntegralNumber()) {

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import lumen.core.KitTokens;
 import lumen.core.PropertyId;
@@ -173,7 +172,7 @@ class HistoryCheckTest {
         assertThat(r.finding().message()).contains("answered again after it finished at line " + (fin + 1));
 
         List<ObjectNode> shortFinish = lines(text(ls));
-        ObjectNode last = shortFinish.remove(fin);
+        shortFinish.remove(fin);
         // the finish moves to the chunk before, which now ends the stream short
         int prev = -1;
         for (int i = fin - 1; i >= 0; i--) {
@@ -186,7 +185,6 @@ class HistoryCheckTest {
         r = check(text(shortFinish), true);
         assertThat(r.finding().property()).as(String.valueOf(r.finding())).isEqualTo(PropertyId.S1);
         assertThat(r.finding().message()).contains("completed short");
-        assertThat(last).isNotNull();
 
         List<ObjectNode> failed = lines(text(ls));
         ObjectNode err = JSON.createObjectNode().put("object", "error").put("request", req).put("t", failed.get(fin).get("t").asDouble());
@@ -265,6 +263,5 @@ class HistoryCheckTest {
                         assertThat(ex.getMessage()).contains(b[2]);
                     });
         }
-        assertThat(Arrays.asList(bad)).hasSize(7);
     }
 }

@@ -83,7 +83,9 @@ CONSTANTS
     Elsewhere,      \* a model value: the source of restored bytes that are not the holder's copy
     PageTokens,     \* positions per physical page (the header's pageTokens)
     FairnessSteps,  \* the bound of the finite-trace fairness checks L3 and L4 (0: off)
-    LoadWindow      \* citedLoads = "stale": the most states any event's window reaches back (0: none)
+    LoadWindow,     \* citedLoads = "stale": the most states any event's window reaches back (0: none)
+    HiddenPlace,    \* a partial trace whose Place steps are not logged: they are searched for
+    HiddenLoads     \* a partial trace whose decisions cite no loads: under "stale", every report is tried
 
 VARIABLES
     l,      \* the index in TraceLog of the next event
@@ -97,12 +99,17 @@ VARIABLES
     amiss,  \* amiss[w]: "none" while ASSISTING w has proposed nothing in this stint, "some" once it has
     aopp,   \* aopp[<<w, r>>]: r's decode steps at which w could have proposed, in a stint with none
     lh,     \* lh[w]: citedLoads = "stale": Load(w) in the last LoadWindow states before this one, oldest first
-    lfrom   \* lfrom[w]: the state (by index in TraceLog) w's last cited load came from; none earlier may
+    lfrom,  \* lfrom[w]: the state (by index in TraceLog) w's last cited load came from; none earlier may
+    syn,    \* a hidden Place about to be applied (HiddenPlace), or NoEv
+    hid,    \* whether the last step applied a hidden Place
+    hl      \* <<l, loads>>: the loads the hidden View chose for event l (HiddenLoads), or <<0, <<>>>>
 
-auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom>>
+auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, syn, hid, hl>>
 traceVars == <<vars, l, auxVars>>
 
-Ev == TraceLog[l]
+\* The event the next step applies: the next logged one, or a hidden Place the search chose.
+NoEv == [type |-> "none"]
+Ev == IF syn = NoEv THEN TraceLog[l] ELSE syn
 
 SetOf(s) == {s[i] : i \in 1..Len(s)}
 NoDup(s) == Len(s) = Cardinality(SetOf(s))
@@ -475,18 +482,20 @@ UsesView == /\ StaleLoads
                \/ Ev.type = "Route" /\ ~RouteIncrement     \* Eq. 6's L(h), or the re-prefill argmin (every policy)
                \/ Ev.type = "Assist"
                \/ Ev.type = "DraftReady" /\ NamesTarget
-Cited == "loads" \in DOMAIN Ev
+Cited == "loads" \in DOMAIN Ev \/ (HiddenLoads /\ syn = NoEv /\ hl[1] = l)
+\* The loads the event cites: its own, or those the hidden View chose (HiddenLoads).
+EvLoads == IF "loads" \in DOMAIN Ev THEN Ev.loads ELSE hl[2]
 \* The states w's cited load may come from: the event's window, from lfrom[w], that lh still holds.
 WindowOf(w) == Max(Max(l - Ev.win, lfrom[w]), l - Len(lh[w]))..l
-Matches(w) == {j \in WindowOf(w) : LoadAt(w, j) = Ev.loads[w + 1]}
+Matches(w) == {j \in WindowOf(w) : LoadAt(w, j) = EvLoads[w + 1]}
 SeenOK(w) == Matches(w) # {}
 \* What the spec's seen becomes before the decision: the cited loads of the UP workers.
-CitedView == [w \in Workers |-> IF wstate[w] = "UP" THEN Ev.loads[w + 1] ELSE seen[w]]
+CitedView == [w \in Workers |-> IF wstate[w] = "UP" THEN EvLoads[w + 1] ELSE seen[w]]
 
 CitedLoadsHold ==
     IF UsesView THEN Cited /\ \A w \in Workers : wstate[w] = "UP" => SeenOK(w)
     ELSE Cited =>
-        \A w \in Workers : wstate[w] = "UP" => Ev.loads[w + 1] = IF Ev.type = "Route" THEN RouteLoad(w) ELSE Load(w)
+        \A w \in Workers : wstate[w] = "UP" => EvLoads[w + 1] = IF Ev.type = "Route" THEN RouteLoad(w) ELSE Load(w)
 
 \* The history after the event: this state's loads remembered, and where each cited load came from.
 History ==
@@ -605,27 +614,75 @@ ViewStep ==
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
                    stored, reserved, atarget, rload, l, auxVars>>
 
+(***************************************************************************)
+(* Partial traces (HiddenPlace, HiddenLoads).  A step the system does not  *)
+(* log is searched for, as etcd's trace validation skips unlogged steps:   *)
+(* before a logged event, the search may apply a hidden Place of any       *)
+(* request the spec lets it place, on any holder and backup the policy     *)
+(* allows (HiddenPlaceStep: it chooses the Place, EventStep applies it as   *)
+(* an event), and a decision that cites no loads under "stale" is judged   *)
+(* on loads chosen among those each worker had in its window              *)
+(* (ChooseLoads).  TLC then follows every path: one that breaks something  *)
+(* ends there (Clean), the violation printed for a logged event only, and  *)
+(* the trace is accepted when some path reaches the end of the log.       *)
+(***************************************************************************)
+HiddenMode == HiddenPlace \/ HiddenLoads
+Clean == ~HiddenMode \/ (InvWrong(tR, tW) = "none" /\ pending = "none")
+
+HolderOrNone(r) == IF PlacementChoice(r) = {} THEN {None} ELSE PlacementChoice(r)
+BackupOrNone(r, h) == IF BackupChoice(r, h) = {} THEN {None} ELSE BackupChoice(r, h)
+PlaceChoices(r) == IF placed[r] /\ holder[r] # None THEN {<<holder[r], b>> : b \in BackupOrNone(r, holder[r])}
+                   ELSE UNION {{<<h, b>> : b \in BackupOrNone(r, h)} : h \in HolderOrNone(r)}
+Placeable(r) == /\ phase[r] \in {"QUEUED", "DECODE"}
+                /\ ~placed[r] \/ NeedsProtection(r)
+                /\ Server(r) # None /\ wstate[Server(r)] = "UP"
+
+HiddenPlaceStep ==
+    /\ HiddenPlace /\ syn = NoEv /\ l <= Len(TraceLog) /\ Clean
+    /\ \E r \in Requests : /\ Placeable(r)
+                           /\ \E c \in PlaceChoices(r) : syn' = [type |-> "Place", req |-> r, holder |-> c[1], backup |-> c[2]]
+    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, hid, hl>>
+
+\* The loads a hidden View may bring for worker w: any it had in the event's window (0 for a worker not UP, unread).
+LoadChoicesOf(w) == IF wstate[w] = "UP" THEN {LoadAt(w, j) : j \in WindowOf(w)} ELSE {0}
+HiddenViewPending == /\ HiddenLoads /\ l <= Len(TraceLog) /\ syn = NoEv
+                     /\ UsesView /\ ~("loads" \in DOMAIN TraceLog[l]) /\ hl[1] # l
+
+ChooseLoads ==
+    /\ HiddenViewPending /\ Clean
+    /\ \E f \in [Workers -> UNION {LoadChoicesOf(w) : w \in Workers}] :
+           /\ \A w \in Workers : f[w] \in LoadChoicesOf(w)
+           /\ hl' = <<l, [i \in 1..Cardinality(Workers) |-> f[i - 1]]>>
+    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, syn, hid>>
+
 EventStep ==
     /\ l <= Len(TraceLog)
+    /\ Clean
     /\ ~ViewPending
+    /\ ~HiddenViewPending
     /\ Apply
     /\ Fair
     /\ History
     /\ tR' = TouchedR
     /\ tW' = TouchedW
     /\ pending' = StepWrong
-    /\ l' = l + 1
+    /\ l' = IF syn = NoEv THEN l + 1 ELSE l
+    /\ hid' = (syn # NoEv)
+    /\ syn' = NoEv
+    /\ UNCHANGED hl
 
-TraceNext == ViewStep \/ EventStep
+TraceNext == ViewStep \/ EventStep \/ HiddenPlaceStep \/ ChooseLoads
 
 TraceInv ==
     LET inv == InvWrong(tR, tW)
         v == IF inv # "none" THEN inv ELSE pending
-    IN  IF v # "none" THEN PrintT(<<"lumen-trace-violation", l - 1, v>>) /\ FALSE
+    IN  IF v # "none" THEN IF hid THEN TRUE   \* a hidden step that breaks something: not taken
+                           ELSE PrintT(<<"lumen-trace-violation", l - 1, v>>) /\ HiddenMode
         ELSE IF l <= Len(TraceLog) THEN TRUE
         ELSE LET whole == InvWrong(Requests, Workers) IN
-             IF whole # "none" THEN PrintT(<<"lumen-trace-violation", Len(TraceLog) + 1, whole>>) /\ FALSE
-             ELSE PrintT(<<"lumen-trace-end", Unfinished>>)
+             IF whole # "none" THEN PrintT(<<"lumen-trace-violation", Len(TraceLog) + 1, whole>>) /\ HiddenMode
+             \* a path to the end; a partial trace's search stops at the first finished one
+             ELSE PrintT(<<"lumen-trace-end", Unfinished>>) /\ (~HiddenMode \/ Unfinished > 0)
 
 TraceInit ==
     /\ Init
@@ -641,6 +698,9 @@ TraceInit ==
     /\ aopp = [x \in {} |-> 0]
     /\ lh = [w \in Workers |-> <<>>]
     /\ lfrom = [w \in Workers |-> 1]
+    /\ syn = NoEv
+    /\ hid = FALSE
+    /\ hl = <<0, <<>>>>
 
 TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 

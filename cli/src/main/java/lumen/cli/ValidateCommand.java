@@ -178,11 +178,12 @@ final class ValidateCommand implements Callable<Integer> {
 
     private Judged judge(String t, Validator.Options opt) {
         try (InputStream raw = open(t); java.io.BufferedInputStream in = new java.io.BufferedInputStream(raw, 1 << 16)) {
-            // a trace with begin and end forms is linearised whole; any other streams from the file
+            // a trace with begin and end forms, or a partial trace, is read whole; any other streams from the file
             in.mark(1 << 16);
             byte[] head = in.readNBytes(1 << 16);
             in.reset();
-            ValidationResult r = lumen.trace.Linearize.declared(head) ? Validator.validate(in.readAllBytes(), name(t), opt)
+            boolean whole = lumen.trace.Linearize.declared(head) || lumen.trace.Observation.declared(head);
+            ValidationResult r = whole ? Validator.validate(in.readAllBytes(), name(t), opt)
                     : Validator.validate(in, name(t), opt);
             Map<String, Object> row = ValidationReport.json(r);
             return new Judged(row, ValidationReport.text(r), null, exit(r.verdict()), r.events());
@@ -299,7 +300,7 @@ final class ValidateCommand implements Callable<Integer> {
     private static int exit(lumen.validate.Verdict v) {
         return switch (v) {
             case ACCEPTED -> ExitCodes.OK;
-            case REJECTED, INCOMPLETE -> ExitCodes.DISAGREEMENT;
+            case REJECTED, INCOMPLETE, UNDECIDED -> ExitCodes.DISAGREEMENT;
             case MALFORMED -> ExitCodes.BAD_INPUT;
         };
     }
@@ -359,17 +360,12 @@ final class ValidateCommand implements Callable<Integer> {
         int worst = ExitCodes.OK;
         for (String t : traces) {
             TlcTraceCheck.Result r;
-            List<Long> origins = null;
+            boolean rewritten;
             try (InputStream raw = open(t)) {
-                // begin and end forms: TLC judges the atomic trace their ends make, as the mirror does
+                // begin and end forms and partial traces: TLC judges what the mirror judges, lines as written
                 byte[] bytes = raw.readAllBytes();
-                InputStream in = new java.io.ByteArrayInputStream(bytes);
-                if (lumen.trace.Linearize.declared(bytes)) {
-                    lumen.trace.Linearize.Result lin = lumen.trace.Linearize.of(bytes, name(t));
-                    origins = lin.origins();
-                    in = new java.io.ByteArrayInputStream(lin.atomic());
-                }
-                r = check.check(in, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""), opt);
+                rewritten = lumen.trace.Linearize.declared(bytes) || lumen.trace.Observation.declared(bytes);
+                r = check.checkWritten(bytes, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""), opt);
             } catch (lumen.trace.TraceFormatException ex) {
                 worst = Math.max(worst, notJudged(rows, t, "source", "MALFORMED", ex.getMessage()));
                 continue;
@@ -418,14 +414,11 @@ final class ValidateCommand implements Callable<Integer> {
             }
             row.put("tlcSeconds", r.tlcTime().toMillis() / 1000.0);
             rows.add(row);
-            if (origins != null && r.line() >= 1 && r.line() <= origins.size()) {
-                row.put("traceLine", origins.get((int) r.line() - 1));
-            }
             if (!json) {
                 out.print(text(r));
-                if (origins != null) {
-                    out.println("  (begin and end forms: TLC judged the atomic trace of the steps' ends"
-                            + (row.containsKey("traceLine") ? "; its line " + r.line() + " is line " + row.get("traceLine") + " of " + t : "") + ")");
+                if (rewritten) {
+                    out.println("  (TLC judged the trace as the mirror does: begin and end forms at their ends, batch lines as their"
+                            + " Decode steps, hidden steps searched for; lines are the trace's own)");
                 }
                 out.flush();
             }
@@ -445,6 +438,7 @@ final class ValidateCommand implements Callable<Integer> {
             case REJECTED -> r.source() + ":" + r.line() + ": REJECTED by TLC: " + (r.property() == null ? "not a step of the spec"
                     : r.property().label()) + ", after " + r.matched() + " events that are steps of the spec (" + secs + ")\n  event: " + Echo.cut(r.event()) + "\n"
                     + "  (the Java mirror, lumen validate without --tlc, shows expected versus actual and the spec state)\n";
+            case UNDECIDED -> r.source() + ": UNDECIDED by TLC (" + secs + ")\n";
             case MALFORMED -> "MALFORMED: " + r.error().getMessage() + "\n";
         };
     }

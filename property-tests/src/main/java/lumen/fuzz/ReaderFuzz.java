@@ -199,7 +199,7 @@ public final class ReaderFuzz {
     private static void judge(Counts c, Mutant m, ValidationResult r) {
         switch (r.verdict()) {
             case ACCEPTED -> c.accepted++;
-            case REJECTED -> c.rejected++;
+            case REJECTED, UNDECIDED -> c.rejected++;
             case MALFORMED -> c.malformed++;
         }
         if (m.expect() == Expect.MALFORMED && r.verdict() != Verdict.MALFORMED) {

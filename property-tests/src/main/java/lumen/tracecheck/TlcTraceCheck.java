@@ -81,12 +81,50 @@ public final class TlcTraceCheck {
         return check(trace, source, name, Validator.Options.defaults());
     }
 
+    /**
+     * A trace as written: begin and end forms judged as the atomic trace their ends make, a partial
+     * trace's declaration read and its hidden steps searched for, as the mirror does; the line a
+     * result names is the line of the trace as written.
+     */
+    public Result checkWritten(byte[] bytes, String source, String name, Validator.Options opt)
+            throws IOException, TraceModule.Unsupported, ToolFailure, lumen.trace.TraceFormatException {
+        List<Long> origins = null;
+        lumen.trace.Observation obs = lumen.trace.Observation.FULL;
+        if (lumen.trace.Linearize.declared(bytes)) {
+            lumen.trace.Linearize.Result lin = lumen.trace.Linearize.of(bytes, source);
+            origins = lin.origins();
+            bytes = lin.atomic();
+        }
+        if (lumen.trace.Observation.declared(bytes)) {
+            lumen.trace.Observation.Result o = lumen.trace.Observation.of(bytes, source);
+            origins = lumen.trace.Observation.compose(origins, o.origins());
+            bytes = o.trace();
+            obs = o.observation();
+        }
+        Result r = check(new java.io.ByteArrayInputStream(bytes), source, name, opt, obs);
+        if (origins == null) {
+            return r;
+        }
+        List<Long> from = origins;
+        java.util.function.LongUnaryOperator back = n -> n >= 1 && n <= from.size() ? from.get((int) n - 1) : n;
+        lumen.trace.TraceFormatException err = r.error() == null ? null : new lumen.trace.TraceFormatException(source,
+                back.applyAsLong(r.error().line()), r.error().getMessage().replaceFirst("^" + Pattern.quote(source) + ":[0-9]+: ", ""));
+        return new Result(r.source(), r.verdict(), r.events(), r.matched(), r.line() < 0 ? r.line() : back.applyAsLong(r.line()), r.event(),
+                r.property(), r.unfinished(), err, r.tlcTime());
+    }
+
     /** As {@link #check(InputStream, String, String)}, with the validator's options (reference, completeness, fairness bound). */
     public Result check(InputStream trace, String source, String name, Validator.Options opt)
             throws IOException, TraceModule.Unsupported, ToolFailure {
+        return check(trace, source, name, opt, lumen.trace.Observation.FULL);
+    }
+
+    /** As {@link #check(InputStream, String, String, Validator.Options)}, for a rewritten partial trace that observes what {@code obs} says. */
+    public Result check(InputStream trace, String source, String name, Validator.Options opt, lumen.trace.Observation obs)
+            throws IOException, TraceModule.Unsupported, ToolFailure {
         String module = "Trace_" + name.replaceAll("[^A-Za-z0-9]", "_");
-        TraceModule.Generated g = mutation == null ? TraceModule.generate(trace, source, module, TraceModule.BASE, List.of(), opt)
-                : TraceModule.generate(trace, source, module, mutation.module(), mutation.overrides(), opt);
+        TraceModule.Generated g = mutation == null ? TraceModule.generate(trace, source, module, TraceModule.BASE, List.of(), opt, obs)
+                : TraceModule.generate(trace, source, module, mutation.module(), mutation.overrides(), opt, obs);
         if (g.tla() == null) {
             return new Result(source, Verdict.MALFORMED, 0, 0, -1, null, null, 0, g.malformed(), Duration.ZERO);
         }
@@ -106,21 +144,28 @@ public final class TlcTraceCheck {
             throw new ToolFailure("TLC could not check " + source + " (" + r.status()
                     + (r.errorText() == null ? "" : ": " + r.errorText()) + "); its output is in " + dir.resolve("tlc.out"));
         }
+        // one path, or (a partial trace) every path the hidden steps open: the trace is accepted when some
+        // path reaches the end of the log; else it is rejected at the event no path gets past, by the
+        // highest-ranked property any path breaks there
         int wrongAt = -1;
         String what = null;
         long unfinished = -1;
         for (String line : Files.readAllLines(dir.resolve("tlc.out"), StandardCharsets.UTF_8)) {
             Matcher v = VIOLATION.matcher(line);
-            if (v.find() && wrongAt < 0) {
-                wrongAt = Integer.parseInt(v.group(1));
-                what = v.group(2);
+            if (v.find()) {
+                int at = Integer.parseInt(v.group(1));
+                if (at > wrongAt || at == wrongAt && rank(v.group(2)) < rank(what)) {
+                    wrongAt = at;
+                    what = v.group(2);
+                }
             }
             Matcher e = END.matcher(line);
             if (e.find()) {
-                unfinished = Long.parseLong(e.group(1));
+                long u = Long.parseLong(e.group(1));
+                unfinished = unfinished < 0 ? u : Math.min(unfinished, u);
             }
         }
-        if (wrongAt > 0) {
+        if (unfinished < 0 && wrongAt > 0) {
             PropertyId p = what.equals("step") ? null : PropertyId.valueOf(what);
             int at = Math.min(wrongAt, g.events());   // past the last event: the whole final state
             return new Result(source, Verdict.REJECTED, g.events(), at - 1, g.lines()[at - 1],
@@ -131,6 +176,14 @@ public final class TlcTraceCheck {
         }
         Verdict v = g.malformed() != null ? Verdict.MALFORMED : opt.complete() && unfinished > 0 ? Verdict.INCOMPLETE : Verdict.ACCEPTED;
         return new Result(source, v, g.events(), g.events(), -1, null, null, unfinished, g.malformed(), r.duration());
+    }
+
+    /** A printed property's rank (lumen.core.PropertyId.rank), "step" last; null (none yet) after everything. */
+    private static int rank(String what) {
+        if (what == null) {
+            return Integer.MAX_VALUE;
+        }
+        return what.equals("step") ? Integer.MAX_VALUE - 1 : PropertyId.valueOf(what).rank();
     }
 
     /** The i-th (0-based) record of the generated log. */

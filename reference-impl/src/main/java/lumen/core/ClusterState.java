@@ -33,6 +33,22 @@ public final class ClusterState {
         this.seen = seen;
     }
 
+    /**
+     * The fingerprint of this state's content ({@link Fingerprint}): the workers, the requests, the
+     * failure count, Algorithm 2's loads and the monitor's; the configuration is the run's own.
+     */
+    public long fingerprint() {
+        return fingerprint(null);
+    }
+
+    /** As {@link #fingerprint()}, remembering each record's by identity in {@code memo} (null: none). */
+    public long fingerprint(java.util.IdentityHashMap<Object, Long> memo) {
+        long h = Fingerprint.add(Fingerprint.of(workers, memo), Fingerprint.of(requests, memo));
+        h = Fingerprint.add(h, failures);
+        h = Fingerprint.add(h, Fingerprint.of(rload));
+        return Fingerprint.add(h, Fingerprint.of(seen));
+    }
+
     /** The spec's Init: every worker UP with its full model, no request arrived. */
     public static ClusterState initial(Config config) {
         PIntMap<WorkerRec> ws = PIntMap.empty();

@@ -40,6 +40,7 @@ public record ScenarioRun(Scenario scenario, byte[] trace, byte[] history, Valid
         lumen.history.HistoryRecorder clients = new lumen.history.HistoryRecorder(hist, sc.workload());
         List<Event> events = new ArrayList<>();
         UnaryOperator<Event> corrupt = sc.corruption().get();
+        ClusterRuntime[] self = new ClusterRuntime[1];
         ClusterRuntime rt;
         try (TraceWriter w = new TraceWriter(buf, sc.config())) {
             rt = new ClusterRuntime(sc.config(), sc.cost(), sc.options().withDataPlanes(planes), (e, t) -> {
@@ -47,11 +48,14 @@ public record ScenarioRun(Scenario scenario, byte[] trace, byte[] history, Valid
                 events.add(out);
                 clients.accept(out, t);
                 try {
-                    w.write(out, Math.round(t * 1000) / 1000.0);
+                    // under citedLoads=stale a decision cites the loads the gateway's monitor gave it
+                    double[] cited = sc.config().readings().staleLoads() ? self[0].before().citedFor(out) : null;
+                    w.write(out, Math.round(t * 1000) / 1000.0, cited);
                 } catch (IOException ex) {
                     throw new UncheckedIOException(ex);
                 }
             });
+            self[0] = rt;
             rt.run(sc.workload(), sc.faults());
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);

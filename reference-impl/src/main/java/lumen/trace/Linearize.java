@@ -41,12 +41,17 @@ public final class Linearize {
 
     /** Whether a trace's header asks for begin and end forms ({@code "steps":"begin-end"}). */
     public static boolean declared(byte[] trace) {
+        String header = headerOf(trace);
+        return header.contains("\"steps\"") && header.contains("begin-end");
+    }
+
+    /** A trace's first line, as text. */
+    public static String headerOf(byte[] trace) {
         int nl = 0;
         while (nl < trace.length && trace[nl] != '\n') {
             nl++;
         }
-        String header = new String(trace, 0, nl, StandardCharsets.UTF_8);
-        return header.contains("\"steps\"") && header.contains("begin-end");
+        return new String(trace, 0, nl, StandardCharsets.UTF_8);
     }
 
     public static Result of(byte[] trace, String source) throws TraceFormatException {

@@ -75,6 +75,20 @@ public final class TraceWriter implements Closeable {
         write(e, Double.NaN);
     }
 
+    /** Event e at time t, citing the loads its decider saw ({@code loads}; null: none cited). */
+    public void write(Event e, double t, double[] loads) throws IOException {
+        if (loads == null) {
+            write(e, t);
+            return;
+        }
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
+            writeEvent(g, e, t, version >= 2);
+        }
+        String j = b.toString(StandardCharsets.UTF_8);
+        gen.writeRaw(j.substring(0, j.length() - 1) + ",\"loads\":" + numbers(loads) + "}\n");
+    }
+
     public void flush() throws IOException {
         gen.flush();
     }

@@ -53,6 +53,12 @@ final class ContentTracker {
             digests.put(key(p.first(), p.count()), p.digest());
         }
 
+        Copy copy() {
+            Copy c = new Copy();
+            c.digests.putAll(digests);
+            return c;
+        }
+
         /** (first, count) as one long (the map mixes its keys' bits itself). */
         static long key(int first, int count) {
             return ((long) first << 32) | (count & 0xffffffffL);
@@ -61,9 +67,36 @@ final class ContentTracker {
 
     /** The server's KV, the holder's copy and the backup's copy of one live request. */
     private static final class Req {
+        /** The tracker that may change this record in place; any other copies it first (copy on write). */
+        final Object owner;
         Copy written = new Copy();
         Copy holder = new Copy();
         Copy backup = new Copy();
+
+        Req(Object owner) {
+            this.owner = owner;
+        }
+
+        Req copyFor(Object newOwner) {
+            Req q = new Req(newOwner);
+            q.written = written.copy();
+            q.holder = holder.copy();
+            q.backup = backup == holder ? q.holder : backup.copy();
+            return q;
+        }
+
+        /** Its fingerprint, once computed; reset whenever the record is handed out for a change. */
+        long fp;
+        boolean fpKnown;
+
+        long fingerprint() {
+            if (!fpKnown) {
+                long h = lumen.core.Fingerprint.add(written.digests.hashCode(), holder.digests.hashCode());
+                fp = lumen.core.Fingerprint.add(h, backup.digests.hashCode());
+                fpKnown = true;
+            }
+            return fp;
+        }
     }
 
     /** What one event's content showed: findings (ranked by the validator), and positions of a copy to mark not intact. */
@@ -77,16 +110,39 @@ final class ContentTracker {
 
     private final int pageTokens;
     private final Map<Integer, Req> reqs = new HashMap<>();
+    /** This tracker's identity as an owner of request records (renewed when a copy shares them). */
+    private Object owner = new Object();
 
     ContentTracker(int pageTokens) {
         this.pageTokens = pageTokens;
+    }
+
+    /**
+     * An independent tracker with the same content, for a candidate state of a partial trace. The
+     * two share their request records until either changes one (copy on write), so a copy costs
+     * one entry per live request, not their pages.
+     */
+    ContentTracker copy() {
+        ContentTracker c = new ContentTracker(pageTokens);
+        c.reqs.putAll(reqs);
+        owner = new Object();
+        return c;
+    }
+
+    /** The fingerprint of the content followed so far. */
+    long fingerprint() {
+        long sum = reqs.size();
+        for (Map.Entry<Integer, Req> e : reqs.entrySet()) {
+            sum += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(e.getKey(), e.getValue().fingerprint()));
+        }
+        return sum;
     }
 
     /** Checks event e's content against the state before it, then follows the copies it changes. */
     Result step(ClusterState s, Event e) {
         return switch (e.action()) {
             case ARRIVE -> {
-                reqs.put(e.req(), new Req());
+                reqs.put(e.req(), new Req(owner));
                 yield Result.NONE;
             }
             case PLACE -> {
@@ -120,7 +176,13 @@ final class ContentTracker {
     }
 
     private Req req(int r) {
-        return reqs.computeIfAbsent(r, k -> new Req());
+        Req q = reqs.get(r);
+        if (q == null || q.owner != owner) {
+            q = q == null ? new Req(owner) : q.copyFor(owner);
+            reqs.put(r, q);
+        }
+        q.fpKnown = false;
+        return q;
     }
 
     private static int prefillTo(RequestRec r) {

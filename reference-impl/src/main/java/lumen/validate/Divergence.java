@@ -11,5 +11,15 @@ import lumen.core.Finding;
  * @param finding  what is wrong, with the property ID when one breaks
  * @param others   further findings on the same event
  * @param state    the mirrored spec state just before the event, as text
+ * @param matched  the longest matched prefix and, for a partial trace, the candidate states that
+ *                 reached the event, in words (null when not known)
  */
-public record Divergence(long line, String event, Finding finding, List<Finding> others, String state) {}
+public record Divergence(long line, String event, Finding finding, List<Finding> others, String state, String matched) {
+    public Divergence(long line, String event, Finding finding, List<Finding> others, String state) {
+        this(line, event, finding, others, state, null);
+    }
+
+    public Divergence withLine(long n) {
+        return new Divergence(n, event, finding, others, state, matched);
+    }
+}

@@ -34,6 +34,66 @@ public final class LoadWindow {
         java.util.Arrays.fill(from, 1);
     }
 
+    /** An independent window with the same history, for a candidate state of a partial trace. */
+    LoadWindow copy() {
+        LoadWindow c = new LoadWindow(bound, from.length);
+        c.past.addAll(past);
+        System.arraycopy(from, 0, c.from, 0, from.length);
+        c.times.addAll(times);
+        return c;
+    }
+
+    /** The fingerprint of what the window holds that later events may read. */
+    long fingerprint() {
+        long h = lumen.core.Fingerprint.of(from);
+        for (Past q : past) {
+            h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.add(q.index(), lumen.core.Fingerprint.of(q.loads())));
+        }
+        return h;
+    }
+
+    /**
+     * For a decision that rests on the monitor and cites no loads (a partial trace whose header
+     * says loads are not observed): per worker, the distinct loads a report it could have cited
+     * says (each UP worker's loads in the event's window, from the state its last cited load came
+     * from; one 0 for a worker not UP, whose load the decision ignores). Event {@code k}, at time
+     * {@code t}, on state {@code s}; nothing is remembered.
+     */
+    double[][] choices(long k, double t, ClusterState s) {
+        long d;
+        if (!bound.millis()) {
+            d = (long) bound.bound();
+        } else {
+            long first = k;
+            for (double[] q : times) {
+                if (q[1] >= t - bound.bound()) {
+                    first = (long) q[0];
+                    break;
+                }
+            }
+            d = k - first;
+        }
+        long oldest = k - d;
+        double[][] out = new double[s.workerCount()][];
+        for (int w = 0; w < out.length; w++) {
+            if (!s.isUp(w)) {
+                out[w] = new double[] {0};
+                continue;
+            }
+            java.util.LinkedHashSet<Double> vals = new java.util.LinkedHashSet<>();
+            for (Past q : past) {
+                if (q.index() >= Math.max(oldest, from[w])) {
+                    vals.add(q.loads()[w]);
+                }
+            }
+            if (k >= from[w]) {
+                vals.add(s.load(w));
+            }
+            out[w] = vals.stream().mapToDouble(Double::doubleValue).toArray();
+        }
+        return out;
+    }
+
     /**
      * How many states event {@code k} (at time {@code t}) may reach back: N under stale:N; under
      * stale:Tms, k minus the first state j whose event's time t_j >= t - T. Call once per event, in

@@ -67,6 +67,44 @@ public final class Mirror {
         this.window = config.readings().staleLoads() ? new LoadWindow(config.readings().citedLoads(), config.workers()) : null;
     }
 
+    /** An independent mirror in the same state, for a candidate of a partial trace ({@link Candidates}). */
+    private Mirror(Mirror m) {
+        this.state = m.state;
+        this.content = m.content.copy();
+        this.fairnessSteps = m.fairnessSteps;
+        this.streamLag.putAll(m.streamLag);
+        this.assistMissed.putAll(m.assistMissed);
+        this.assistOpportunities.putAll(m.assistOpportunities);
+        this.window = m.window == null ? null : m.window.copy();
+        this.events = m.events;
+    }
+
+    Mirror copy() {
+        return new Mirror(this);
+    }
+
+    /**
+     * The fingerprint of everything later events are judged on: the spec state, the content
+     * followed, the fairness counters and the load window. Two candidates with the same
+     * fingerprint judge every later event alike, so one of them is kept.
+     */
+    long fingerprint(java.util.IdentityHashMap<Object, Long> memo) {
+        long h = lumen.core.Fingerprint.add(state.fingerprint(memo), content.fingerprint());
+        h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(streamLag));
+        h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(assistMissed));
+        h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(assistOpportunities));
+        return lumen.core.Fingerprint.add(h, window == null ? 0 : window.fingerprint());
+    }
+
+    /**
+     * For event e (at time t) that rests on the monitor under citedLoads=stale and cites no loads:
+     * the loads each worker's report could have said ({@link LoadWindow#choices}); null when e needs
+     * none.
+     */
+    double[][] loadChoices(Event e, double t) {
+        return window != null && LoadWindow.usesView(state, e) ? window.choices(events + 1, t, state) : null;
+    }
+
     public ClusterState state() {
         return state;
     }

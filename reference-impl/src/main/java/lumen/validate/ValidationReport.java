@@ -33,6 +33,13 @@ public final class ValidationReport {
                 }
             }
             case MALFORMED -> b.append("MALFORMED: ").append(r.error().getMessage()).append(System.lineSeparator());
+            case UNDECIDED -> {
+                b.append(String.format(Locale.ROOT, "%s: UNDECIDED: the kit could not decide this trace (%d events read)%n", r.source(), r.events()));
+                if (r.divergence() != null) {
+                    b.append(String.format(Locale.ROOT, "  on the candidates kept it is rejected at line %d by %s: %s%n", r.divergence().line(),
+                            r.divergence().finding().label(), Echo.cut(r.divergence().finding().message())));
+                }
+            }
             case REJECTED -> {
                 Divergence d = r.divergence();
                 Finding f = d.finding();
@@ -45,6 +52,9 @@ public final class ValidationReport {
                 }
                 for (Finding o : d.others()) {
                     b.append("  also:     ").append(Echo.cut(o.toString())).append(System.lineSeparator());
+                }
+                if (d.matched() != null) {
+                    b.append("  matched:  ").append(d.matched()).append(System.lineSeparator());
                 }
                 b.append("  spec state before this event: ");
                 for (String line : d.state().split("\n")) {
@@ -101,6 +111,7 @@ public final class ValidationReport {
             }
             dm.put("alsoBroken", others);
             dm.put("specState", d.state());
+            dm.put("matched", d.matched());
             m.put("divergence", dm);
         }
         if (r.error() != null) {

@@ -15,6 +15,7 @@ import lumen.core.PageSeq;
 import lumen.core.PropertyId;
 import lumen.core.RequestRec;
 import lumen.core.RouteMode;
+import lumen.trace.Observation;
 import lumen.trace.TraceFormatException;
 import lumen.trace.TraceReader;
 
@@ -75,38 +76,76 @@ public final class Validator {
 
     /**
      * A whole trace in memory, with begin and end forms when its header declares them
-     * ({@code "steps":"begin-end"}, {@link lumen.trace.Linearize}): those are validated as the atomic
-     * trace their ends make, and every line a verdict names is the line of the trace as written.
+     * ({@code "steps":"begin-end"}, {@link lumen.trace.Linearize}) and what it observes when it is a
+     * partial trace ({@code "observes"}, {@link Observation}): begin and end forms are validated as
+     * the atomic trace their ends make, batch lines as their Decode steps, hidden steps are searched
+     * for ({@link Candidates}), and every line a verdict names is the line of the trace as written.
      */
     public static ValidationResult validate(byte[] trace, String source, Options opt) throws IOException {
-        if (!lumen.trace.Linearize.declared(trace)) {
+        boolean steps = lumen.trace.Linearize.declared(trace);
+        boolean partial = Observation.declared(trace);
+        if (!steps && !partial) {
             return validate(new java.io.ByteArrayInputStream(trace), source, opt);
         }
-        lumen.trace.Linearize.Result lin;
+        String refSource = opt.reference() == null ? SELF_REPORTED : opt.referenceSource();
+        List<String> pre = new ArrayList<>();
+        List<Long> origins = null;
+        byte[] bytes = trace;
+        Observation obs = Observation.FULL;
         try {
-            lin = lumen.trace.Linearize.of(trace, source);
+            if (steps) {
+                lumen.trace.Linearize.Result lin = lumen.trace.Linearize.of(bytes, source);
+                bytes = lin.atomic();
+                origins = lin.origins();
+                pre.add("begin and end forms: each step judged at its end (" + lin.origins().size() + " atomic lines from the trace's "
+                        + "begin/chunk/end lines)" + (lin.unfinished().isEmpty() ? "" : "; begun and never ended, so without effect: "
+                        + String.join(", ", lin.unfinished().subList(0, Math.min(5, lin.unfinished().size())))
+                        + (lin.unfinished().size() > 5 ? ", ..." : "")));
+            }
+            if (partial) {
+                Observation.Result o;
+                try {
+                    o = Observation.of(bytes, source);
+                } catch (TraceFormatException ex) {
+                    throw remap(ex, source, origins);
+                }
+                bytes = o.trace();
+                origins = Observation.compose(origins, o.origins());
+                obs = o.observation();
+                if (obs.batchDecode()) {
+                    pre.add("Decode per batch iteration: each batch line judged as its requests' Decode steps in the listed order");
+                }
+            }
         } catch (TraceFormatException ex) {
             return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, new LinkedHashMap<>(), 0, 0, null, ex, List.of(),
-                    opt.reference() == null ? SELF_REPORTED : opt.referenceSource(), List.of());
+                    refSource, List.of());
         }
-        ValidationResult r = validate(new java.io.ByteArrayInputStream(lin.atomic()), source, opt);
-        java.util.function.LongUnaryOperator back = n -> n >= 1 && n <= lin.origins().size() ? lin.origins().get((int) n - 1) : n;
-        Divergence d = r.divergence() == null ? null
-                : new Divergence(back.applyAsLong(r.divergence().line()), r.divergence().event(), r.divergence().finding(),
-                        r.divergence().others(), r.divergence().state());
-        TraceFormatException e = r.error() == null ? null
-                : new TraceFormatException(source, back.applyAsLong(r.error().line()), r.error().getMessage()
-                        .replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
-        List<String> notes = new java.util.ArrayList<>(r.notes());
-        notes.add("begin and end forms: each step judged at its end (" + lin.origins().size() + " atomic lines from the trace's "
-                + "begin/chunk/end lines)" + (lin.unfinished().isEmpty() ? "" : "; begun and never ended, so without effect: "
-                + String.join(", ", lin.unfinished().subList(0, Math.min(5, lin.unfinished().size())))
-                + (lin.unfinished().size() > 5 ? ", ..." : "")));
+        ValidationResult r = validate(new java.io.ByteArrayInputStream(bytes), source, opt, obs);
+        List<Long> from = origins;
+        java.util.function.LongUnaryOperator back = n -> n >= 1 && n <= from.size() ? from.get((int) n - 1) : n;
+        Divergence d = r.divergence() == null ? null : r.divergence().withLine(back.applyAsLong(r.divergence().line()));
+        TraceFormatException e = r.error() == null ? null : remap(r.error(), source, from);
+        List<String> notes = new ArrayList<>(r.notes());
+        notes.addAll(pre);
         return new ValidationResult(r.source(), r.verdict(), r.config(), r.version(), r.events(), r.byType(), r.done(), r.open(), d, e,
                 r.unfinished(), r.reference(), notes);
     }
 
+    /** An error on a rewritten trace's line, on the line of the trace as written. */
+    private static TraceFormatException remap(TraceFormatException ex, String source, List<Long> origins) {
+        if (origins == null) {
+            return ex;
+        }
+        long n = ex.line() >= 1 && ex.line() <= origins.size() ? origins.get((int) ex.line() - 1) : ex.line();
+        return new TraceFormatException(source, n, ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
+    }
+
     public static ValidationResult validate(InputStream in, String source, Options opt) throws IOException {
+        return validate(in, source, opt, Observation.FULL);
+    }
+
+    /** As {@link #validate(InputStream, String, Options)}, for a trace that observes what {@code obs} says. */
+    static ValidationResult validate(InputStream in, String source, Options opt, Observation obs) throws IOException {
         Map<String, Long> byType = new LinkedHashMap<>();
         String refSource = opt.reference() == null ? SELF_REPORTED : opt.referenceSource();
         TraceReader reader;
@@ -118,7 +157,15 @@ public final class Validator {
         Config config = reader.config();
         int version = reader.version();
         List<String> notes = notes(version, opt);
-        Mirror mirror = new Mirror(config, opt.fairnessSteps());
+        if (obs.hiddenPlace() && config.readings().staleLoads()) {
+            reader.close();
+            notes.add(0, "observes.Place=hidden under citedLoads=" + config.readings().citedLoads() + ": this kit searches for hidden"
+                    + " placements on derived loads only (citedLoads=exact); log the Place lines, or validate under exact");
+            return new ValidationResult(source, Verdict.UNDECIDED, config, version, 0, byType, 0, 0, null, null, List.of(), refSource, notes);
+        }
+        // one state for a full trace; a set of candidates when steps are hidden
+        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps());
+        Candidates cands = obs.searches() ? new Candidates(config, opt.fairnessSteps(), obs) : null;
         long events = 0;
         long done = 0;
         long arrived = 0;
@@ -129,7 +176,7 @@ public final class Validator {
                 events++;
                 line = reader.line();
                 byType.merge(e.action().specName(), 1L, Long::sum);
-                knownRequests(mirror.state(), e, source, line);
+                knownRequests(mirror != null ? mirror.state() : cands.state(), e, source, line);
                 if (e instanceof Event.Arrive a && opt.reference() != null) {
                     int[] ref = opt.reference().get(a.req());
                     if (ref == null) {
@@ -138,9 +185,16 @@ public final class Validator {
                     }
                     e = a.withRef(ref);
                 }
-                Divergence d = mirror.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time());
+                int before = cands == null ? 1 : cands.size();
+                Divergence d = mirror != null ? mirror.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time())
+                        : cands.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time());
                 if (d != null) {
-                    return new ValidationResult(source, Verdict.REJECTED, config, version, events, byType, done, arrived - done, d, null,
+                    if (cands != null) {
+                        notes.addAll(0, searched(obs, cands, before, line));
+                    }
+                    d = new Divergence(d.line(), d.event(), d.finding(), d.others(), d.state(), matched(events - 1, before));
+                    Verdict v = cands != null && cands.cut() >= 0 ? Verdict.UNDECIDED : Verdict.REJECTED;
+                    return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, d, null,
                             List.of(), refSource, notes);
                 }
                 if (e instanceof Event.Arrive) {
@@ -154,17 +208,67 @@ public final class Validator {
             return new ValidationResult(source, Verdict.MALFORMED, config, version, events, byType, done, arrived - done, null, ex,
                     List.of(), refSource, notes);
         }
-        ClusterState end = mirror.state();
-        List<Finding> whole = Invariants.all(end);
-        if (!whole.isEmpty()) {
+        List<ClusterState> ends = mirror != null ? List.of(mirror.state()) : cands.states();
+        if (cands != null) {
+            notes.addAll(0, searched(obs, cands, cands.size(), -1));
+        }
+        // the end: some candidate with every invariant, and (with --complete) finished
+        List<Finding> whole = null;
+        ClusterState end = null;
+        List<String> unfinished = null;
+        for (ClusterState s : ends) {
+            List<Finding> f = Invariants.all(s);
+            if (!f.isEmpty()) {
+                if (whole == null) {
+                    whole = f;
+                    end = s;
+                }
+                continue;
+            }
+            List<String> u = opt.complete() ? unfinished(s) : List.of();
+            if (unfinished == null || u.size() < unfinished.size()) {
+                unfinished = u;
+            }
+        }
+        if (unfinished == null) {
             Divergence d = new Divergence(line, "(the end of the trace)", whole.get(0), whole.subList(1, whole.size()),
                     StateView.describe(end, null, new int[0]));
-            return new ValidationResult(source, Verdict.REJECTED, config, version, events, byType, done, arrived - done, d, null,
+            Verdict v = cands != null && cands.cut() >= 0 ? Verdict.UNDECIDED : Verdict.REJECTED;
+            return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, d, null,
                     List.of(), refSource, notes);
         }
-        List<String> unfinished = opt.complete() ? unfinished(end) : List.of();
         Verdict v = unfinished.isEmpty() ? Verdict.ACCEPTED : Verdict.INCOMPLETE;
         return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, null, null, unfinished, refSource, notes);
+    }
+
+    /** The longest matched prefix, for a rejection's report. */
+    private static String matched(long events, int candidates) {
+        return "the " + events + " events before this one are a behaviour of the spec in which every property holds"
+                + (candidates > 1 ? "; " + candidates + " candidate states before this event, none of which takes it (the state shown is"
+                        + " the one whose finding ranks first)" : "");
+    }
+
+    /** What a partial trace's search inferred and what it could not judge, for the verdict. */
+    private static List<String> searched(Observation obs, Candidates c, int before, long line) {
+        List<String> out = new ArrayList<>();
+        out.add(String.format(java.util.Locale.ROOT, "partial trace (%s): %d candidate states at most between two events (mean %.2f),"
+                + " %d tries of an observed event%s", obs.describe(), c.peak(), c.meanSize(), c.tried(),
+                line < 0 ? "; " + c.size() + " candidates at the end, the closest to the trace with " + c.fewestHidden() + " hidden steps" : ""));
+        if (obs.hiddenPlace()) {
+            out.add("Place not logged: each placement was inferred (every placement the spec allows, at every state up to "
+                    + obs.hiddenSteps() + " hidden steps before an observed event); A1 and Eq. 5 were judged on the inferred placements,"
+                    + " and a Place's cited loads and reservations (S15 on a placement) could not be judged");
+        }
+        if (obs.hiddenLoads()) {
+            out.add(c.hiddenViews() == 0 ? "loads never cited: every decision was judged on the loads derived from the trace (citedLoads=exact)"
+                    : "loads never cited: " + c.hiddenViews() + " decisions resting on the monitor were judged on every report it could"
+                    + " have held (A1-A3 hold for at least one of them), not on the one it held");
+        }
+        if (c.cut() >= 0) {
+            out.add("the search was cut short at line " + c.cut() + " by the declared bound (observes.candidates=" + obs.candidates()
+                    + "): a rejection then rests on the candidates kept, so the verdict is UNDECIDED rather than REJECTED");
+        }
+        return out;
     }
 
     /** What a trace of this version, judged with these options, cannot show. */

@@ -12,6 +12,12 @@ public enum Verdict {
      * always in conformance).
      */
     INCOMPLETE,
+    /**
+     * The kit could not decide: a partial trace's search for hidden steps was cut short by its
+     * declared bound and no candidate kept takes an event (the divergence is what the kept ones
+     * say), or the trace declares an observation the kit cannot search yet. Not a pass.
+     */
+    UNDECIDED,
     /** The trace could not be read: not JSON Lines, a schema violation, an unknown worker or request. */
     MALFORMED
 }

@@ -1,0 +1,242 @@
+package lumen.trace;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Partial traces (docs/trace-format.md, Partial traces): what a system observes, as its header
+ * declares it in {@code "observes"}.
+ *
+ * <ul>
+ *   <li>{@code "Place": "hidden"}: the system does not log its placement decisions. Each Place is a
+ *       hidden step the validator searches for: the candidates are every placement the spec allows
+ *       at every state before the event that shows it (the request's Prefill needs it; its first
+ *       StreamPage, a Fail's {@code orphaned} and a RESTORE show its holder).</li>
+ *   <li>{@code "loads": "hidden"}: decisions never cite the loads they were taken on. Under
+ *       {@code citedLoads=exact} nothing is lost (the validator derives Eq. 4); under
+ *       {@code stale:N} or {@code stale:Tms} each decision that rests on the monitor is judged on
+ *       every report the monitor could have held.</li>
+ *   <li>{@code "Decode": "batch"}: a Decode line may be one batch iteration of a worker,
+ *       {@code "batch":[{"req":r,"tokens":[...],"pages":[...]}, ...]}: the Decode steps of its
+ *       requests, composed in the listed order (CCF's composed actions).</li>
+ *   <li>{@code "hiddenSteps"}: the most hidden steps searched for before one observed event
+ *       (default {@value #DEFAULT_HIDDEN_STEPS}); {@code "candidates"}: the most candidate states
+ *       kept between two observed events (default {@value #DEFAULT_CANDIDATES}). A verdict that
+ *       rests on a search the bound cut short says so.</li>
+ * </ul>
+ *
+ * <p>{@link #of} reads the declaration, removes it from the header, and writes the trace the
+ * validator replays: each batch line becomes its Decode lines, every line mapped back to the line
+ * it came from.
+ */
+public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batchDecode, int hiddenSteps, int candidates) {
+    public static final int DEFAULT_HIDDEN_STEPS = 4;
+    public static final int DEFAULT_CANDIDATES = 4096;
+    public static final int MAX_HIDDEN_STEPS = 64;
+    public static final int MAX_CANDIDATES = 1_000_000;
+
+    /** A full observation: every action logged, every decision's loads as the trace gives them. */
+    public static final Observation FULL = new Observation(false, false, false, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> FIELDS = Set.of("Place", "loads", "Decode", "hiddenSteps", "candidates");
+    private static final Set<String> BATCH_ENTRY = Set.of("req", "tokens", "pages");
+
+    /** Whether the validator must search for hidden steps (a candidate set rather than one state). */
+    public boolean searches() {
+        return hiddenPlace || hiddenLoads;
+    }
+
+    /** The declaration as the header writes it. */
+    public String json() {
+        List<String> f = new ArrayList<>();
+        if (hiddenPlace) {
+            f.add("\"Place\":\"hidden\"");
+        }
+        if (hiddenLoads) {
+            f.add("\"loads\":\"hidden\"");
+        }
+        if (batchDecode) {
+            f.add("\"Decode\":\"batch\"");
+        }
+        if (hiddenSteps != DEFAULT_HIDDEN_STEPS) {
+            f.add("\"hiddenSteps\":" + hiddenSteps);
+        }
+        if (candidates != DEFAULT_CANDIDATES) {
+            f.add("\"candidates\":" + candidates);
+        }
+        return "{" + String.join(",", f) + "}";
+    }
+
+    /** In words, for a verdict. */
+    public String describe() {
+        List<String> f = new ArrayList<>();
+        if (hiddenPlace) {
+            f.add("Place not logged");
+        }
+        if (hiddenLoads) {
+            f.add("loads never cited");
+        }
+        if (batchDecode) {
+            f.add("Decode per batch iteration");
+        }
+        return String.join(", ", f);
+    }
+
+    /** The trace the validator replays, where its lines came from, and what the system observes. */
+    public record Result(byte[] trace, List<Long> origins, Observation observation) {}
+
+    /**
+     * Where a twice-rewritten trace's lines came from: line n of the second rewrite is line
+     * {@code outer.get(n - 1)} of the first, which is line {@code inner.get(...)} of the trace as
+     * written ({@code inner} null: the first rewrite is the trace as written).
+     */
+    public static List<Long> compose(List<Long> inner, List<Long> outer) {
+        if (inner == null) {
+            return outer;
+        }
+        List<Long> out = new ArrayList<>(outer.size());
+        for (long n : outer) {
+            out.add(n >= 1 && n <= inner.size() ? inner.get((int) n - 1) : n);
+        }
+        return out;
+    }
+
+    /** Whether a trace's header declares what it observes ({@code "observes"}). */
+    public static boolean declared(byte[] trace) {
+        return Linearize.headerOf(trace).contains("\"observes\"");
+    }
+
+    public static Result of(byte[] trace, String source) throws TraceFormatException {
+        String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n", -1);
+        StringBuilder out = new StringBuilder();
+        List<Long> origins = new ArrayList<>();
+        Observation obs = null;
+        for (int i = 0; i < lines.length; i++) {
+            long n = i + 1;
+            String l = lines[i];
+            if (l.isBlank()) {
+                if (i < lines.length - 1) {
+                    // kept, so the reader names it as it does in any trace
+                    out.append(l).append('\n');
+                    origins.add(n);
+                }
+                continue;
+            }
+            if (obs == null) {
+                ObjectNode h = object(l, source, n);
+                obs = declaration(h.remove("observes"), source, n);
+                out.append(h).append('\n');
+                origins.add(n);
+                continue;
+            }
+            if (obs.batchDecode && l.contains("\"batch\"")) {
+                ObjectNode o = object(l, source, n);
+                if (o.has("batch") && "Decode".equals(o.path("type").asText())) {
+                    expand(o, out, origins, source, n);
+                    continue;
+                }
+            }
+            out.append(l).append('\n');
+            origins.add(n);
+        }
+        if (obs == null) {
+            throw new TraceFormatException(source, 1, "empty trace: the first line must be the header");
+        }
+        return new Result(out.toString().getBytes(StandardCharsets.UTF_8), origins, obs);
+    }
+
+    private static ObjectNode object(String l, String source, long n) throws TraceFormatException {
+        try {
+            JsonNode j = JSON.readTree(l);
+            if (j instanceof ObjectNode o) {
+                return o;
+            }
+            throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
+        } catch (JsonProcessingException ex) {
+            throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
+        }
+    }
+
+    private static Observation declaration(JsonNode d, String source, long n) throws TraceFormatException {
+        if (d == null) {
+            throw new TraceFormatException(source, n, "header: a partial trace declares what it observes (\"observes\":{...})");
+        }
+        if (!(d instanceof ObjectNode o)) {
+            throw new TraceFormatException(source, n, "header: observes must be an object, found " + Echo.cut(d.toString()));
+        }
+        for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!FIELDS.contains(f)) {
+                throw new TraceFormatException(source, n, "header: unknown field 'observes." + Echo.cut(f) + "' (known: Place, loads, Decode,"
+                        + " hiddenSteps, candidates)");
+            }
+        }
+        boolean place = choice(o, "Place", "logged", "hidden", source, n);
+        boolean loads = choice(o, "loads", "cited", "hidden", source, n);
+        boolean batch = choice(o, "Decode", "step", "batch", source, n);
+        int steps = bound(o, "hiddenSteps", DEFAULT_HIDDEN_STEPS, MAX_HIDDEN_STEPS, source, n);
+        int cands = bound(o, "candidates", DEFAULT_CANDIDATES, MAX_CANDIDATES, source, n);
+        return new Observation(place, loads, batch, steps, cands);
+    }
+
+    private static boolean choice(ObjectNode o, String f, String full, String partial, String source, long n) throws TraceFormatException {
+        JsonNode v = o.get(f);
+        if (v == null || (v.isTextual() && v.asText().equals(full))) {
+            return false;
+        }
+        if (v.isTextual() && v.asText().equals(partial)) {
+            return true;
+        }
+        throw new TraceFormatException(source, n, "header: observes." + f + " must be \"" + full + "\" or \"" + partial + "\", found "
+                + Echo.cut(v.toString()));
+    }
+
+    private static int bound(ObjectNode o, String f, int def, int max, String source, long n) throws TraceFormatException {
+        JsonNode v = o.get(f);
+        if (v == null) {
+            return def;
+        }
+        if (!v.isIntegralNumber() || v.asLong() < 1 || v.asLong() > max) {
+            throw new TraceFormatException(source, n, "header: observes." + f + " must be an integer from 1 to " + max + ", found "
+                    + Echo.cut(v.toString()));
+        }
+        return v.asInt();
+    }
+
+    /** One batch iteration: the Decode of each entry, in order, on the line's worker at the line's time. */
+    private static void expand(ObjectNode o, StringBuilder out, List<Long> origins, String source, long n) throws TraceFormatException {
+        JsonNode batch = o.remove("batch");
+        if (!batch.isArray() || batch.isEmpty()) {
+            throw new TraceFormatException(source, n, "Decode: 'batch' must be a non-empty array of {\"req\",\"tokens\",\"pages\"}");
+        }
+        if (o.has("req") || o.has("tokens") || o.has("pages")) {
+            throw new TraceFormatException(source, n, "Decode: a batch line gives req, tokens and pages per entry of 'batch', not beside it");
+        }
+        int k = 0;
+        for (JsonNode en : batch) {
+            k++;
+            if (!(en instanceof ObjectNode entry)) {
+                throw new TraceFormatException(source, n, "Decode: batch entry " + k + " must be an object");
+            }
+            for (Iterator<String> it = entry.fieldNames(); it.hasNext(); ) {
+                String f = it.next();
+                if (!BATCH_ENTRY.contains(f)) {
+                    throw new TraceFormatException(source, n, "Decode: batch entry " + k + ": unknown field '" + Echo.cut(f)
+                            + "' (an entry has req, tokens and pages)");
+                }
+            }
+            ObjectNode d = o.deepCopy();
+            d.setAll(entry);
+            out.append(d).append('\n');
+            origins.add(n);
+        }
+    }
+}

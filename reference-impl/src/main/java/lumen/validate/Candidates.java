@@ -1,0 +1,289 @@
+package lumen.validate;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import lumen.core.ClusterState;
+import lumen.core.Config;
+import lumen.core.Event;
+import lumen.core.Finding;
+import lumen.core.RequestPhase;
+import lumen.core.RequestRec;
+import lumen.trace.Observation;
+
+/**
+ * The mirror on a partial trace: a bounded set of candidate spec states (each a {@link Mirror})
+ * in place of one. Before each observed event, each candidate may take up to
+ * {@link Observation#hiddenSteps} hidden steps, breadth first; the event is then tried on every
+ * state so reached, and the candidates after it are those on which it is a step of the spec that
+ * breaks nothing, deduplicated by fingerprint ({@link Mirror#fingerprint}), at most
+ * {@link Observation#candidates} of them.
+ *
+ * <p>Hidden steps, as {@link Observation} declares them: a Place the system does not log (every
+ * placement the spec allows, as {@code TraceLumen}'s hidden Place step), and the monitor's report a
+ * decision rests on when it cites no loads under {@code citedLoads=stale} (every load each worker
+ * had in the event's window, as TraceLumen's hidden View). A hidden step is itself judged by the
+ * mirror: one that breaks a property is not taken.
+ *
+ * <p>When every candidate rejects an event, the divergence is the highest-ranked finding among
+ * them, from a candidate that took the fewest hidden steps: what a full trace with the same event
+ * would be rejected for. When the bound dropped candidates on the way, the rejection rests on the
+ * candidates kept, and {@link #cut()} says so.
+ */
+final class Candidates {
+    /** One candidate: its mirror and how many hidden steps it has taken. */
+    private record Cand(Mirror m, long hidden) {}
+
+    /** A mirror to try an event on, with the loads the event is taken to cite (null: its own). */
+    private record Try(Mirror m, double[] loads) {}
+
+    private static final boolean DEBUG = System.getenv("LUMEN_CAND_DEBUG") != null;
+    private final Observation obs;
+    private List<Cand> set = new ArrayList<>();
+    private long cutAt = -1;
+    private int peak = 1;
+    private long sizeSum;
+    private long steps;
+    private long tried;
+    private long hiddenViews;
+    /** Fingerprints of the records the candidates share, by identity ({@link lumen.core.Fingerprint#of(Object, java.util.IdentityHashMap)}). */
+    private final java.util.IdentityHashMap<Object, Long> memo = new java.util.IdentityHashMap<>();
+
+    Candidates(Config config, int fairnessSteps, Observation obs) {
+        this.obs = obs;
+        set.add(new Cand(new Mirror(config, fairnessSteps), 0));
+    }
+
+    /** A candidate's state; every candidate has seen the same observed events. */
+    ClusterState state() {
+        return set.get(0).m().state();
+    }
+
+    List<ClusterState> states() {
+        List<ClusterState> out = new ArrayList<>();
+        for (Cand c : set) {
+            out.add(c.m().state());
+        }
+        return out;
+    }
+
+    int size() {
+        return set.size();
+    }
+
+    /** The most candidates held between two observed events. */
+    int peak() {
+        return peak;
+    }
+
+    /** The mean number of candidates over the observed events. */
+    double meanSize() {
+        return steps == 0 ? 1 : (double) sizeSum / steps;
+    }
+
+    /** States on which an observed event was tried. */
+    long tried() {
+        return tried;
+    }
+
+    /** Decisions judged on every report the monitor could have held (loads not cited). */
+    long hiddenViews() {
+        return hiddenViews;
+    }
+
+    /** The least hidden steps any candidate took so far. */
+    long fewestHidden() {
+        long h = Long.MAX_VALUE;
+        for (Cand c : set) {
+            h = Math.min(h, c.hidden());
+        }
+        return h == Long.MAX_VALUE ? 0 : h;
+    }
+
+    /** The trace line at which the bound first dropped candidates, or -1. */
+    long cut() {
+        return cutAt;
+    }
+
+    /**
+     * Observed event e, on trace line {@code line}: advances every candidate, and returns null when
+     * some candidate takes it, else the divergence (the candidates are then those before it).
+     */
+    Divergence step(Event e, long line, double[] cited, long[] reserved, double t) {
+        if (memo.size() > 1 << 18) {
+            memo.clear();
+        }
+        List<Cand> next = new ArrayList<>();
+        Divergence best = null;
+        long bestHidden = Long.MAX_VALUE;
+        List<Cand> frontier = set;
+        Set<Long> visited = new HashSet<>();
+        for (int depth = 0; !frontier.isEmpty(); depth++) {
+            // the next level from copies, before the event changes this level's mirrors
+            List<Cand> deeper = depth < obs.hiddenSteps() ? hidden(frontier, line, t, visited) : List.of();
+            for (Cand c : frontier) {
+                for (Try x : withLoads(c.m(), e, cited, t, line)) {
+                    tried++;
+                    Divergence d = x.m().step(e, line, x.loads(), reserved, t);
+                    if (d == null) {
+                        next.add(new Cand(x.m(), c.hidden()));
+                    } else if (best == null || Finding.BY_RANK.compare(d.finding(), best.finding()) < 0
+                            || (Finding.BY_RANK.compare(d.finding(), best.finding()) == 0 && c.hidden() < bestHidden)) {
+                        best = d;
+                        bestHidden = c.hidden();
+                    }
+                }
+            }
+            frontier = deeper;
+        }
+        if (next.isEmpty()) {
+            return best;
+        }
+        if (next.size() > 1) {
+            // one candidate per state (fingerprints only where there is more than one)
+            Set<Long> seen = new HashSet<>();
+            next.removeIf(c -> !seen.add(c.m().fingerprint(memo)));
+        }
+        if (next.size() > obs.candidates()) {
+            next.sort(Comparator.comparingLong(Cand::hidden));
+            next = new ArrayList<>(next.subList(0, obs.candidates()));
+            if (cutAt < 0) {
+                cutAt = line;
+            }
+        }
+        if (DEBUG && next.size() != set.size()) {
+            System.err.println("line " + line + " " + e.action() + " r" + e.req() + ": " + set.size() + " -> " + next.size());
+            if (next.size() > 1 && next.size() < 5) {
+                for (Cand c : next) {
+                    System.err.println("   " + c.m().state().fingerprint() + " " + c.m().fingerprint(memo));
+                }
+            }
+        }
+        set = next;
+        peak = Math.max(peak, set.size());
+        sizeSum += set.size();
+        steps++;
+        return null;
+    }
+
+    /**
+     * What to try event e on from candidate m: m itself with the cited loads, or, for a decision
+     * that cites no loads where it rests on the monitor, one copy of m per report the monitor could
+     * have held, with those loads (at most {@link Observation#candidates}: past that, the search is
+     * cut short there and the verdict says so).
+     */
+    private List<Try> withLoads(Mirror m, Event e, double[] cited, double t, long line) {
+        double[][] ch = cited == null && obs.hiddenLoads() ? m.loadChoices(e, t) : null;
+        if (ch != null) {
+            hiddenViews++;
+        }
+        if (ch == null) {
+            return List.of(new Try(m, cited));
+        }
+        List<double[]> views = product(ch, obs.candidates(), line);
+        List<Try> out = new ArrayList<>(views.size());
+        for (int i = 0; i < views.size(); i++) {
+            out.add(new Try(i == views.size() - 1 ? m : m.copy(), views.get(i)));
+        }
+        return out;
+    }
+
+    /** Every vector with one value from each row, at most {@code cap} of them (the first, in order). */
+    private List<double[]> product(double[][] rows, int cap, long line) {
+        List<double[]> out = new ArrayList<>();
+        int n = rows.length;
+        int[] at = new int[n];
+        while (out.size() < cap) {
+            double[] v = new double[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = rows[i][at[i]];
+            }
+            out.add(v);
+            int i = n - 1;
+            while (i >= 0 && ++at[i] == rows[i].length) {
+                at[i] = 0;
+                i--;
+            }
+            if (i < 0) {
+                return out;
+            }
+        }
+        if (cutAt < 0) {
+            cutAt = line;
+        }
+        return out;
+    }
+
+    /** Every candidate one hidden step further: each placement the spec allows, judged by a copy of the mirror. */
+    private List<Cand> hidden(List<Cand> frontier, long line, double t, Set<Long> visited) {
+        List<Cand> out = new ArrayList<>();
+        if (!obs.hiddenPlace()) {
+            return out;
+        }
+        for (Cand c : frontier) {
+            ClusterState s = c.m().state();
+            for (int id : s.requests().keys()) {
+                RequestRec r = s.request(id);
+                if (!placeable(s, r)) {
+                    continue;
+                }
+                for (Event.Place p : placements(s, r)) {
+                    for (Try x : withLoads(c.m().copy(), p, null, t, line)) {
+                        if (x.m().step(p, line, x.loads(), null, t) == null && visited.add(x.m().fingerprint(memo))) {
+                            out.add(new Cand(x.m(), c.hidden() + 1));
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Whether the spec's Place(r) is enabled: a run to place, or to protect again (its phase, its server UP). */
+    private static boolean placeable(ClusterState s, RequestRec r) {
+        return (r.phase() == RequestPhase.QUEUED || r.phase() == RequestPhase.DECODE) && r.server() >= 0 && s.isUp(r.server())
+                && (!r.placed() || s.needsProtection(r));
+    }
+
+    /**
+     * Placements to try for r: those the policy's rule allows on the state's loads
+     * ({@link lumen.core.RecoveryPolicy#allowsHolder}, {@code allowsBackup}); under citedLoads=stale,
+     * where the rule reads the report the hidden View brings, every eligible (holder, backup) and
+     * none. The mirror judges each (A1, Eq. 5, the policy's rule), so this need only include every
+     * placement the spec allows.
+     */
+    private static List<Event.Place> placements(ClusterState s, RequestRec r) {
+        List<Event.Place> out = new ArrayList<>();
+        if (r.placed() && r.holder() >= 0) {
+            for (int b : backups(s, r, r.holder())) {
+                out.add(new Event.Place(r.id(), r.holder(), b));
+            }
+            return out;
+        }
+        for (int h = -1; h < s.workerCount(); h++) {
+            if (h >= 0 && !s.isHolderCandidate(h, r) || !s.staleLoads() && !s.policy().allowsHolder(s, r, h)) {
+                continue;
+            }
+            for (int b : backups(s, r, h)) {
+                out.add(new Event.Place(r.id(), h, b));
+            }
+        }
+        return out;
+    }
+
+    private static List<Integer> backups(ClusterState s, RequestRec r, int h) {
+        List<Integer> out = new ArrayList<>();
+        if (!s.policy().dualPlacement() || h < 0) {
+            out.add(-1);
+            return out;
+        }
+        for (int b = -1; b < s.workerCount(); b++) {
+            if ((b < 0 || b != h && s.isHolderCandidate(b, r)) && (s.staleLoads() || s.policy().allowsBackup(s, r, h, b))) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,149 @@
+package lumen.tracecheck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import lumen.props.ScheduleGenerator;
+import lumen.props.ScheduleTraces;
+import lumen.trace.Observation;
+import lumen.trace.Observe;
+import lumen.validate.ProcessLogs;
+import lumen.validate.ValidationResult;
+import lumen.validate.Validator;
+import lumen.validate.Verdict;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The differential check on what real systems can log: the runtime's traces at each observability
+ * level (Place not logged, loads never cited, Decode per batch iteration, all three), in an order
+ * the per-process logs' clocks allow (split per process and merged with shuffled ties), and
+ * seeded mutations of those; the Java mirror and TLC must give the same verdict and, on a
+ * rejection, the same line and property. Each full trace's verdict must also survive the level:
+ * a valid run stays accepted. {@code -Dlumen.partial=N} sets the number of runtime schedules
+ * (default 2, of runs of at most 200 lines: 8 level traces, up to 2 reorderings and 6 mutations in
+ * every build); the deeper tier runs {@code -Dlumen.partial=40} (160 level traces, up to 40
+ * reorderings and 63 mutations, of runs of any length).
+ */
+class PartialAgreementTest {
+    static final List<Observation> LEVELS = List.of(
+            new Observation(true, false, false, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES),
+            new Observation(false, true, false, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES),
+            new Observation(false, false, true, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES),
+            new Observation(true, true, true, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES));
+
+    record Case(String name, String kind, byte[] trace) {}
+
+    static List<Case> cases() throws Exception {
+        int n = Integer.getInteger("lumen.partial", 2);
+        // every build takes short runs (TLC's search of hidden placements grows with the run); the deeper tier any
+        int most = Integer.getInteger("lumen.partial.maxLines", n <= 2 ? 200 : Integer.MAX_VALUE);
+        List<Case> out = new ArrayList<>();
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(MirrorTlcAgreementTest.SPEC_POLICIES);
+        List<byte[]> partial = new ArrayList<>();
+        long seed = 3000;
+        for (int i = 0; i < n; i++) {
+            byte[] full = ScheduleTraces.record(gen.generate(seed++));
+            while (new String(full, StandardCharsets.UTF_8).lines().count() > most) {
+                full = ScheduleTraces.record(gen.generate(seed++));
+            }
+            boolean stale = new String(full, 0, Math.min(full.length, 2000), StandardCharsets.UTF_8).contains("stale:");
+            for (int k = 0; k < LEVELS.size(); k++) {
+                Observation o = LEVELS.get(k);
+                if (o.hiddenPlace() && stale) {
+                    // hidden placements are searched for on derived loads only: the level without them
+                    o = new Observation(false, o.hiddenLoads(), o.batchDecode(), o.hiddenSteps(), o.candidates());
+                }
+                byte[] t = Observe.at(full, o);
+                partial.add(t);
+                out.add(new Case("runtime-" + i + " at " + o.describe(), "level", t));
+            }
+            // the merged order of the per-process logs, concurrent events shuffled (per-process logs share no
+            // clock, so a window in ms cannot be kept: those runs are not split)
+            if (new String(full, 0, Math.min(full.length, 2000), StandardCharsets.UTF_8).matches("(?s).*stale:[0-9.]+ms.*")) {
+                continue;
+            }
+            ProcessLogs.Result m = ProcessLogs.validate(ProcessLogs.split(full).values().stream()
+                            .map(s -> s.getBytes(StandardCharsets.UTF_8)).toList(),
+                    ProcessLogs.split(full).keySet().stream().map(p -> p + ".jsonl").toList(), Validator.Options.defaults(), new Random(i));
+            out.add(new Case("runtime-" + i + " merged from its process logs", "reordered", m.merged()));
+        }
+        SplittableRandom r = new SplittableRandom(11);
+        TraceMutator.Kind[] kinds = TraceMutator.Kind.values();
+        for (int i = 0; i < n * 3 / 2 + 3; i++) {
+            TraceMutator.Kind k = kinds[i % kinds.length];
+            byte[] base = partial.get((i * 7) % partial.size());
+            TraceMutator.Mutated m = TraceMutator.mutate(base, k, r);
+            out.add(new Case("partial-mutated-" + i + " (" + m.description() + ")", "mutated", m.trace()));
+        }
+        return out;
+    }
+
+    @Test
+    void mirrorAndTlcAgreeOnPartialAndReorderedTraces() throws Exception {
+        List<Case> cases = cases();
+        Path work = TlcTraceCheckTest.WORK.resolve("partial");
+        TlcTraceCheck tlc = new TlcTraceCheck(TlcTraceCheckTest.SPEC, work, Duration.ofMinutes(10));
+        int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long t0 = System.nanoTime();
+        List<Future<Object[]>> fs = new ArrayList<>();
+        for (int i = 0; i < cases.size(); i++) {
+            Case c = cases.get(i);
+            String id = "p" + i;
+            fs.add(pool.submit(() -> {
+                long m0 = System.nanoTime();
+                ValidationResult m = Validator.validate(c.trace(), c.name(), Validator.Options.defaults());
+                long mirrorNs = System.nanoTime() - m0;
+                TlcTraceCheck.Result t = tlc.checkWritten(c.trace(), c.name(), id, Validator.Options.defaults());
+                return new Object[] {new Differential.Outcome(c.name(), m, t), mirrorNs};
+            }));
+        }
+        List<String> disagreements = new ArrayList<>();
+        List<String> lost = new ArrayList<>();
+        Map<String, Map<Verdict, Integer>> table = new TreeMap<>();
+        TreeMap<Integer, double[]> byLength = new TreeMap<>();
+        for (int i = 0; i < cases.size(); i++) {
+            Object[] res = fs.get(i).get();
+            Differential.Outcome o = (Differential.Outcome) res[0];
+            Case c = cases.get(i);
+            table.computeIfAbsent(c.kind(), k -> new EnumMap<>(Verdict.class)).merge(o.mirror().verdict(), 1, Integer::sum);
+            if (!o.agree()) {
+                Path keep = work.resolve("disagreement-p" + i + ".jsonl");
+                Files.createDirectories(work);
+                Files.write(keep, c.trace());
+                disagreements.add(o.describe() + "; trace kept in " + keep);
+            }
+            if (!c.kind().equals("mutated") && o.mirror().verdict() != Verdict.ACCEPTED) {
+                lost.add(o.describe());
+            }
+            int bucket = o.tlc().events() < 250 ? 0 : o.tlc().events() < 500 ? 250 : o.tlc().events() < 1000 ? 500 : 1000;
+            double[] b = byLength.computeIfAbsent(bucket, x -> new double[3]);
+            b[0]++;
+            b[1] += o.tlc().tlcTime().toMillis() / 1000.0;
+            b[2] += (Long) res[1] / 1e9;
+        }
+        pool.shutdown();
+        System.out.printf(Locale.ROOT, "%d partial and reordered traces, %d agree, %.1f s on %d threads%n", cases.size(),
+                cases.size() - disagreements.size(), (System.nanoTime() - t0) / 1e9, threads);
+        table.forEach((k, v) -> System.out.println("  " + k + ": " + v));
+        byLength.forEach((k, v) -> System.out.printf(Locale.ROOT, "    >= %4d events: %3.0f traces, TLC mean %.2f s, mirror mean %.3f s%n",
+                k, v[0], v[1] / v[0], v[2] / v[0]));
+        assertThat(disagreements).as("the mirror and TLC disagree").isEmpty();
+        assertThat(lost).as("a valid run's trace no longer accepted at a level or in a merged order").isEmpty();
+        assertThat(table.get("mutated")).as("mutations of partial traces reach rejections").containsKey(Verdict.REJECTED);
+    }
+}

@@ -58,6 +58,23 @@ class TraceSchemaTest {
         assertThat(types).as("the traces show the header and all 12 event types: " + types).hasSize(13);
     }
 
+    @Test
+    void everyLineOfAPartialTracePassesTheSchema() throws Exception {
+        byte[] full = Files.readAllBytes(Path.of("src/test/resources/scenarios/single-failure-restore.jsonl"));
+        String partial = new String(Observe.at(full, new Observation(true, true, true, 4, 4096)), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(partial).contains("\"observes\":{").contains("\"batch\":[");
+        int n = 0;
+        for (String line : partial.split("\n")) {
+            n++;
+            List<Error> errors = check(line);
+            int lineNo = n;
+            assertThat(errors).as(() -> "line " + lineNo + ": " + errors).isEmpty();
+        }
+        // a batch entry with a field the reader refuses is refused by the schema too
+        assertThat(check("{\"type\":\"Decode\",\"worker\":0,\"batch\":[{\"req\":1,\"tokens\":[2],\"request\":1}]}")).isNotEmpty();
+        assertThat(check(HEADER.replace("}}", "},\"observes\":{\"Place\":\"sometimes\"}}"))).isNotEmpty();
+    }
+
     static final String HEADER = "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":1,\"config\":{\"policy\":\"lumen\","
             + "\"workers\":3,\"alpha\":1,\"beta\":1,\"theta\":5,\"tau\":3,\"budget\":40,\"pageTokens\":4,\"k\":3}}";
 

@@ -38,6 +38,9 @@ import picocli.CommandLine.Spec;
                 + " slowdown while pages stream, restore against re-prefill time, verification throughput; on a GPU through JCuda,"
                 + " else on the CPU backend, labelled as not GPU figures. Writes the figures as JSON (--json) for"
                 + " lumen simulate --set gpu_profile=FILE (not part of all).",
+            "partial: the mirror's events per second on partial traces against the full trace in the same run: loads never"
+                + " cited and Decode per batch iteration at 8, 64 and 1,000 workers, Place not logged on the runtime's traces, and"
+                + " the candidate set's growth with the requests waiting to be placed (not part of all).",
             "fuzz-reader: --count mutated traces (from the reference scenarios and runtime traces; each labelled with the"
                 + " rule of docs/trace-format.md it breaks, or a variation the docs allow) through the validator, each with a 10 s"
                 + " limit: counts per rule of stack traces, hangs, malformed inputs accepted, tolerated inputs refused, errors"
@@ -48,7 +51,7 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc, gpu, fuzz-reader or all (default: all)")
+    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc, gpu, fuzz-reader, partial or all (default: all)")
     String what = "all";
 
     @Option(names = "--quick", description = "fewer and shorter JMH iterations (a smoke run, noisier figures)")
@@ -72,8 +75,12 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "gpu", "fuzz-reader", "all").contains(what)) {
-            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc, gpu, fuzz-reader or all");
+        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "gpu", "fuzz-reader", "partial", "all").contains(what)) {
+            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc, gpu, fuzz-reader, partial or all");
+        }
+        if (what.equals("partial")) {
+            partial(out);
+            return ExitCodes.OK;
         }
         if (what.equals("fuzz-reader")) {
             return fuzzReader(out);
@@ -164,6 +171,101 @@ final class BenchCommand implements Callable<Integer> {
                     + " trace %,.0f events/s (validation at %.2fx of that floor)%n", w, v1, v2, v2 / v1, p2, v2 / p2);
         }
         out.flush();
+    }
+
+    private static final java.util.regex.Pattern CANDIDATES = java.util.regex.Pattern.compile(
+            "([0-9]+) candidate states at most between two events \\(mean ([0-9.]+)\\)");
+
+    /**
+     * The mirror on partial traces, each as a ratio to its full trace's rate in the same run (best
+     * of three, after a warm-up): synthetic traces at 8, 64 and 1,000 workers without cited loads
+     * and with batch lines; the runtime's scenario traces without Place lines (requests placed on
+     * arrival, as a gateway does); and the candidate set's growth with the requests that wait to be
+     * placed at once, on synthetic traces that admit them all before placing any.
+     */
+    private void partial(PrintWriter out) throws IOException {
+        long events = quick ? 20_000 : 200_000;
+        lumen.trace.Observation noLoads = new lumen.trace.Observation(false, true, false, 4, 4096);
+        lumen.trace.Observation batch = new lumen.trace.Observation(false, false, true, 4, 4096);
+        lumen.trace.Observation noPlace = new lumen.trace.Observation(true, false, false, 4, 4096);
+        lumen.trace.Observation least = new lumen.trace.Observation(true, true, true, 4, 4096);
+        out.printf(Locale.ROOT, "Partial traces (one thread, from memory, best of 3 after a warm-up; each level as a ratio to its full trace"
+                + " in the same run)%n");
+        out.printf(Locale.ROOT, "  synthetic traces of %,d events:%n", events);
+        for (int w : new int[] {8, 64, 1000}) {
+            lumen.core.Config c = new lumen.core.Config("lumen", w, 1, 1, 64, 32, 1 << 20, 16, 4);
+            byte[] full = lumen.trace.SyntheticTrace.toBytes(new lumen.trace.SyntheticTrace.Spec(c, events, 8, 64, 256, 50_000, 1), 2);
+            rate(full, null);
+            double base = rate(full, null);
+            for (lumen.trace.Observation o : new lumen.trace.Observation[] {noLoads, batch}) {
+                String[] stats = new String[1];
+                double r = rate(lumen.trace.Observe.at(full, o), stats);
+                out.printf(Locale.ROOT, "    %4d workers: %-28s %,10.0f events/s against %,10.0f full (%.2fx)%s%n", w, o.describe(), r, base,
+                        r / base, stats[0] == null ? "" : "; " + stats[0]);
+                out.flush();
+            }
+        }
+        out.println("  the runtime's scenario traces (4 workers, about 1,000 events each), Place not logged:");
+        for (lumen.runtime.Scenario sc : lumen.runtime.Scenarios.all()) {
+            if (!sc.expectsAcceptance()) {
+                continue;
+            }
+            byte[] full = lumen.runtime.ScenarioRun.run(sc).trace();
+            rate(full, null);
+            double base = rate(full, null);
+            for (lumen.trace.Observation o : new lumen.trace.Observation[] {noPlace, least}) {
+                String[] stats = new String[1];
+                double r = rate(lumen.trace.Observe.at(full, o), stats);
+                out.printf(Locale.ROOT, "    %-24s %-62s %,9.0f events/s against %,9.0f full (%.3fx); %s%n", sc.name(), o.describe(), r, base,
+                        r / base, stats[0]);
+                out.flush();
+            }
+        }
+        out.println("  candidate growth: 4 workers, N requests admitted before any is placed, Place not logged (bound 4,096 candidates):");
+        for (int per = 1; per <= 3; per++) {
+            lumen.core.Config c = new lumen.core.Config("lumen", 4, 1, 1, 64, 32, 1 << 20, 16, 4);
+            byte[] full = lumen.trace.SyntheticTrace.toBytes(new lumen.trace.SyntheticTrace.Spec(c, quick ? 2_000 : 10_000, per, 64, 64, 50_000, 1), 2);
+            long t0 = System.nanoTime();
+            lumen.validate.ValidationResult r = lumen.validate.Validator.validate(lumen.trace.Observe.at(full, noPlace), "bench",
+                    lumen.validate.Validator.Options.defaults());
+            double secs = (System.nanoTime() - t0) / 1e9;
+            String stats = "";
+            for (String n : r.notes()) {
+                java.util.regex.Matcher m = CANDIDATES.matcher(n);
+                if (m.find()) {
+                    stats = "peak " + m.group(1) + ", mean " + m.group(2);
+                }
+                if (n.contains("cut short")) {
+                    stats += "; " + n.replaceFirst("^the search was cut short at line ([0-9]+).*$", "the bound was hit at line $1");
+                }
+            }
+            out.printf(Locale.ROOT, "    N = %2d: %s, %s, %,.0f events/s%n", 4 * per, r.verdict(), stats, r.events() / secs);
+            out.flush();
+        }
+    }
+
+    /** Events per second of the mirror on one trace in memory, best of three; the search's candidate figures in {@code stats[0]}. */
+    private static double rate(byte[] trace, String[] stats) throws IOException {
+        double best = 0;
+        for (int i = 0; i < 3; i++) {
+            long t0 = System.nanoTime();
+            lumen.validate.ValidationResult r = lumen.validate.Validator.validate(trace, "bench", lumen.validate.Validator.Options.defaults());
+            double secs = (System.nanoTime() - t0) / 1e9;
+            if (r.verdict() != lumen.validate.Verdict.ACCEPTED) {
+                throw new IllegalStateException("the benchmark trace must be valid: " + r.verdict() + " " + r.divergence() + " " + r.notes());
+            }
+            best = Math.max(best, r.events() / secs);
+            if (stats == null) {
+                continue;
+            }
+            for (String n : r.notes()) {
+                java.util.regex.Matcher m = CANDIDATES.matcher(n);
+                if (m.find()) {
+                    stats[0] = "candidates: peak " + m.group(1) + ", mean " + m.group(2);
+                }
+            }
+        }
+        return best;
     }
 
     private void sim(PrintWriter out) throws Exception {

@@ -20,6 +20,8 @@ public final class ClusterState {
      * gateway's monitor (the loads a decision cites), or null (all 0). Never written to.
      */
     private final double[] seen;
+    /** The request {@link #request} found last on this state (a cache; not part of the state). */
+    private RequestRec lastRequest;
 
     private ClusterState(Config config, RecoveryPolicy policy, PIntMap<WorkerRec> workers,
                          PIntMap<RequestRec> requests, LoadIndex index, int failures, double[] rload, double[] seen) {
@@ -85,7 +87,17 @@ public final class ClusterState {
 
     /** The request's record, or null when it never arrived. */
     public RequestRec request(int r) {
-        return requests.get(r);
+        // one event looks its request up many times on the same state: the last one found is kept
+        // (one reference to an immutable record, so a racing reader sees a whole record or none)
+        RequestRec last = lastRequest;
+        if (last != null && last.id() == r) {
+            return last;
+        }
+        RequestRec q = requests.get(r);
+        if (q != null) {
+            lastRequest = q;
+        }
+        return q;
     }
 
     public PIntMap<RequestRec> requests() {

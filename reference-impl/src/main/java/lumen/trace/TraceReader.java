@@ -540,12 +540,12 @@ public final class TraceReader implements Closeable {
             if (d != JsonToken.VALUE_STRING) {
                 throw error(tokenLine(), shape + ": the digest must be a string, found " + describe(d));
             }
-            String hex = p.getText();
+            long digest = hex64();
+            if (digest == BAD_HEX && badHex) {
+                throw error(tokenLine(), "field 'pages': digest \"" + cut(p.getText()) + "\" is not 16 hexadecimal digits");
+            }
             if (token() != JsonToken.END_ARRAY) {
                 throw error(tokenLine(), shape + ": an entry has exactly three members");
-            }
-            if (hex.length() != 16 || !hex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
-                throw error(tokenLine(), "field 'pages': digest \"" + cut(hex) + "\" is not 16 hexadecimal digits");
             }
             if (first < 1 || (first - 1) % pt != 0) {
                 throw error(tokenLine(), "field 'pages': an entry starts at position " + first + ", which is not the first position of a page ("
@@ -557,9 +557,37 @@ public final class TraceReader implements Closeable {
             if (!out.isEmpty() && first <= out.get(out.size() - 1).first()) {
                 throw error(tokenLine(), "field 'pages': entries must be in increasing order of position, one per page");
             }
-            out.add(new lumen.core.PageDigest((int) first, (int) count, Long.parseUnsignedLong(hex, 16)));
+            out.add(new lumen.core.PageDigest((int) first, (int) count, digest));
         }
         return out.toArray(new lumen.core.PageDigest[0]);
+    }
+
+    /** What {@link #hex64} returns for a string that is not 16 hexadecimal digits (with {@link #badHex} set). */
+    private static final long BAD_HEX = 0x5EED_BAD0_5EED_BAD0L;
+    private boolean badHex;
+
+    /**
+     * The current string token as 16 hexadecimal digits, read in place from the parser's buffer;
+     * {@link #BAD_HEX} when it is not (a real digest equal to it is told apart by {@link #badHex}).
+     */
+    private long hex64() throws IOException {
+        char[] cs = p.getTextCharacters();
+        int off = p.getTextOffset();
+        int n = p.getTextLength();
+        badHex = true;
+        if (n != 16) {
+            return BAD_HEX;
+        }
+        long v = 0;
+        for (int i = 0; i < 16; i++) {
+            int d = Character.digit(cs[off + i], 16);
+            if (d < 0) {
+                return BAD_HEX;
+            }
+            v = (v << 4) | d;
+        }
+        badHex = false;
+        return v;
     }
 
     private static String cut(String s) {

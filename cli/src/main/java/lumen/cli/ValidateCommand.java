@@ -30,15 +30,18 @@ import picocli.CommandLine.Spec;
 @Command(name = "validate",
         mixinStandardHelpOptions = true,
         description = {"Replays each trace (trace contract v1 or v2, JSON Lines) on the Java mirror of the spec and gives a verdict:"
-                + " ACCEPTED, REJECTED (with the property), INCOMPLETE (with --complete: the run stops unfinished).",
+                + " ACCEPTED, REJECTED (with the property), INCOMPLETE (with --complete: the run stops unfinished),"
+                + " UNDECIDED (a partial trace's search cut short by its declared bound).",
+            "A partial trace declares in its header what the system observes (\"observes\": Place not logged, loads never"
+                + " cited, Decode per batch iteration); what it does not log is searched for (docs/trace-format.md, Partial traces).",
             "On rejection: the first diverging event with its line, the property it breaks, expected versus actual,"
-                + " and the mirrored spec state just before it. The verdict also says what the trace could not show"
+                + " the longest matched prefix, and the mirrored spec state just before it. The verdict also says what the trace could not show"
                 + " (a v1 trace's KV content; outputs judged against the system's own Arrive.ref unless --reference is given).",
             "Every trace gets a verdict and a row in the report, and a batch goes on past a trace it cannot judge:"
                 + " MALFORMED (not a trace by docs/trace-format.md, with the line), UNREADABLE (no such file, a folder,"
                 + " a read error), with --tlc UNSUPPORTED (outside what TLC checks, with the reason), ERROR (the checker"
                 + " failed, with what it said).",
-            "Exit status: 0 all accepted, 1 some rejected or incomplete, 2 some not judged (malformed, unreadable, unsupported or an error)."})
+            "Exit status: 0 all accepted, 1 some rejected, incomplete or undecided, 2 some not judged (malformed, unreadable, unsupported or an error)."})
 final class ValidateCommand implements Callable<Integer> {
 
     @Spec

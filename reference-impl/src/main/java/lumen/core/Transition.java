@@ -85,9 +85,18 @@ public final class Transition {
         return r.server() == w || w < 0 ? s : s.withWorker(s.worker(w).enqueue(req));
     }
 
+    /**
+     * A request served by w as reported, when it had no server (a finished request prefilled or
+     * decoded again, say): w's queue holds it, so w is its server, as the spec's Server(r) reads
+     * the run queues.
+     */
+    private static RequestRec servedAs(RequestRec r, int w) {
+        return r.server() < 0 && w >= 0 ? r.withServer(w) : r;
+    }
+
     private static ClusterState prefill(ClusterState s, Event.Prefill p) {
         RequestRec r = s.request(p.req()).withOutput(p.tokens());
-        r = r.withKv(r.kv().extendIntact(r.kvLen())).withPhase(RequestPhase.DECODE);
+        r = servedAs(r.withKv(r.kv().extendIntact(r.kvLen())).withPhase(RequestPhase.DECODE), p.worker());
         ClusterState n = servedBy(s, p.req(), p.worker());
         int w = p.worker() >= 0 ? p.worker() : r.server();
         if (w >= 0) {
@@ -98,7 +107,7 @@ public final class Transition {
 
     private static ClusterState decode(ClusterState s, Event.Decode d) {
         RequestRec r = s.request(d.req());
-        r = r.withKv(r.kv().extendIntact(r.kv().length() + d.tokens().length)).withOutput(d.tokens()).withProposal(null);
+        r = servedAs(r.withKv(r.kv().extendIntact(r.kv().length() + d.tokens().length)).withOutput(d.tokens()).withProposal(null), d.worker());
         return servedBy(s, d.req(), d.worker()).withRequest(r);
     }
 

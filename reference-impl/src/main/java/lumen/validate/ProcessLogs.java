@@ -324,10 +324,16 @@ public final class ProcessLogs {
         };
     }
 
-    /** Whether an event orders everything around it: a decision, or an event whose effect a decision reads (loads). */
-    private static boolean global(JsonNode e) {
+    /**
+     * Whether an event orders everything around it: a decision, or an event whose effect a decision
+     * or a guard reads. A Complete frees the room that makes a worker a holder candidate, which
+     * re-protection (S14) reads before a request is served further; under budget=stored a
+     * StreamPage changes that room too.
+     */
+    private static boolean global(JsonNode e, boolean budgetStored) {
         return switch (e.path("type").asText()) {
-            case "Arrive", "Place", "Route", "Fail", "Assist", "DraftReady", "FullReady" -> true;
+            case "Arrive", "Place", "Route", "Fail", "Assist", "DraftReady", "FullReady", "Complete" -> true;
+            case "StreamPage" -> budgetStored;
             default -> false;
         };
     }
@@ -342,6 +348,7 @@ public final class ProcessLogs {
     public static Map<String, String> split(byte[] trace) throws IOException {
         String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n");
         ObjectNode header = (ObjectNode) JSON.readTree(lines[0]);
+        boolean stored = "stored".equals(header.path("config").path("readings").path("budget").asText());
         Map<String, StringBuilder> out = new LinkedHashMap<>();
         Map<String, Map<String, Long>> lastOf = new HashMap<>();   // "r<id>" or "w<id>" -> vc of its last event
         Map<String, Long> all = new TreeMap<>();
@@ -356,7 +363,7 @@ public final class ProcessLogs {
             String p = processOf(e);
             Map<String, Long> vc = new TreeMap<>(lastOwn.getOrDefault(p, Map.of()));
             List<String> keys = keys(e);
-            if (global(e)) {
+            if (global(e, stored)) {
                 join(vc, all);
             } else {
                 join(vc, barrier);
@@ -371,7 +378,7 @@ public final class ProcessLogs {
                 lastOf.put(k, vc);
             }
             join(all, vc);
-            if (global(e)) {
+            if (global(e, stored)) {
                 barrier = new TreeMap<>(vc);
             }
             e.set("vc", JSON.valueToTree(vc));

@@ -111,7 +111,7 @@ class PartialTraceTest {
 
     @Test
     void aSearchCutShortByItsBoundIsUndecidedNotRejected() throws Exception {
-        String whole = new String(ScenarioRun.run(Scenarios.find("dual-holder-failure")).trace(), StandardCharsets.UTF_8);
+        String whole = new String(ScenarioRun.run(Scenarios.find("holder-failure")).trace(), StandardCharsets.UTF_8);
         String bad = whole.replaceFirst("(\"mode\":\"RESTORE\",\"worker\":[0-9]+,\"resumed\":)([0-9]+)", "$1$2" + "1");
         Observation tight = new Observation(true, false, false, 4, 2);
         ValidationResult r = validate(Observe.at(bad.getBytes(StandardCharsets.UTF_8), tight));

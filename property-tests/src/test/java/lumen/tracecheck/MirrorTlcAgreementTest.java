@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * syntax), hand-made invalid ones, and the shrunk failing trace of every shipped mutant
  * implementation, judged against the kit's reference with completeness required, each of which
  * both checkers must reject with the mutant's own property. {@code -Dlumen.differential=N} sets
- * the number of runtime traces (default 5, and 5n/3 + 5 mutations of them; PartialAgreementTest adds
+ * the number of runtime traces (default 8, and 5n/3 + 5 mutations of them; PartialAgreementTest adds
  * runtime traces at each observability level; the deeper tier runs 70
  * or more, with {@code -Dlumen.differential.scenarios=true} adding the reference scenarios, which
  * {@link TlcTraceCheckTest} compares in every build).
@@ -52,7 +52,7 @@ class MirrorTlcAgreementTest {
     }
 
     static List<Case> cases() throws Exception {
-        int n = Integer.getInteger("lumen.differential", 5);
+        int n = Integer.getInteger("lumen.differential", 8);
         List<Case> out = new ArrayList<>();
         ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(SPEC_POLICIES);
         List<byte[]> valid = new ArrayList<>();
@@ -186,7 +186,7 @@ class MirrorTlcAgreementTest {
         assertThat(wrongProperty).as("a mutant implementation's trace rejected with another property").isEmpty();
         Map<Verdict, Integer> mutated = table.get("mutated");
         int total = mutated.values().stream().mapToInt(Integer::intValue).sum();
-        // the mutations reach all three verdicts: 2 of each in the build's 13, 5 of each from 40 on
+        // the mutations reach all three verdicts: 2 of each in the build's 18, 5 of each from 40 on
         int floor = total >= 40 ? 5 : 2;
         for (Verdict v : List.of(Verdict.ACCEPTED, Verdict.REJECTED, Verdict.MALFORMED)) {
             assertThat(mutated.getOrDefault(v, 0)).as("mutated traces with verdict %s: %s", v, mutated).isGreaterThanOrEqualTo(floor);

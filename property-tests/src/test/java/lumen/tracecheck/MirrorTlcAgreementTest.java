@@ -32,14 +32,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The differential check: the Java mirror and TLC must give the same verdict on every trace, and
  * name the same line and the same property when they reject one (or both "not a step of the
- * spec"). The traces: valid ones from the runtime under the four policies the spec names, seeded mutations of valid ones (drop, swap, duplicate, alter, broken
- * syntax), hand-made invalid ones, and the shrunk failing trace of every shipped mutant
- * implementation, judged against the kit's reference with completeness required, each of which
- * both checkers must reject with the mutant's own property. {@code -Dlumen.differential=N} sets
- * the number of runtime traces (default 8, and 5n/3 + 5 mutations of them; PartialAgreementTest adds
- * runtime traces at each observability level; the deeper tier runs 70
- * or more, with {@code -Dlumen.differential.scenarios=true} adding the reference scenarios, which
- * {@link TlcTraceCheckTest} compares in every build).
+ * spec"). The traces: valid ones from the runtime under the four policies the spec names, seeded
+ * mutations of valid ones (drop, swap, duplicate, alter, broken syntax) and hand-made invalid
+ * ones, in every build. {@code -Dlumen.differential=N} sets the number of runtime traces (default
+ * 8, and 5n/3 + 5 mutations of them; PartialAgreementTest adds runtime traces at each
+ * observability level). The deeper tier runs 70 or more, with
+ * {@code -Dlumen.differential.scenarios=true} adding the reference scenarios (which
+ * {@link TlcTraceCheckTest} compares in every build) and {@code -Dlumen.differential.mutants=true}
+ * the shrunk failing trace of every shipped mutant implementation, judged against the kit's
+ * reference with completeness required, each of which both checkers must reject with the
+ * mutant's own property (ConformanceTest catches every mutant on the mirror in every build).
  */
 class MirrorTlcAgreementTest {
     static final List<String> SPEC_POLICIES = List.of("lumen", "lumen-dual", "fixed-checkpointing", "stop-and-restart");
@@ -90,7 +92,10 @@ class MirrorTlcAgreementTest {
         // which takes the room a placement relied on
         out.add(new Case("maxOut declared as the output", "edge", withMaxOut(valid.get(0), 0)));
         out.add(new Case("maxOut declared large", "edge", withMaxOut(valid.get(0), 4096)));
-        out.addAll(mutantCases());
+        if (Boolean.getBoolean("lumen.differential.mutants")) {
+            // the deeper tier: ConformanceTest catches every mutant in every build, on the mirror
+            out.addAll(mutantCases());
+        }
         return out;
     }
 
@@ -191,7 +196,9 @@ class MirrorTlcAgreementTest {
         for (Verdict v : List.of(Verdict.ACCEPTED, Verdict.REJECTED, Verdict.MALFORMED)) {
             assertThat(mutated.getOrDefault(v, 0)).as("mutated traces with verdict %s: %s", v, mutated).isGreaterThanOrEqualTo(floor);
         }
-        assertThat(table.get("mutant").values().stream().mapToInt(Integer::intValue).sum()).as("the mutant implementations' traces")
-                .isGreaterThanOrEqualTo(18);
+        if (Boolean.getBoolean("lumen.differential.mutants")) {
+            assertThat(table.get("mutant").values().stream().mapToInt(Integer::intValue).sum()).as("the mutant implementations' traces")
+                    .isGreaterThanOrEqualTo(18);
+        }
     }
 }

@@ -39,7 +39,6 @@ final class Candidates {
     /** A mirror to try an event on, with the loads the event is taken to cite (null: its own). */
     private record Try(Mirror m, double[] loads) {}
 
-    private static final boolean DEBUG = System.getenv("LUMEN_CAND_DEBUG") != null;
     private final Observation obs;
     private List<Cand> set = new ArrayList<>();
     private long cutAt = -1;
@@ -151,14 +150,6 @@ final class Candidates {
             next = new ArrayList<>(next.subList(0, obs.candidates()));
             if (cutAt < 0) {
                 cutAt = line;
-            }
-        }
-        if (DEBUG && next.size() != set.size()) {
-            System.err.println("line " + line + " " + e.action() + " r" + e.req() + ": " + set.size() + " -> " + next.size());
-            if (next.size() > 1 && next.size() < 5) {
-                for (Cand c : next) {
-                    System.err.println("   " + c.m().state().fingerprint() + " " + c.m().fingerprint(memo));
-                }
             }
         }
         set = next;

@@ -185,7 +185,7 @@ final class ValidateCommand implements Callable<Integer> {
             in.mark(1 << 16);
             byte[] head = in.readNBytes(1 << 16);
             in.reset();
-            boolean whole = lumen.trace.Linearize.declared(head) || lumen.trace.Observation.declared(head);
+            boolean whole = lumen.trace.WrittenTrace.declared(head);
             ValidationResult r = whole ? Validator.validate(in.readAllBytes(), name(t), opt)
                     : Validator.validate(in, name(t), opt);
             Map<String, Object> row = ValidationReport.json(r);
@@ -367,7 +367,7 @@ final class ValidateCommand implements Callable<Integer> {
             try (InputStream raw = open(t)) {
                 // begin and end forms and partial traces: TLC judges what the mirror judges, lines as written
                 byte[] bytes = raw.readAllBytes();
-                rewritten = lumen.trace.Linearize.declared(bytes) || lumen.trace.Observation.declared(bytes);
+                rewritten = lumen.trace.WrittenTrace.declared(bytes);
                 r = check.checkWritten(bytes, t, Path.of(t.equals("-") ? "stdin" : t).getFileName().toString().replaceFirst("\\.jsonl?$", ""), opt);
             } catch (lumen.trace.TraceFormatException ex) {
                 worst = Math.max(worst, notJudged(rows, t, "source", "MALFORMED", ex.getMessage()));

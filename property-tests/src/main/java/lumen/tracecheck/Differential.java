@@ -1,6 +1,5 @@
 package lumen.tracecheck;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.Locale;
 import lumen.validate.ValidationResult;
@@ -52,7 +51,13 @@ public final class Differential {
 
     public static Outcome compare(byte[] trace, String name, String id, TlcTraceCheck tlc, Validator.Options opt)
             throws IOException, TraceModule.Unsupported, TlcTraceCheck.ToolFailure {
-        ValidationResult m = Validator.validate(new ByteArrayInputStream(trace), name, opt);
-        return new Outcome(name, m, tlc.check(new ByteArrayInputStream(trace), name, id, opt));
+        // every form a trace may take (begin and end, partial), judged by both as written
+        ValidationResult m = Validator.validate(trace, name, opt);
+        try {
+            return new Outcome(name, m, tlc.checkWritten(trace, name, id, opt));
+        } catch (lumen.trace.TraceFormatException ex) {
+            // a declaration neither checker can read: TLC gets no module, so it is malformed there too
+            return new Outcome(name, m, new TlcTraceCheck.Result(name, Verdict.MALFORMED, 0, 0, -1, null, null, 0, ex, java.time.Duration.ZERO));
+        }
     }
 }

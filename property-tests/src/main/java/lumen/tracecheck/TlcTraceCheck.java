@@ -88,29 +88,13 @@ public final class TlcTraceCheck {
      */
     public Result checkWritten(byte[] bytes, String source, String name, Validator.Options opt)
             throws IOException, TraceModule.Unsupported, ToolFailure, lumen.trace.TraceFormatException {
-        List<Long> origins = null;
-        lumen.trace.Observation obs = lumen.trace.Observation.FULL;
-        if (lumen.trace.Linearize.declared(bytes)) {
-            lumen.trace.Linearize.Result lin = lumen.trace.Linearize.of(bytes, source);
-            origins = lin.origins();
-            bytes = lin.atomic();
-        }
-        if (lumen.trace.Observation.declared(bytes)) {
-            lumen.trace.Observation.Result o = lumen.trace.Observation.of(bytes, source);
-            origins = lumen.trace.Observation.compose(origins, o.origins());
-            bytes = o.trace();
-            obs = o.observation();
-        }
-        Result r = check(new java.io.ByteArrayInputStream(bytes), source, name, opt, obs);
-        if (origins == null) {
+        lumen.trace.WrittenTrace w = lumen.trace.WrittenTrace.of(bytes, source);
+        Result r = check(new java.io.ByteArrayInputStream(w.trace()), source, name, opt, w.observation());
+        if (w.origins() == null) {
             return r;
         }
-        List<Long> from = origins;
-        java.util.function.LongUnaryOperator back = n -> n >= 1 && n <= from.size() ? from.get((int) n - 1) : n;
-        lumen.trace.TraceFormatException err = r.error() == null ? null : new lumen.trace.TraceFormatException(source,
-                back.applyAsLong(r.error().line()), r.error().getMessage().replaceFirst("^" + Pattern.quote(source) + ":[0-9]+: ", ""));
-        return new Result(r.source(), r.verdict(), r.events(), r.matched(), r.line() < 0 ? r.line() : back.applyAsLong(r.line()), r.event(),
-                r.property(), r.unfinished(), err, r.tlcTime());
+        return new Result(r.source(), r.verdict(), r.events(), r.matched(), r.line() < 0 ? r.line() : w.lineOf(r.line()), r.event(),
+                r.property(), r.unfinished(), r.error() == null ? null : w.remap(r.error(), source), r.tlcTime());
     }
 
     /** As {@link #check(InputStream, String, String)}, with the validator's options (reference, completeness, fairness bound). */

@@ -22,7 +22,6 @@ import lumen.props.ScheduleTraces;
 import lumen.trace.Observation;
 import lumen.trace.Observe;
 import lumen.validate.ProcessLogs;
-import lumen.validate.ValidationResult;
 import lumen.validate.Validator;
 import lumen.validate.Verdict;
 import org.junit.jupiter.api.Test;
@@ -101,25 +100,18 @@ class PartialAgreementTest {
         int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long t0 = System.nanoTime();
-        List<Future<Object[]>> fs = new ArrayList<>();
+        List<Future<Differential.Outcome>> fs = new ArrayList<>();
         for (int i = 0; i < cases.size(); i++) {
             Case c = cases.get(i);
             String id = "p" + i;
-            fs.add(pool.submit(() -> {
-                long m0 = System.nanoTime();
-                ValidationResult m = Validator.validate(c.trace(), c.name(), Validator.Options.defaults());
-                long mirrorNs = System.nanoTime() - m0;
-                TlcTraceCheck.Result t = tlc.checkWritten(c.trace(), c.name(), id, Validator.Options.defaults());
-                return new Object[] {new Differential.Outcome(c.name(), m, t), mirrorNs};
-            }));
+            fs.add(pool.submit(() -> Differential.compare(c.trace(), c.name(), id, tlc, Validator.Options.defaults())));
         }
         List<String> disagreements = new ArrayList<>();
         List<String> lost = new ArrayList<>();
         Map<String, Map<Verdict, Integer>> table = new TreeMap<>();
         TreeMap<Integer, double[]> byLength = new TreeMap<>();
         for (int i = 0; i < cases.size(); i++) {
-            Object[] res = fs.get(i).get();
-            Differential.Outcome o = (Differential.Outcome) res[0];
+            Differential.Outcome o = fs.get(i).get();
             Case c = cases.get(i);
             table.computeIfAbsent(c.kind(), k -> new EnumMap<>(Verdict.class)).merge(o.mirror().verdict(), 1, Integer::sum);
             if (!o.agree()) {
@@ -132,17 +124,15 @@ class PartialAgreementTest {
                 lost.add(o.describe());
             }
             int bucket = o.tlc().events() < 250 ? 0 : o.tlc().events() < 500 ? 250 : o.tlc().events() < 1000 ? 500 : 1000;
-            double[] b = byLength.computeIfAbsent(bucket, x -> new double[3]);
+            double[] b = byLength.computeIfAbsent(bucket, x -> new double[2]);
             b[0]++;
             b[1] += o.tlc().tlcTime().toMillis() / 1000.0;
-            b[2] += (Long) res[1] / 1e9;
         }
         pool.shutdown();
         System.out.printf(Locale.ROOT, "%d partial and reordered traces, %d agree, %.1f s on %d threads%n", cases.size(),
                 cases.size() - disagreements.size(), (System.nanoTime() - t0) / 1e9, threads);
         table.forEach((k, v) -> System.out.println("  " + k + ": " + v));
-        byLength.forEach((k, v) -> System.out.printf(Locale.ROOT, "    >= %4d events: %3.0f traces, TLC mean %.2f s, mirror mean %.3f s%n",
-                k, v[0], v[1] / v[0], v[2] / v[0]));
+        byLength.forEach((k, v) -> System.out.printf(Locale.ROOT, "    >= %4d events: %3.0f traces, TLC mean %.2f s%n", k, v[0], v[1] / v[0]));
         assertThat(disagreements).as("the mirror and TLC disagree").isEmpty();
         assertThat(lost).as("a valid run's trace no longer accepted at a level or in a merged order").isEmpty();
         assertThat(table.get("mutated")).as("mutations of partial traces reach rejections").containsKey(Verdict.REJECTED);

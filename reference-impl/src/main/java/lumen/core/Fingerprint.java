@@ -34,27 +34,23 @@ public final class Fingerprint {
      * hashed once. A record is never changed once built, so its fingerprint stays right.
      */
     public static long of(Object o, java.util.IdentityHashMap<Object, Long> memo) {
-        if (memo == null) {
-            return of(o);
+        if (memo == null || !(o instanceof Record)) {
+            return content(o, memo);
         }
-        if (o instanceof PIntMap<?> m) {
-            long[] sum = {m.size()};
-            m.forEachKey(k -> sum[0] += mix(add(k, of(m.get(k), memo))));
-            return mix(sum[0]);
+        Long h = memo.get(o);
+        if (h == null) {
+            h = content(o, memo);
+            memo.put(o, h);
         }
-        if (o instanceof Record) {
-            Long h = memo.get(o);
-            if (h == null) {
-                h = of(o);
-                memo.put(o, h);
-            }
-            return h;
-        }
-        return of(o);
+        return h;
     }
 
     /** The fingerprint of o's content. */
     public static long of(Object o) {
+        return of(o, null);
+    }
+
+    private static long content(Object o, java.util.IdentityHashMap<Object, Long> memo) {
         if (o == null) {
             return 0x5bd1e995L;
         }
@@ -89,13 +85,13 @@ public final class Fingerprint {
         }
         if (o instanceof PIntMap<?> m) {
             long[] sum = {m.size()};
-            m.forEachKey(k -> sum[0] += mix(add(k, of(m.get(k)))));
+            m.forEachKey(k -> sum[0] += mix(add(k, of(m.get(k), memo))));
             return mix(sum[0]);
         }
         if (o instanceof Map<?, ?> m) {
             long sum = m.size();
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                sum += mix(add(of(e.getKey()), of(e.getValue())));
+                sum += mix(add(of(e.getKey(), memo), of(e.getValue(), memo)));
             }
             return mix(sum);
         }
@@ -109,7 +105,7 @@ public final class Fingerprint {
             long h = mix(r.getClass().getName().hashCode());
             for (RecordComponent c : r.getClass().getRecordComponents()) {
                 try {
-                    h = add(h, of(c.getAccessor().invoke(r)));
+                    h = add(h, of(c.getAccessor().invoke(r), memo));
                 } catch (ReflectiveOperationException ex) {
                     throw new IllegalStateException("fingerprint of " + r.getClass().getName() + "." + c.getName(), ex);
                 }

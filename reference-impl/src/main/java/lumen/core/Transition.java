@@ -80,24 +80,24 @@ public final class Transition {
     }
 
     /** A step of r reported by a worker other than its server: that worker serves r too (S2, S3 or S10 judge it). */
+    /**
+     * r served by w as reported: w's queue holds it, and a request that had no server (a finished
+     * one, prefilled or decoded again) has w as its server, as the spec's Server(r) reads the run
+     * queues.
+     */
     private static ClusterState servedBy(ClusterState s, int req, int w) {
         RequestRec r = s.request(req);
-        return r.server() == w || w < 0 ? s : s.withWorker(s.worker(w).enqueue(req));
-    }
-
-    /**
-     * A request served by w as reported, when it had no server (a finished request prefilled or
-     * decoded again, say): w's queue holds it, so w is its server, as the spec's Server(r) reads
-     * the run queues.
-     */
-    private static RequestRec servedAs(RequestRec r, int w) {
-        return r.server() < 0 && w >= 0 ? r.withServer(w) : r;
+        if (r.server() == w || w < 0) {
+            return s;
+        }
+        ClusterState n = s.withWorker(s.worker(w).enqueue(req));
+        return r.server() < 0 ? n.withRequest(r.withServer(w)) : n;
     }
 
     private static ClusterState prefill(ClusterState s, Event.Prefill p) {
-        RequestRec r = s.request(p.req()).withOutput(p.tokens());
-        r = servedAs(r.withKv(r.kv().extendIntact(r.kvLen())).withPhase(RequestPhase.DECODE), p.worker());
         ClusterState n = servedBy(s, p.req(), p.worker());
+        RequestRec r = n.request(p.req()).withOutput(p.tokens());
+        r = r.withKv(r.kv().extendIntact(r.kvLen())).withPhase(RequestPhase.DECODE);
         int w = p.worker() >= 0 ? p.worker() : r.server();
         if (w >= 0) {
             n = n.withWorker(n.worker(w).started(p.req()));
@@ -106,9 +106,10 @@ public final class Transition {
     }
 
     private static ClusterState decode(ClusterState s, Event.Decode d) {
-        RequestRec r = s.request(d.req());
-        r = servedAs(r.withKv(r.kv().extendIntact(r.kv().length() + d.tokens().length)).withOutput(d.tokens()).withProposal(null), d.worker());
-        return servedBy(s, d.req(), d.worker()).withRequest(r);
+        ClusterState n = servedBy(s, d.req(), d.worker());
+        RequestRec r = n.request(d.req());
+        r = r.withKv(r.kv().extendIntact(r.kv().length() + d.tokens().length)).withOutput(d.tokens()).withProposal(null);
+        return n.withRequest(r);
     }
 
     private static ClusterState streamPage(ClusterState s, Event.StreamPage sp) {

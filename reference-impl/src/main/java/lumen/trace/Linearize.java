@@ -1,6 +1,5 @@
 package lumen.trace;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -69,16 +68,7 @@ public final class Linearize {
             if (l.isBlank()) {
                 continue;
             }
-            ObjectNode o;
-            try {
-                JsonNode j = JSON.readTree(l);
-                if (!(j instanceof ObjectNode x)) {
-                    throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
-                }
-                o = x;
-            } catch (JsonProcessingException ex) {
-                throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
-            }
+            ObjectNode o = WrittenTrace.object(l, source, n);
             if (header) {
                 header = false;
                 if (!"begin-end".equals(o.path("steps").asText())) {

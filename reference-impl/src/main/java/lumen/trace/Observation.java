@@ -1,8 +1,6 @@
 package lumen.trace;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -45,7 +43,6 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
     /** A full observation: every action logged, every decision's loads as the trace gives them. */
     public static final Observation FULL = new Observation(false, false, false, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> FIELDS = Set.of("Place", "loads", "Decode", "hiddenSteps", "candidates");
     private static final Set<String> BATCH_ENTRY = Set.of("req", "tokens", "pages");
 
@@ -56,16 +53,7 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
 
     /** The declaration as the header writes it. */
     public String json() {
-        List<String> f = new ArrayList<>();
-        if (hiddenPlace) {
-            f.add("\"Place\":\"hidden\"");
-        }
-        if (hiddenLoads) {
-            f.add("\"loads\":\"hidden\"");
-        }
-        if (batchDecode) {
-            f.add("\"Decode\":\"batch\"");
-        }
+        List<String> f = levels(new String[] {"\"Place\":\"hidden\"", "\"loads\":\"hidden\"", "\"Decode\":\"batch\""});
         if (hiddenSteps != DEFAULT_HIDDEN_STEPS) {
             f.add("\"hiddenSteps\":" + hiddenSteps);
         }
@@ -77,37 +65,23 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
 
     /** In words, for a verdict. */
     public String describe() {
-        List<String> f = new ArrayList<>();
-        if (hiddenPlace) {
-            f.add("Place not logged");
+        return String.join(", ", levels(new String[] {"Place not logged", "loads never cited", "Decode per batch iteration"}));
+    }
+
+    /** Of the three levels' names (Place, loads, Decode, in that order), those this observation declares. */
+    private List<String> levels(String[] names) {
+        boolean[] on = {hiddenPlace, hiddenLoads, batchDecode};
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < on.length; i++) {
+            if (on[i]) {
+                out.add(names[i]);
+            }
         }
-        if (hiddenLoads) {
-            f.add("loads never cited");
-        }
-        if (batchDecode) {
-            f.add("Decode per batch iteration");
-        }
-        return String.join(", ", f);
+        return out;
     }
 
     /** The trace the validator replays, where its lines came from, and what the system observes. */
     public record Result(byte[] trace, List<Long> origins, Observation observation) {}
-
-    /**
-     * Where a twice-rewritten trace's lines came from: line n of the second rewrite is line
-     * {@code outer.get(n - 1)} of the first, which is line {@code inner.get(...)} of the trace as
-     * written ({@code inner} null: the first rewrite is the trace as written).
-     */
-    public static List<Long> compose(List<Long> inner, List<Long> outer) {
-        if (inner == null) {
-            return outer;
-        }
-        List<Long> out = new ArrayList<>(outer.size());
-        for (long n : outer) {
-            out.add(n >= 1 && n <= inner.size() ? inner.get((int) n - 1) : n);
-        }
-        return out;
-    }
 
     /** Whether a trace's header declares what it observes ({@code "observes"}). */
     public static boolean declared(byte[] trace) {
@@ -131,14 +105,14 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
                 continue;
             }
             if (obs == null) {
-                ObjectNode h = object(l, source, n);
+                ObjectNode h = WrittenTrace.object(l, source, n);
                 obs = declaration(h.remove("observes"), source, n);
                 out.append(h).append('\n');
                 origins.add(n);
                 continue;
             }
             if (obs.batchDecode && l.contains("\"batch\"")) {
-                ObjectNode o = object(l, source, n);
+                ObjectNode o = WrittenTrace.object(l, source, n);
                 if (o.has("batch") && "Decode".equals(o.path("type").asText())) {
                     expand(o, out, origins, source, n);
                     continue;
@@ -151,18 +125,6 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
             throw new TraceFormatException(source, 1, "empty trace: the first line must be the header");
         }
         return new Result(out.toString().getBytes(StandardCharsets.UTF_8), origins, obs);
-    }
-
-    private static ObjectNode object(String l, String source, long n) throws TraceFormatException {
-        try {
-            JsonNode j = JSON.readTree(l);
-            if (j instanceof ObjectNode o) {
-                return o;
-            }
-            throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
-        } catch (JsonProcessingException ex) {
-            throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
-        }
     }
 
     private static Observation declaration(JsonNode d, String source, long n) throws TraceFormatException {

@@ -94,11 +94,7 @@ final class Candidates {
 
     /** The least hidden steps any candidate took so far. */
     long fewestHidden() {
-        long h = Long.MAX_VALUE;
-        for (Cand c : set) {
-            h = Math.min(h, c.hidden());
-        }
-        return h == Long.MAX_VALUE ? 0 : h;
+        return set.stream().mapToLong(Cand::hidden).min().orElse(0);
     }
 
     /** The trace line at which the bound first dropped candidates, or -1. */
@@ -118,7 +114,7 @@ final class Candidates {
         Divergence best = null;
         long bestHidden = Long.MAX_VALUE;
         List<Cand> frontier = set;
-        Set<Long> visited = new HashSet<>();
+        Set<Long> visited = obs.hiddenPlace() ? new HashSet<>() : null;
         for (int depth = 0; !frontier.isEmpty(); depth++) {
             // the next level from copies, before the event changes this level's mirrors
             List<Cand> deeper = depth < obs.hiddenSteps() ? hidden(frontier, line, t, visited) : List.of();
@@ -128,8 +124,10 @@ final class Candidates {
                     Divergence d = x.m().step(e, line, x.loads(), reserved, t);
                     if (d == null) {
                         next.add(new Cand(x.m(), c.hidden()));
-                    } else if (best == null || Finding.BY_RANK.compare(d.finding(), best.finding()) < 0
-                            || (Finding.BY_RANK.compare(d.finding(), best.finding()) == 0 && c.hidden() < bestHidden)) {
+                        continue;
+                    }
+                    int rank = best == null ? -1 : Finding.BY_RANK.compare(d.finding(), best.finding());
+                    if (rank < 0 || rank == 0 && c.hidden() < bestHidden) {
                         best = d;
                         bestHidden = c.hidden();
                     }
@@ -167,12 +165,10 @@ final class Candidates {
      */
     private List<Try> withLoads(Mirror m, Event e, double[] cited, double t, long line) {
         double[][] ch = cited == null && obs.hiddenLoads() ? m.loadChoices(e, t) : null;
-        if (ch != null) {
-            hiddenViews++;
-        }
         if (ch == null) {
             return List.of(new Try(m, cited));
         }
+        hiddenViews++;
         List<double[]> views = product(ch, obs.candidates(), line);
         List<Try> out = new ArrayList<>(views.size());
         for (int i = 0; i < views.size(); i++) {

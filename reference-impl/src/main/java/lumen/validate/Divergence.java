@@ -22,4 +22,8 @@ public record Divergence(long line, String event, Finding finding, List<Finding>
     public Divergence withLine(long n) {
         return new Divergence(n, event, finding, others, state, matched);
     }
+
+    public Divergence withMatched(String m) {
+        return new Divergence(line, event, finding, others, state, m);
+    }
 }

@@ -60,19 +60,7 @@ public final class LoadWindow {
      * {@code t}, on state {@code s}; nothing is remembered.
      */
     double[][] choices(long k, double t, ClusterState s) {
-        long d;
-        if (!bound.millis()) {
-            d = (long) bound.bound();
-        } else {
-            long first = k;
-            for (double[] q : times) {
-                if (q[1] >= t - bound.bound()) {
-                    first = (long) q[0];
-                    break;
-                }
-            }
-            d = k - first;
-        }
+        long d = reach(k, t);
         long oldest = k - d;
         double[][] out = new double[s.workerCount()][];
         for (int w = 0; w < out.length; w++) {
@@ -100,14 +88,26 @@ public final class LoadWindow {
      * order; {@link #observe} calls it.
      */
     public long depth(long k, double t) {
+        if (bound.millis()) {
+            times.addLast(new double[] {k, t});
+            while (times.peekFirst()[1] < t - bound.bound()) {
+                times.removeFirst();
+            }
+        }
+        return reach(k, t);
+    }
+
+    /** How many states event k (at time t) may reach back, from the events remembered; nothing is remembered. */
+    private long reach(long k, double t) {
         if (!bound.millis()) {
             return (long) bound.bound();
         }
-        times.addLast(new double[] {k, t});
-        while (!times.isEmpty() && times.peekFirst()[1] < t - bound.bound()) {
-            times.removeFirst();
+        for (double[] q : times) {
+            if (q[1] >= t - bound.bound()) {
+                return k - (long) q[0];
+            }
         }
-        return k - (long) times.peekFirst()[0];
+        return 0;
     }
 
     /** Whether event e's decision rests on the gateway's monitor ({@code UsesView} in TraceLumen). */

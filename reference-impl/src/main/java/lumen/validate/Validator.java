@@ -82,62 +82,23 @@ public final class Validator {
      * for ({@link Candidates}), and every line a verdict names is the line of the trace as written.
      */
     public static ValidationResult validate(byte[] trace, String source, Options opt) throws IOException {
-        boolean steps = lumen.trace.Linearize.declared(trace);
-        boolean partial = Observation.declared(trace);
-        if (!steps && !partial) {
+        if (!lumen.trace.WrittenTrace.declared(trace)) {
             return validate(new java.io.ByteArrayInputStream(trace), source, opt);
         }
-        String refSource = opt.reference() == null ? SELF_REPORTED : opt.referenceSource();
-        List<String> pre = new ArrayList<>();
-        List<Long> origins = null;
-        byte[] bytes = trace;
-        Observation obs = Observation.FULL;
+        lumen.trace.WrittenTrace w;
         try {
-            if (steps) {
-                lumen.trace.Linearize.Result lin = lumen.trace.Linearize.of(bytes, source);
-                bytes = lin.atomic();
-                origins = lin.origins();
-                pre.add("begin and end forms: each step judged at its end (" + lin.origins().size() + " atomic lines from the trace's "
-                        + "begin/chunk/end lines)" + (lin.unfinished().isEmpty() ? "" : "; begun and never ended, so without effect: "
-                        + String.join(", ", lin.unfinished().subList(0, Math.min(5, lin.unfinished().size())))
-                        + (lin.unfinished().size() > 5 ? ", ..." : "")));
-            }
-            if (partial) {
-                Observation.Result o;
-                try {
-                    o = Observation.of(bytes, source);
-                } catch (TraceFormatException ex) {
-                    throw remap(ex, source, origins);
-                }
-                bytes = o.trace();
-                origins = Observation.compose(origins, o.origins());
-                obs = o.observation();
-                if (obs.batchDecode()) {
-                    pre.add("Decode per batch iteration: each batch line judged as its requests' Decode steps in the listed order");
-                }
-            }
+            w = lumen.trace.WrittenTrace.of(trace, source);
         } catch (TraceFormatException ex) {
             return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, new LinkedHashMap<>(), 0, 0, null, ex, List.of(),
-                    refSource, List.of());
+                    opt.reference() == null ? SELF_REPORTED : opt.referenceSource(), List.of());
         }
-        ValidationResult r = validate(new java.io.ByteArrayInputStream(bytes), source, opt, obs);
-        List<Long> from = origins;
-        java.util.function.LongUnaryOperator back = n -> n >= 1 && n <= from.size() ? from.get((int) n - 1) : n;
-        Divergence d = r.divergence() == null ? null : r.divergence().withLine(back.applyAsLong(r.divergence().line()));
-        TraceFormatException e = r.error() == null ? null : remap(r.error(), source, from);
+        ValidationResult r = validate(new java.io.ByteArrayInputStream(w.trace()), source, opt, w.observation());
+        Divergence d = r.divergence() == null ? null : r.divergence().withLine(w.lineOf(r.divergence().line()));
+        TraceFormatException e = r.error() == null ? null : w.remap(r.error(), source);
         List<String> notes = new ArrayList<>(r.notes());
-        notes.addAll(pre);
+        notes.addAll(w.notes());
         return new ValidationResult(r.source(), r.verdict(), r.config(), r.version(), r.events(), r.byType(), r.done(), r.open(), d, e,
                 r.unfinished(), r.reference(), notes);
-    }
-
-    /** An error on a rewritten trace's line, on the line of the trace as written. */
-    private static TraceFormatException remap(TraceFormatException ex, String source, List<Long> origins) {
-        if (origins == null) {
-            return ex;
-        }
-        long n = ex.line() >= 1 && ex.line() <= origins.size() ? origins.get((int) ex.line() - 1) : ex.line();
-        return new TraceFormatException(source, n, ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
     }
 
     public static ValidationResult validate(InputStream in, String source, Options opt) throws IOException {
@@ -190,9 +151,9 @@ public final class Validator {
                         : cands.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time());
                 if (d != null) {
                     if (cands != null) {
-                        notes.addAll(0, searched(obs, cands, before, line));
+                        notes.addAll(0, searched(obs, cands, line));
                     }
-                    d = new Divergence(d.line(), d.event(), d.finding(), d.others(), d.state(), matched(events - 1, before));
+                    d = d.withMatched(matched(events - 1, before));
                     Verdict v = cands != null && cands.cut() >= 0 ? Verdict.UNDECIDED : Verdict.REJECTED;
                     return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, d, null,
                             List.of(), refSource, notes);
@@ -210,7 +171,7 @@ public final class Validator {
         }
         List<ClusterState> ends = mirror != null ? List.of(mirror.state()) : cands.states();
         if (cands != null) {
-            notes.addAll(0, searched(obs, cands, cands.size(), -1));
+            notes.addAll(0, searched(obs, cands, -1));
         }
         // the end: some candidate with every invariant, and (with --complete) finished
         List<Finding> whole = null;
@@ -249,7 +210,7 @@ public final class Validator {
     }
 
     /** What a partial trace's search inferred and what it could not judge, for the verdict. */
-    private static List<String> searched(Observation obs, Candidates c, int before, long line) {
+    private static List<String> searched(Observation obs, Candidates c, long line) {
         List<String> out = new ArrayList<>();
         out.add(String.format(java.util.Locale.ROOT, "partial trace (%s): %d candidate states at most between two events (mean %.2f),"
                 + " %d tries of an observed event%s", obs.describe(), c.peak(), c.meanSize(), c.tried(),

@@ -374,7 +374,9 @@ public final class ClusterState {
     }
 
     public ClusterState withRequest(RequestRec r) {
-        return new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload, seen);
+        ClusterState n = new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload, seen);
+        n.lastRequest = r; // the next event's checks look it up first
+        return n;
     }
 
     public ClusterState withFailure() {

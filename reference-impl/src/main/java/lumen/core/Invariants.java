@@ -36,52 +36,70 @@ public final class Invariants {
     public static List<Finding> touched(ClusterState pre, ClusterState post, Event e) {
         List<Finding> out = new ArrayList<>(0);
         int r = e.req();
-        int[] reqs = switch (e.action()) {
+        switch (e.action()) {
             // Fail drops every draft of the failed worker itself (Transition), so only FullReady,
             // which drops the drafts it lists, can leave one behind
-            case FAIL -> concat(((Event.Fail) e).interrupted(), ((Event.Fail) e).orphaned(), pre.worker(((Event.Fail) e).worker()).runq().keys(),
-                    post.worker(((Event.Fail) e).worker()).held().keys());
-            case FULL_READY -> concat(((Event.FullReady) e).dropped(), post.requestsWithProposalFrom(((Event.FullReady) e).worker()));
-            default -> r >= 0 ? new int[] {r} : new int[0];
-        };
-        for (int id : reqs) {
-            RequestRec rec = post.request(id);
-            if (rec != null) {
-                checkRequest(post, rec, out);
+            case FAIL -> {
+                Event.Fail f = (Event.Fail) e;
+                for (int[] ids : new int[][] {f.interrupted(), f.orphaned(), pre.worker(f.worker()).runq().keys(),
+                    post.worker(f.worker()).held().keys()}) {
+                    checkRequests(post, ids, out);
+                }
+            }
+            case FULL_READY -> {
+                checkRequests(post, ((Event.FullReady) e).dropped(), out);
+                checkRequests(post, post.requestsWithProposalFrom(e.worker()), out);
+            }
+            default -> {
+                RequestRec rec = r >= 0 ? post.request(r) : null;
+                if (rec != null) {
+                    checkRequest(post, rec, out);
+                }
             }
         }
-        checkWorkerIf(post, e.worker(), out);
         if (r >= 0 && (e.action() == Action.PREFILL || e.action() == Action.DECODE)) {
             RequestRec was = pre.request(r);
             if (was != null && was.server() != e.worker()) {
                 add(out, s2(post, r));
             }
         }
+        // the event's worker, and the server, holder and backup of its request before and after it, each once
+        int[] ws = new int[7];
+        int n = 0;
+        ws[n++] = e.worker();
         if (r >= 0) {
             for (ClusterState s : new ClusterState[] {pre, post}) {
                 RequestRec rec = s.request(r);
                 if (rec != null) {
-                    checkWorkerIf(post, rec.server(), out);
-                    checkWorkerIf(post, rec.holder(), out);
-                    checkWorkerIf(post, rec.backup(), out);
+                    n = addOnce(ws, n, rec.server());
+                    n = addOnce(ws, n, rec.holder());
+                    n = addOnce(ws, n, rec.backup());
                 }
             }
+        }
+        for (int i = 0; i < n; i++) {
+            checkWorkerIf(post, ws[i], out);
         }
         return out;
     }
 
-    private static int[] concat(int[]... parts) {
-        int n = 0;
-        for (int[] p : parts) {
-            n += p.length;
+    private static int addOnce(int[] ws, int n, int w) {
+        for (int i = 0; i < n; i++) {
+            if (ws[i] == w) {
+                return n;
+            }
         }
-        int[] out = new int[n];
-        int k = 0;
-        for (int[] p : parts) {
-            System.arraycopy(p, 0, out, k, p.length);
-            k += p.length;
+        ws[n] = w;
+        return n + 1;
+    }
+
+    private static void checkRequests(ClusterState s, int[] ids, List<Finding> out) {
+        for (int id : ids) {
+            RequestRec rec = s.request(id);
+            if (rec != null) {
+                checkRequest(s, rec, out);
+            }
         }
-        return out;
     }
 
     private static void checkWorkerIf(ClusterState s, int w, List<Finding> out) {
@@ -91,16 +109,18 @@ public final class Invariants {
     }
 
     static void checkWorker(ClusterState s, int w, List<Finding> out) {
-        add(out, s3(s, w));
-        add(out, s5(s, w));
-        add(out, s8Worker(s, w));
-        add(out, s10(s, w));
-        add(out, s11Worker(s, w));
+        WorkerRec rec = s.worker(w);
+        add(out, s3(rec));
+        add(out, s5(s, rec));
+        add(out, s8Worker(rec));
+        add(out, s10(rec));
+        add(out, s11Worker(rec));
     }
 
     static void checkRequest(ClusterState s, RequestRec r, List<Finding> out) {
-        add(out, s1(s, r));
-        add(out, s4(s, r));
+        boolean queued = queuedOnServer(s, r);
+        add(out, s1(r, queued));
+        add(out, s4(r, queued));
         add(out, s6(r));
         add(out, s7(r));
         add(out, s8(s, r));
@@ -120,7 +140,11 @@ public final class Invariants {
 
     /** S1: a QUEUED or DECODE request is in its server's queue; others in none; DONE means out = Ref. */
     public static Finding s1(ClusterState s, RequestRec r) {
-        boolean queued = queuedOnServer(s, r);
+        return s1(r, queuedOnServer(s, r));
+    }
+
+    /** S1, given whether r is in its server's run queue. */
+    private static Finding s1(RequestRec r, boolean queued) {
         return switch (r.phase()) {
             case QUEUED, PREFILL, DECODE -> queued ? null
                     : Finding.of(PropertyId.S1, "request " + r.id() + " is " + r.phase() + " but in no run queue");
@@ -150,7 +174,11 @@ public final class Invariants {
 
     /** S3: a FAILED worker's run queue is empty. */
     public static Finding s3(ClusterState s, int w) {
-        WorkerRec rec = s.worker(w);
+        return s3(s.worker(w));
+    }
+
+    private static Finding s3(WorkerRec rec) {
+        int w = rec.id();
         return rec.state() == WorkerState.FAILED && !rec.runq().isEmpty()
                 ? Finding.of(PropertyId.S3, "worker " + w + " is FAILED but its queue holds " + java.util.Arrays.toString(rec.runq().keys()))
                 : null;
@@ -158,10 +186,15 @@ public final class Invariants {
 
     /** S4: r's checkpoint is not on the worker that serves it, and its backup is a third worker. */
     public static Finding s4(ClusterState s, RequestRec r) {
-        if (r.holder() >= 0 && queuedOnServer(s, r) && r.holder() == r.server()) {
+        return s4(r, queuedOnServer(s, r));
+    }
+
+    /** S4, given whether r is in its server's run queue. */
+    private static Finding s4(RequestRec r, boolean queued) {
+        if (r.holder() >= 0 && queued && r.holder() == r.server()) {
             return Finding.of(PropertyId.S4, "request " + r.id() + " is checkpointed on its own server " + r.server());
         }
-        if (r.backup() >= 0 && queuedOnServer(s, r) && r.backup() == r.server()) {
+        if (r.backup() >= 0 && queued && r.backup() == r.server()) {
             return Finding.of(PropertyId.S4, "request " + r.id() + "'s backup checkpoint is on its own server " + r.server());
         }
         return r.backup() >= 0 && r.backup() == r.holder()
@@ -171,7 +204,12 @@ public final class Invariants {
 
     /** S5: Eq. 5, the positions stored on w are within M_budget. */
     public static Finding s5(ClusterState s, int w) {
-        long stored = s.worker(w).stored();
+        return s5(s, s.worker(w));
+    }
+
+    private static Finding s5(ClusterState s, WorkerRec rec) {
+        int w = rec.id();
+        long stored = rec.stored();
         return stored > s.config().budget()
                 ? new Finding(PropertyId.S5, "worker " + w + " stores more than its budget",
                         "<= " + s.config().budget(), Long.toString(stored))
@@ -235,7 +273,11 @@ public final class Invariants {
 
     /** S8, per worker: a worker that is not UP holds no checkpoint. */
     public static Finding s8Worker(ClusterState s, int w) {
-        WorkerRec rec = s.worker(w);
+        return s8Worker(s.worker(w));
+    }
+
+    private static Finding s8Worker(WorkerRec rec) {
+        int w = rec.id();
         return rec.state() != WorkerState.UP && !rec.held().isEmpty()
                 ? Finding.of(PropertyId.S8, "worker " + w + " is " + rec.state() + " but holds checkpoints of "
                         + java.util.Arrays.toString(rec.held().keys()))
@@ -297,7 +339,11 @@ public final class Invariants {
 
     /** S10: only an UP worker with its full model active has work. */
     public static Finding s10(ClusterState s, int w) {
-        WorkerRec rec = s.worker(w);
+        return s10(s.worker(w));
+    }
+
+    private static Finding s10(WorkerRec rec) {
+        int w = rec.id();
         return !rec.runq().isEmpty() && !(rec.state() == WorkerState.UP && rec.active() == ActiveModel.FULL)
                 ? Finding.of(PropertyId.S10, "worker " + w + " is " + rec.state() + " with model " + rec.active()
                         + " but its queue holds " + java.util.Arrays.toString(rec.runq().keys()))
@@ -306,7 +352,11 @@ public final class Invariants {
 
     /** S11: each worker has exactly the model its state calls for. */
     public static Finding s11Worker(ClusterState s, int w) {
-        WorkerRec rec = s.worker(w);
+        return s11Worker(s.worker(w));
+    }
+
+    private static Finding s11Worker(WorkerRec rec) {
+        int w = rec.id();
         ActiveModel need = ActiveModel.requiredFor(rec.state());
         return rec.active() != need
                 ? new Finding(PropertyId.S11, "worker " + w + " in state " + rec.state() + " has the wrong model active",

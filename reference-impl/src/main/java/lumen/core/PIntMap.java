@@ -86,20 +86,14 @@ public final class PIntMap<V> {
                 s += BITS;
             }
         }
-        boolean[] added = new boolean[1];
-        Object[] nr = put(r, s, key, value, added);
-        return new PIntMap<>(nr, s, size + (added[0] ? 1 : 0));
+        boolean added = r == root ? get(key) == null : true;
+        return new PIntMap<>(put(r, s, key, value), s, size + (added ? 1 : 0));
     }
 
-    private static Object[] put(Object[] node, int s, int key, Object value, boolean[] added) {
+    private static Object[] put(Object[] node, int s, int key, Object value) {
         Object[] copy = node == null ? new Object[WIDTH] : node.clone();
         int i = (key >>> s) & MASK;
-        if (s == 0) {
-            added[0] = copy[i] == null;
-            copy[i] = value;
-        } else {
-            copy[i] = put((Object[]) copy[i], s - BITS, key, value, added);
-        }
+        copy[i] = s == 0 ? value : put((Object[]) copy[i], s - BITS, key, value);
         return copy;
     }
 

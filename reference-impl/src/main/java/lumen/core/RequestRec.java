@@ -97,6 +97,20 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
                 refLen, maxOut, ref, proposal);
     }
 
+    /**
+     * One decode iteration as reported: the KV grows by the tokens delivered, the output takes them
+     * (tracking whether it is still a prefix of Ref), and any draft in flight is consumed.
+     */
+    public RequestRec decoded(int[] tokens) {
+        boolean ok = outOk;
+        for (int i = 0; i < tokens.length; i++) {
+            int pos = outLen + i;
+            ok &= pos < refLen && ref[pos] == tokens[i];
+        }
+        return new RequestRec(id, phase, server, holder, placed, kv.extendIntact(kv.length() + tokens.length), ckpt, backup, bckpt,
+                outLen + tokens.length, ok, promptLen, refLen, maxOut, ref, null);
+    }
+
     /** The record kept once DONE: the reference is dropped, so memory follows live requests. */
     public RequestRec finished() {
         return new RequestRec(id, RequestPhase.DONE, -1, holder, placed, PageSeq.EMPTY, ckpt, backup, bckpt, outLen, outOk,

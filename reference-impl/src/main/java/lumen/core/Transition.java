@@ -107,9 +107,7 @@ public final class Transition {
 
     private static ClusterState decode(ClusterState s, Event.Decode d) {
         ClusterState n = servedBy(s, d.req(), d.worker());
-        RequestRec r = n.request(d.req());
-        r = r.withKv(r.kv().extendIntact(r.kv().length() + d.tokens().length)).withOutput(d.tokens()).withProposal(null);
-        return n.withRequest(r);
+        return n.withRequest(n.request(d.req()).decoded(d.tokens()));
     }
 
     private static ClusterState streamPage(ClusterState s, Event.StreamPage sp) {

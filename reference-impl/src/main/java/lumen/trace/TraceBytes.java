@@ -69,8 +69,13 @@ final class TraceBytes extends FilterInputStream {
         int end = off + n;
         for (int i = off; i < end; i++) {
             if (need == 0 && !cr) {
+                // printable ASCII, the common case: eight bytes at a time while none is a control
+                // byte (below 0x20) or past ASCII (a high bit), then byte by byte
+                while (i + 8 <= end && plain((long) LONGS.get(b, i))) {
+                    i += 8;
+                }
                 while (i < end && b[i] >= 0x20) {
-                    i++; // printable ASCII, the common case
+                    i++;
                 }
                 if (i == end) {
                     break;
@@ -88,6 +93,16 @@ final class TraceBytes extends FilterInputStream {
         }
         offset += n;
         return n;
+    }
+
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGH = 0x8080808080808080L;
+
+    /** Whether all eight bytes of x are within 0x20..0x7F: no high bit, and no byte below 0x20 (x - 0x20 borrows). */
+    private static boolean plain(long x) {
+        return ((x | (x - 0x20 * ONES)) & HIGH) == 0;
     }
 
     @Override

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import java.io.Closeable;
@@ -32,8 +31,8 @@ import lumen.core.RouteMode;
  */
 public final class TraceReader implements Closeable {
     private static final JsonFactory JSON = JsonFactory.builder()
-            // a key twice in one object is an error, not "the last one wins"
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // a key twice in one object is an error, not "the last one wins": the reader detects
+            // it itself, by one bit per field of an event (Jackson's detection hashes every name)
             // NaN, Infinity and -Infinity are not JSON (Jackson's default, stated here)
             .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
             .streamReadConstraints(StreamReadConstraints.builder()
@@ -46,6 +45,8 @@ public final class TraceReader implements Closeable {
 
     private final String source;
     private final JsonParser p;
+    /** The parser's own line counter, read without allocating a location (null: read it from a location). */
+    private final com.fasterxml.jackson.core.base.ParserBase pb;
     private final Config config;
     private int version;
     private long lastLine;
@@ -67,6 +68,7 @@ public final class TraceReader implements Closeable {
             throw error(1, "not valid JSON: " + Echo.cut(ex.getOriginalMessage()));
         }
         this.p = parser;
+        this.pb = parser instanceof com.fasterxml.jackson.core.base.ParserBase b ? b : null;
         try {
             this.config = readHeader();
         } catch (JsonProcessingException | TraceBytes.Refused ex) {
@@ -157,7 +159,19 @@ public final class TraceReader implements Closeable {
     }
 
     private long tokenLine() {
-        return p.currentTokenLocation().getLineNr();
+        return pb != null ? pb.getTokenLineNr() : p.currentTokenLocation().getLineNr();
+    }
+
+    /** A key seen twice in one object, at the key's line, in the words of JSON's own errors. */
+    private TraceFormatException duplicate(String f) {
+        return error(tokenLine(), "not valid JSON: Duplicate field '" + Echo.cut(f) + "'");
+    }
+
+    /** Adds {@code f} to the names an object has shown, or throws at a duplicate. */
+    private void once(java.util.Set<String> names, String f) throws TraceFormatException {
+        if (!names.add(f)) {
+            throw duplicate(f);
+        }
     }
 
     /** Starts the next line's object, or returns false at the end. */
@@ -212,7 +226,23 @@ public final class TraceReader implements Closeable {
         if (v != JsonToken.START_OBJECT) {
             throw error(tokenLine(), "field 'ext' must be a JSON object, found " + describe(v));
         }
-        p.skipChildren();
+        skipValue(v);
+    }
+
+    /** Skips the value that starts with {@code v}, holding each object inside it to one key each. */
+    private void skipValue(JsonToken v) throws IOException, TraceFormatException {
+        if (v == JsonToken.START_ARRAY) {
+            JsonToken t;
+            while ((t = token()) != JsonToken.END_ARRAY) {
+                skipValue(t);
+            }
+        } else if (v == JsonToken.START_OBJECT) {
+            java.util.Set<String> names = new java.util.HashSet<>();
+            while (token() == JsonToken.FIELD_NAME) {
+                once(names, p.currentName());
+                skipValue(token());
+            }
+        }
     }
 
     /** An event's time must not go backwards; events without {@code t} do not count. */
@@ -239,8 +269,10 @@ public final class TraceReader implements Closeable {
         String format = null;
         Integer version = null;
         Config cfg = null;
+        java.util.Set<String> names = new java.util.HashSet<>();
         while (token() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
+            once(names, f);
             JsonToken v = token();
             switch (f) {
                 case "type" -> {
@@ -292,8 +324,10 @@ public final class TraceReader implements Closeable {
         Readings readings = Readings.DEFAULT;
         double[] num = new double[CONFIG_FIELDS.length];
         boolean[] seen = new boolean[CONFIG_FIELDS.length];
+        java.util.Set<String> names = new java.util.HashSet<>();
         while (token() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
+            once(names, f);
             JsonToken v = token();
             if (f.equals("policy")) {
                 policy = string("config.policy", v);
@@ -336,8 +370,10 @@ public final class TraceReader implements Closeable {
             throw error(tokenLine(), "header: config.readings must be an object, found " + describe(start));
         }
         Readings rd = Readings.DEFAULT;
+        java.util.Set<String> names = new java.util.HashSet<>();
         while (token() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
+            once(names, f);
             JsonToken v = token();
             if (!Readings.NAMES.contains(f)) {
                 throw error(tokenLine(), "header: unknown reading '" + Echo.cut(f) + "'; known: " + String.join(", ", Readings.NAMES));
@@ -413,17 +449,109 @@ public final class TraceReader implements Closeable {
     private static final int F_TARGET = 9;
     private static final int N_INTS = 10;
     private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup", "maxOut", "target"};
+    /** The array fields, numbered after the integer fields ({@link #A_REF} is field N_INTS). */
     private static final String[] ARRAY_NAMES = {"ref", "tokens", "interrupted", "orphaned", "draft", "dropped", "promoted"};
+    private static final int A_REF = N_INTS;
+    private static final int A_TOKENS = N_INTS + 1;
+    private static final int A_INTERRUPTED = N_INTS + 2;
+    private static final int A_ORPHANED = N_INTS + 3;
+    private static final int A_DRAFT = N_INTS + 4;
+    private static final int A_DROPPED = N_INTS + 5;
+    private static final int A_PROMOTED = N_INTS + 6;
+    /** The other fields of an event, numbered after the arrays; every field has one bit of {@link #present}. */
+    private static final int X_TYPE = A_PROMOTED + 1;
+    private static final int X_T = X_TYPE + 1;
+    private static final int X_LOADS = X_T + 1;
+    private static final int X_RESERVED = X_LOADS + 1;
+    private static final int X_MODE = X_RESERVED + 1;
+    private static final int X_PAGES = X_MODE + 1;
+    private static final int X_EXT = X_PAGES + 1;
+    /** The bits of the integer and array fields, which each event type allows some of ({@link #onlyFields}). */
+    private static final long INTS_AND_ARRAYS = (1L << X_TYPE) - 1;
     /**
      * The least element of each array: reference tokens and request ids are 0..2^31-1; delivered
      * and draft tokens may be negative (-1 is the spec's Wrong), down to -(2^31-1), which TLC can write.
      */
     private static final int[] ARRAY_MIN = {0, -TraceFormat.MAX_INT, 0, 0, -TraceFormat.MAX_INT, 0, 0};
 
+    /** An event's field by name: its number, or -1 for a name the contract does not know. */
+    private static int fieldNumber(String f) {
+        return switch (f) {
+            case "req" -> F_REQ;
+            case "worker" -> F_WORKER;
+            case "holder" -> F_HOLDER;
+            case "promptLen" -> F_PROMPT;
+            case "ckpt" -> F_CKPT;
+            case "freed" -> F_FREED;
+            case "resumed" -> F_RESUMED;
+            case "backup" -> F_BACKUP;
+            case "maxOut" -> F_MAXOUT;
+            case "target" -> F_TARGET;
+            case "ref" -> A_REF;
+            case "tokens" -> A_TOKENS;
+            case "interrupted" -> A_INTERRUPTED;
+            case "orphaned" -> A_ORPHANED;
+            case "draft" -> A_DRAFT;
+            case "dropped" -> A_DROPPED;
+            case "promoted" -> A_PROMOTED;
+            case "type" -> X_TYPE;
+            case "t" -> X_T;
+            case "loads" -> X_LOADS;
+            case "reserved" -> X_RESERVED;
+            case "mode" -> X_MODE;
+            case "pages" -> X_PAGES;
+            case "ext" -> X_EXT;
+            default -> -1;
+        };
+    }
+
+    /** Every field's name, by number, with its quoted bytes ready for the parser to compare. */
+    private static final com.fasterxml.jackson.core.io.SerializedString[] FIELD_STRINGS = new com.fasterxml.jackson.core.io.SerializedString[X_EXT + 1];
+    /** The fields of each event type in the order the kit's writer puts them (TraceWriter), by action ordinal. */
+    private static final int[][] FIELD_ORDER = new int[Action.values().length][];
+    /**
+     * The field most likely next, after field n: {@code NEXT[0][n]} before the type is known, and
+     * {@code NEXT[a + 1][n]} in an event of action ordinal a (the writer's order; X_TYPE where none follows).
+     */
+    private static final int[][] NEXT = new int[Action.values().length + 1][X_EXT + 1];
+
+    static {
+        for (int f = 0; f <= X_EXT; f++) {
+            String name = f < A_REF ? INT_NAMES[f] : f < X_TYPE ? ARRAY_NAMES[f - A_REF]
+                    : new String[] {"type", "t", "loads", "reserved", "mode", "pages", "ext"}[f - X_TYPE];
+            FIELD_STRINGS[f] = new com.fasterxml.jackson.core.io.SerializedString(name);
+        }
+        FIELD_ORDER[Action.ARRIVE.ordinal()] = new int[] {F_REQ, F_WORKER, F_PROMPT, A_REF, F_MAXOUT};
+        FIELD_ORDER[Action.PLACE.ordinal()] = new int[] {F_REQ, F_HOLDER, F_BACKUP, X_LOADS, X_RESERVED};
+        FIELD_ORDER[Action.PREFILL.ordinal()] = new int[] {F_REQ, F_WORKER, A_TOKENS, X_PAGES};
+        FIELD_ORDER[Action.DECODE.ordinal()] = new int[] {F_REQ, F_WORKER, A_TOKENS, X_PAGES};
+        FIELD_ORDER[Action.STREAM_PAGE.ordinal()] = new int[] {F_REQ, F_HOLDER, F_CKPT, X_PAGES};
+        FIELD_ORDER[Action.COMPLETE.ordinal()] = new int[] {F_REQ, F_WORKER, F_FREED};
+        FIELD_ORDER[Action.FAIL.ordinal()] = new int[] {F_WORKER, A_INTERRUPTED, A_ORPHANED, A_PROMOTED};
+        FIELD_ORDER[Action.ROUTE.ordinal()] = new int[] {F_REQ, X_MODE, F_WORKER, F_RESUMED, F_FREED, X_PAGES};
+        FIELD_ORDER[Action.RESTART.ordinal()] = new int[] {F_WORKER};
+        FIELD_ORDER[Action.DRAFT_READY.ordinal()] = new int[] {F_WORKER, F_TARGET};
+        FIELD_ORDER[Action.ASSIST.ordinal()] = new int[] {F_WORKER, F_REQ, A_DRAFT};
+        FIELD_ORDER[Action.FULL_READY.ordinal()] = new int[] {F_WORKER, A_DROPPED};
+        for (int[] row : NEXT) {
+            Arrays.fill(row, X_TYPE);
+        }
+        NEXT[0][X_TYPE] = X_T;
+        for (Action a : Action.values()) {
+            int[] order = FIELD_ORDER[a.ordinal()];
+            NEXT[a.ordinal() + 1][X_T] = order[0];
+            for (int i = 0; i + 1 < order.length; i++) {
+                NEXT[a.ordinal() + 1][order[i]] = order[i + 1];
+            }
+        }
+    }
+
     private final int[] ints = new int[N_INTS];
-    private final boolean[] hasInt = new boolean[N_INTS];
     private final int[][] arrays = new int[ARRAY_NAMES.length][];
+    /** The fields the current event has shown so far, one bit each (a second one is a duplicate key). */
+    private long present;
     private int[] buf = new int[64];
+    private lumen.core.PageDigest[] pageBuf = new lumen.core.PageDigest[8];
     private lumen.core.PageDigest[] pages;
 
     /** The next event, or null at the end of the trace. */
@@ -435,35 +563,75 @@ public final class TraceReader implements Closeable {
         }
     }
 
+    private boolean has(int field) {
+        return (present & 1L << field) != 0;
+    }
+
     private Event readEvent() throws IOException, TraceFormatException {
         if (!startObject()) {
             return null;
         }
-        Arrays.fill(hasInt, false);
-        Arrays.fill(arrays, null);
+        present = 0;
         String type = null;
+        Action action = null;
         String mode = null;
         eventTime = Double.NaN;
         citedLoads = null;
         citedReserved = null;
         pages = null;
-        while (token() == JsonToken.FIELD_NAME) {
-            String f = p.currentName();
+        // the name the kit's writer puts next is tried first, as bytes in the parser's buffer: a
+        // trace written in another order reads the same, by name
+        int predicted = X_TYPE;
+        while (true) {
+            String f;
+            int n;
+            if (p.nextFieldName(FIELD_STRINGS[predicted])) {
+                n = predicted;
+                f = FIELD_STRINGS[n].getValue();
+            } else {
+                if (p.currentToken() != JsonToken.FIELD_NAME) {
+                    break;
+                }
+                f = p.currentName();
+                n = fieldNumber(f);
+                if (n < 0) {
+                    throw error(tokenLine(), "unknown field '" + Echo.cut(f) + "'");
+                }
+            }
+            if (has(n)) {
+                throw duplicate(f);
+            }
+            present |= 1L << n;
+            predicted = NEXT[action == null ? 0 : action.ordinal() + 1][n];
             JsonToken v = token();
-            switch (f) {
-                case "type" -> type = string(f, v);
-                case "t" -> eventTime = number(f, v);
-                case "loads" -> citedLoads = loads(v);
-                case "reserved" -> citedReserved = reservedList(v);
-                case "mode" -> mode = string(f, v);
-                case "pages" -> {
+            if (n < A_REF) {
+                ints[n] = v == JsonToken.VALUE_NULL && (n == F_HOLDER || n == F_BACKUP) ? -1 : integer(f, v, 0, TraceFormat.MAX_INT);
+                continue;
+            }
+            if (n < X_TYPE) {
+                arrays[n - A_REF] = intArray(f, v, ARRAY_MIN[n - A_REF]);
+                continue;
+            }
+            switch (n) {
+                case X_TYPE -> {
+                    if (v != JsonToken.VALUE_STRING) {
+                        string(f, v); // the error for a type that is not a string
+                    }
+                    action = typeOf();
+                    type = action != null ? action.specName() : p.getText();
+                    predicted = action == null ? X_T : FIELD_ORDER[action.ordinal()][0];
+                }
+                case X_T -> eventTime = number(f, v);
+                case X_LOADS -> citedLoads = loads(v);
+                case X_RESERVED -> citedReserved = reservedList(v);
+                case X_MODE -> mode = string(f, v);
+                case X_PAGES -> {
                     if (version < 2) {
                         throw error(tokenLine(), "unknown field 'pages' (KV content is trace contract v2; the header declares version " + version + ")");
                     }
                     pages = pageList(v);
                 }
-                case "ext" -> skipExt(v);
-                default -> field(f, v);
+                default -> skipExt(v);
             }
         }
         endObject();
@@ -471,28 +639,32 @@ public final class TraceReader implements Closeable {
         if (type == null) {
             throw error(eventLine, "event without a 'type'");
         }
-        return build(type, mode);
+        return build(action, type, mode);
     }
 
-    private void field(String f, JsonToken v) throws IOException, TraceFormatException {
-        for (int i = 0; i < N_INTS; i++) {
-            if (INT_NAMES[i].equals(f)) {
-                if (v == JsonToken.VALUE_NULL && (i == F_HOLDER || i == F_BACKUP)) {
-                    ints[i] = -1;
-                } else {
-                    ints[i] = integer(f, v, 0, TraceFormat.MAX_INT);
-                }
-                hasInt[i] = true;
-                return;
+    private static final Action[] ACTION_LIST = Action.values();
+
+    /** The action the current string token names, matched in the parser's buffer; null for none. */
+    private Action typeOf() throws IOException {
+        char[] cs = p.getTextCharacters();
+        int off = p.getTextOffset();
+        int n = p.getTextLength();
+        for (Action a : ACTION_LIST) {
+            String name = a.specName();
+            if (name.length() == n && same(name, cs, off)) {
+                return a;
             }
         }
-        for (int i = 0; i < ARRAY_NAMES.length; i++) {
-            if (ARRAY_NAMES[i].equals(f)) {
-                arrays[i] = intArray(f, v, ARRAY_MIN[i]);
-                return;
+        return null;
+    }
+
+    private static boolean same(String name, char[] cs, int off) {
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) != cs[off + i]) {
+                return false;
             }
         }
-        throw error(tokenLine(), "unknown field '" + Echo.cut(f) + "'");
+        return true;
     }
 
     private int[] intArray(String f, JsonToken v, int min) throws IOException, TraceFormatException {
@@ -528,7 +700,7 @@ public final class TraceReader implements Closeable {
             throw error(tokenLine(), shape + ", found " + describe(v));
         }
         int pt = config.pageTokens();
-        java.util.List<lumen.core.PageDigest> out = new java.util.ArrayList<>();
+        int n = 0;
         JsonToken t;
         while ((t = token()) != JsonToken.END_ARRAY) {
             if (t != JsonToken.START_ARRAY) {
@@ -554,12 +726,26 @@ public final class TraceReader implements Closeable {
             if (count < 1 || count > pt) {
                 throw error(tokenLine(), "field 'pages': an entry holds " + count + " positions; a page holds 1 to " + pt);
             }
-            if (!out.isEmpty() && first <= out.get(out.size() - 1).first()) {
+            if (n > 0 && first <= pageBuf[n - 1].first()) {
                 throw error(tokenLine(), "field 'pages': entries must be in increasing order of position, one per page");
             }
-            out.add(new lumen.core.PageDigest((int) first, (int) count, digest));
+            if (n == pageBuf.length) {
+                pageBuf = Arrays.copyOf(pageBuf, n * 2);
+            }
+            pageBuf[n++] = new lumen.core.PageDigest((int) first, (int) count, digest);
         }
-        return out.toArray(new lumen.core.PageDigest[0]);
+        return Arrays.copyOf(pageBuf, n);
+    }
+
+    /** Each ASCII character's value as a hexadecimal digit, or -1. */
+    private static final byte[] HEX = new byte[128];
+
+    static {
+        java.util.Arrays.fill(HEX, (byte) -1);
+        for (int i = 0; i < 16; i++) {
+            HEX["0123456789abcdef".charAt(i)] = (byte) i;
+            HEX["0123456789ABCDEF".charAt(i)] = (byte) i;
+        }
     }
 
     /** What {@link #hex64} returns for a string that is not 16 hexadecimal digits (with {@link #badHex} set). */
@@ -580,7 +766,8 @@ public final class TraceReader implements Closeable {
         }
         long v = 0;
         for (int i = 0; i < 16; i++) {
-            int d = Character.digit(cs[off + i], 16);
+            char c = cs[off + i];
+            int d = c < HEX.length ? HEX[c] : -1;
             if (d < 0) {
                 return BAD_HEX;
             }
@@ -648,18 +835,17 @@ public final class TraceReader implements Closeable {
     }
 
     private int need(String type, int i) throws TraceFormatException {
-        if (!hasInt[i]) {
+        if (!has(i)) {
             throw error(eventLine, type + ": missing field '" + INT_NAMES[i] + "'");
         }
         return ints[i];
     }
 
-    private int[] needArray(String type, String name) throws TraceFormatException {
-        int i = Arrays.asList(ARRAY_NAMES).indexOf(name);
-        if (arrays[i] == null) {
-            throw error(eventLine, type + ": missing field '" + name + "'");
+    private int[] needArray(String type, int a) throws TraceFormatException {
+        if (!has(a)) {
+            throw error(eventLine, type + ": missing field '" + ARRAY_NAMES[a - A_REF] + "'");
         }
-        return arrays[i];
+        return arrays[a - A_REF];
     }
 
     private int workerField(String type, int i) throws TraceFormatException {
@@ -670,35 +856,43 @@ public final class TraceReader implements Closeable {
         return w;
     }
 
-    private static boolean among(String name, String[] names) {
-        for (String n : names) {
-            if (n.equals(name)) {
-                return true;
-            }
+    /** The bits of the integer and array fields {@code fields}. */
+    private static long allowing(int... fields) {
+        long m = 0;
+        for (int f : fields) {
+            m |= 1L << f;
         }
-        return false;
+        return m;
     }
 
-    private void onlyFields(String type, String... allowed) throws TraceFormatException {
-        for (int i = 0; i < N_INTS; i++) {
-            if (hasInt[i] && !among(INT_NAMES[i], allowed)) {
-                throw error(eventLine, type + ": unexpected field '" + INT_NAMES[i] + "'");
-            }
-        }
-        for (int i = 0; i < ARRAY_NAMES.length; i++) {
-            if (arrays[i] != null && !among(ARRAY_NAMES[i], allowed)) {
-                throw error(eventLine, type + ": unexpected field '" + ARRAY_NAMES[i] + "'");
-            }
+    /** The integer and array fields each event type may carry, by {@link Action#ordinal()}. */
+    private static final long[] ALLOWED = new long[Action.values().length];
+
+    static {
+        ALLOWED[Action.ARRIVE.ordinal()] = allowing(F_REQ, F_WORKER, F_PROMPT, A_REF, F_MAXOUT);
+        ALLOWED[Action.PLACE.ordinal()] = allowing(F_REQ, F_HOLDER, F_BACKUP);
+        ALLOWED[Action.PREFILL.ordinal()] = allowing(F_REQ, F_WORKER, A_TOKENS);
+        ALLOWED[Action.DECODE.ordinal()] = allowing(F_REQ, F_WORKER, A_TOKENS);
+        ALLOWED[Action.STREAM_PAGE.ordinal()] = allowing(F_REQ, F_HOLDER, F_CKPT);
+        ALLOWED[Action.COMPLETE.ordinal()] = allowing(F_REQ, F_WORKER, F_FREED);
+        ALLOWED[Action.FAIL.ordinal()] = allowing(F_WORKER, A_INTERRUPTED, A_ORPHANED, A_PROMOTED);
+        ALLOWED[Action.ROUTE.ordinal()] = allowing(F_REQ, F_WORKER, F_RESUMED, F_FREED);
+        ALLOWED[Action.RESTART.ordinal()] = allowing(F_WORKER);
+        ALLOWED[Action.DRAFT_READY.ordinal()] = allowing(F_WORKER, F_TARGET);
+        ALLOWED[Action.ASSIST.ordinal()] = allowing(F_WORKER, F_REQ, A_DRAFT);
+        ALLOWED[Action.FULL_READY.ordinal()] = allowing(F_WORKER, A_DROPPED);
+    }
+
+    /** The first integer or array field (integers first, each in its listed order) that type {@code a} does not carry. */
+    private void onlyFields(String type, Action a) throws TraceFormatException {
+        long extra = present & INTS_AND_ARRAYS & ~ALLOWED[a.ordinal()];
+        if (extra != 0) {
+            int f = Long.numberOfTrailingZeros(extra);
+            throw error(eventLine, type + ": unexpected field '" + (f < A_REF ? INT_NAMES[f] : ARRAY_NAMES[f - A_REF]) + "'");
         }
     }
 
-    private Event build(String type, String mode) throws TraceFormatException {
-        Action a = null;
-        for (Action x : Action.values()) {
-            if (x.specName().equals(type)) {
-                a = x;
-            }
-        }
+    private Event build(Action a, String type, String mode) throws TraceFormatException {
         if (a == null) {
             throw error(eventLine, "unknown event type " + quote(type) + "; known: Arrive, Place, Prefill, Decode, StreamPage, Complete, Fail, Route, Restart, DraftReady, Assist, FullReady");
         }
@@ -714,10 +908,10 @@ public final class TraceReader implements Closeable {
         if (pages != null && a != Action.PREFILL && a != Action.DECODE && a != Action.STREAM_PAGE && a != Action.ROUTE) {
             throw error(eventLine, type + ": unexpected field 'pages' (only Prefill, Decode, StreamPage and Route carry KV content)");
         }
+        onlyFields(type, a);
         switch (a) {
             case ARRIVE -> {
-                onlyFields(type, "req", "worker", "promptLen", "ref", "maxOut");
-                int[] ref = needArray(type, "ref");
+                int[] ref = needArray(type, A_REF);
                 int prompt = need(type, F_PROMPT);
                 if (prompt < 1) {
                     throw error(eventLine, "Arrive: promptLen must be at least 1");
@@ -729,8 +923,8 @@ public final class TraceReader implements Closeable {
                     throw error(eventLine, "Arrive: the request's context, promptLen + the length of ref, must be at most "
                             + TraceFormat.MAX_CONTEXT + " positions, found " + ((long) prompt + ref.length));
                 }
-                int maxOut = hasInt[F_MAXOUT] ? ints[F_MAXOUT] : 0;
-                if (hasInt[F_MAXOUT] && maxOut < ref.length) {
+                int maxOut = has(F_MAXOUT) ? ints[F_MAXOUT] : 0;
+                if (has(F_MAXOUT) && maxOut < ref.length) {
                     throw error(eventLine, "Arrive: maxOut, the request's declared maximum output, must be at least the length of ref ("
                             + ref.length + "), found " + maxOut);
                 }
@@ -746,38 +940,31 @@ public final class TraceReader implements Closeable {
                 return new Event.Arrive(need(type, F_REQ), workerField(type, F_WORKER), prompt, ref, maxOut);
             }
             case PLACE -> {
-                onlyFields(type, "req", "holder", "backup");
-                int backup = hasInt[F_BACKUP] ? workerField(type, F_BACKUP) : -1;
+                int backup = has(F_BACKUP) ? workerField(type, F_BACKUP) : -1;
                 return new Event.Place(need(type, F_REQ), workerField(type, F_HOLDER), backup);
             }
             case PREFILL -> {
-                onlyFields(type, "req", "worker", "tokens");
-                return new Event.Prefill(need(type, F_REQ), workerField(type, F_WORKER), needArray(type, "tokens"), content(type));
+                return new Event.Prefill(need(type, F_REQ), workerField(type, F_WORKER), needArray(type, A_TOKENS), content(type));
             }
             case DECODE -> {
-                onlyFields(type, "req", "worker", "tokens");
-                int[] toks = needArray(type, "tokens");
+                int[] toks = needArray(type, A_TOKENS);
                 if (toks.length == 0) {
                     throw error(eventLine, "Decode: tokens must hold at least one token");
                 }
                 return new Event.Decode(need(type, F_REQ), workerField(type, F_WORKER), toks, content(type));
             }
             case STREAM_PAGE -> {
-                onlyFields(type, "req", "holder", "ckpt");
                 return new Event.StreamPage(need(type, F_REQ), workerField(type, F_HOLDER), need(type, F_CKPT), content(type));
             }
             case COMPLETE -> {
-                onlyFields(type, "req", "worker", "freed");
                 return new Event.Complete(need(type, F_REQ), workerField(type, F_WORKER), need(type, F_FREED));
             }
             case FAIL -> {
-                onlyFields(type, "worker", "interrupted", "orphaned", "promoted");
-                int[] promoted = arrays[Arrays.asList(ARRAY_NAMES).indexOf("promoted")];
-                return new Event.Fail(workerField(type, F_WORKER), needArray(type, "interrupted"), needArray(type, "orphaned"),
+                int[] promoted = has(A_PROMOTED) ? arrays[A_PROMOTED - A_REF] : null;
+                return new Event.Fail(workerField(type, F_WORKER), needArray(type, A_INTERRUPTED), needArray(type, A_ORPHANED),
                         promoted == null ? new int[0] : promoted);
             }
             case ROUTE -> {
-                onlyFields(type, "req", "worker", "resumed", "freed");
                 if (mode == null) {
                     throw error(eventLine, "Route: missing field 'mode'");
                 }
@@ -796,20 +983,16 @@ public final class TraceReader implements Closeable {
                         m == RouteMode.RESTORE || version < 2 ? pages : new lumen.core.PageDigest[0]);
             }
             case RESTART -> {
-                onlyFields(type, "worker");
                 return new Event.Restart(workerField(type, F_WORKER));
             }
             case DRAFT_READY -> {
-                onlyFields(type, "worker", "target");
-                return new Event.DraftReady(workerField(type, F_WORKER), hasInt[F_TARGET] ? workerField(type, F_TARGET) : -1);
+                return new Event.DraftReady(workerField(type, F_WORKER), has(F_TARGET) ? workerField(type, F_TARGET) : -1);
             }
             case ASSIST -> {
-                onlyFields(type, "worker", "req", "draft");
-                return new Event.Assist(workerField(type, F_WORKER), need(type, F_REQ), needArray(type, "draft"));
+                return new Event.Assist(workerField(type, F_WORKER), need(type, F_REQ), needArray(type, A_DRAFT));
             }
             case FULL_READY -> {
-                onlyFields(type, "worker", "dropped");
-                return new Event.FullReady(workerField(type, F_WORKER), needArray(type, "dropped"));
+                return new Event.FullReady(workerField(type, F_WORKER), needArray(type, A_DROPPED));
             }
         }
         throw new AssertionError(a);

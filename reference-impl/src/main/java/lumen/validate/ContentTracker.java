@@ -1,11 +1,10 @@
 package lumen.validate;
 
-import com.carrotsearch.hppc.LongLongHashMap;
+import com.carrotsearch.hppc.IntObjectHashMap;
+import com.carrotsearch.hppc.cursors.IntObjectCursor;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import lumen.core.ClusterState;
 import lumen.core.Event;
 import lumen.core.Finding;
@@ -29,49 +28,13 @@ import lumen.core.RouteMode;
  * not the copy streamed to that holder (S13). Memory is bounded by the live requests' pages.
  */
 final class ContentTracker {
-    /** One copy's pages: (page, count) -> digest, every count it has held. */
-    private static final class Copy {
-        final LongLongHashMap digests = new LongLongHashMap();
-
-        /** Whether the copy holds the page (first, count) at all. */
-        boolean has(PageDigest p) {
-            return digests.containsKey(key(p.first(), p.count()));
-        }
-
-        /** Whether the copy holds the page (first, count) with exactly p's digest. */
-        boolean holds(PageDigest p) {
-            int slot = digests.indexOf(key(p.first(), p.count()));
-            return digests.indexExists(slot) && digests.indexGet(slot) == p.digest();
-        }
-
-        /** The digest the copy holds for p's page and count; only where {@link #has} is true. */
-        long digestOf(PageDigest p) {
-            return digests.get(key(p.first(), p.count()));
-        }
-
-        void put(PageDigest p) {
-            digests.put(key(p.first(), p.count()), p.digest());
-        }
-
-        Copy copy() {
-            Copy c = new Copy();
-            c.digests.putAll(digests);
-            return c;
-        }
-
-        /** (first, count) as one long (the map mixes its keys' bits itself). */
-        static long key(int first, int count) {
-            return ((long) first << 32) | (count & 0xffffffffL);
-        }
-    }
-
     /** The server's KV, the holder's copy and the backup's copy of one live request. */
     private static final class Req {
         /** The tracker that may change this record in place; any other copies it first (copy on write). */
         final Object owner;
-        Copy written = new Copy();
-        Copy holder = new Copy();
-        Copy backup = new Copy();
+        PageDigests written = new PageDigests();
+        PageDigests holder = new PageDigests();
+        PageDigests backup = new PageDigests();
 
         Req(Object owner) {
             this.owner = owner;
@@ -91,8 +54,8 @@ final class ContentTracker {
 
         long fingerprint() {
             if (!fpKnown) {
-                long h = lumen.core.Fingerprint.add(written.digests.hashCode(), holder.digests.hashCode());
-                fp = lumen.core.Fingerprint.add(h, backup.digests.hashCode());
+                long h = lumen.core.Fingerprint.add(written.fingerprint(), holder.fingerprint());
+                fp = lumen.core.Fingerprint.add(h, backup.fingerprint());
                 fpKnown = true;
             }
             return fp;
@@ -109,7 +72,7 @@ final class ContentTracker {
     }
 
     private final int pageTokens;
-    private final Map<Integer, Req> reqs = new HashMap<>();
+    private final IntObjectHashMap<Req> reqs = new IntObjectHashMap<>();
     /** This tracker's identity as an owner of request records (renewed when a copy shares them). */
     private Object owner = new Object();
 
@@ -132,8 +95,8 @@ final class ContentTracker {
     /** The fingerprint of the content followed so far. */
     long fingerprint() {
         long sum = reqs.size();
-        for (Map.Entry<Integer, Req> e : reqs.entrySet()) {
-            sum += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(e.getKey(), e.getValue().fingerprint()));
+        for (IntObjectCursor<Req> e : reqs) {
+            sum += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(e.key, e.value.fingerprint()));
         }
         return sum;
     }
@@ -150,10 +113,10 @@ final class ContentTracker {
                 RequestRec r = s.request(e.req());
                 Event.Place p = (Event.Place) e;
                 if (r == null || !(p.keepsHolderOf(r) && r.backup() < 0)) {
-                    q.holder = new Copy();
+                    q.holder = new PageDigests();
                 }
                 // a new backup (the rebackup reading keeps the holder's copy) starts empty
-                q.backup = new Copy();
+                q.backup = new PageDigests();
                 yield Result.NONE;
             }
             case PREFILL -> written(s, e.req(), "Prefill", ((Event.Prefill) e).pages(), prefillTo(s.request(e.req())));
@@ -190,15 +153,11 @@ final class ContentTracker {
     }
 
     /** The shape pages of positions from..to must have; a finding when the event's differ. */
-    private Finding shape(String what, PageDigest[] pages, int from, int to) {
-        int[][] want = PageDigest.shape(from, to, pageTokens);
-        boolean ok = pages.length == want.length;
-        for (int i = 0; ok && i < want.length; i++) {
-            ok = pages[i].first() == want[i][0] && pages[i].count() == want[i][1];
-        }
-        if (ok) {
+    private Finding shape(String action, int req, PageDigest[] pages, int from, int to) {
+        if (shaped(pages, from, to)) {
             return null;
         }
+        int[][] want = PageDigest.shape(from, to, pageTokens);
         StringBuilder w = new StringBuilder();
         for (int[] p : want) {
             w.append(w.length() == 0 ? "" : ", ").append(p[0]).append("..").append(p[0] + p[1] - 1);
@@ -207,9 +166,23 @@ final class ContentTracker {
         for (PageDigest p : pages) {
             g.append(g.length() == 0 ? "" : ", ").append(p.first()).append("..").append(p.last());
         }
-        return new Finding(null, what + " reports the content of every page its positions " + from + ".." + to
+        return new Finding(null, action + " of request " + req + " reports the content of every page its positions " + from + ".." + to
                 + " touch (page-aligned, " + pageTokens + " positions per page)", w.length() == 0 ? "no pages" : w.toString(),
                 g.length() == 0 ? "no pages" : g.toString());
+    }
+
+    /** Whether {@code pages} are exactly {@link PageDigest#shape}(from, to), computed without building it. */
+    private boolean shaped(PageDigest[] pages, int from, int to) {
+        int pt = pageTokens;
+        int i = 0;
+        if (to >= from) {
+            for (int first = (from - 1) / pt * pt + 1; first <= to; first += pt, i++) {
+                if (i == pages.length || pages[i].first() != first || pages[i].count() != Math.min(first + pt - 1, to) - first + 1) {
+                    return false;
+                }
+            }
+        }
+        return i == pages.length;
     }
 
     private Result written(ClusterState s, int r, String action, PageDigest[] pages, int to) {
@@ -217,7 +190,7 @@ final class ContentTracker {
             return Result.NONE;
         }
         RequestRec rec = s.request(r);
-        Finding f = shape(action + " of request " + r, pages, rec.kv().length() + 1, to);
+        Finding f = shape(action, r, pages, rec.kv().length() + 1, to);
         if (f != null) {
             return new Result(List.of(f), new int[0], false);
         }
@@ -235,13 +208,13 @@ final class ContentTracker {
         RequestRec r = s.request(sp.req());
         boolean toBackup = r.backup() >= 0 && sp.holder() == r.backup() && sp.holder() != r.holder();
         int from = (toBackup ? r.bckpt() : r.ckpt()).length() + 1;
-        Finding f = shape("StreamPage of request " + r.id(), sp.pages(), from, sp.ckpt());
+        Finding f = shape("StreamPage", r.id(), sp.pages(), from, sp.ckpt());
         if (f != null) {
             return new Result(List.of(f), new int[0], toBackup);
         }
         Req q = req(r.id());
-        Copy copy = toBackup ? q.backup : q.holder;
-        List<Integer> bad = new ArrayList<>();
+        PageDigests copy = toBackup ? q.backup : q.holder;
+        List<Integer> bad = new ArrayList<>(0);
         List<Finding> out = new ArrayList<>(0);
         for (PageDigest p : sp.pages()) {
             if (!q.written.has(p) && p.last() <= r.kv().length() && out.isEmpty()) {
@@ -258,20 +231,20 @@ final class ContentTracker {
             }
             copy.put(p);
         }
-        return new Result(out, bad.stream().mapToInt(Integer::intValue).toArray(), toBackup);
+        return out.isEmpty() && bad.isEmpty() ? Result.NONE : new Result(out, bad.stream().mapToInt(Integer::intValue).toArray(), toBackup);
     }
 
     private Result route(ClusterState s, Event.Route rt) {
         RequestRec r = s.request(rt.req());
         Req q = req(r.id());
-        Copy holderCopy = q.holder;
+        PageDigests holderCopy = q.holder;
         // what the failed server wrote, kept from its Fail until now: bytes a RESTORE brings back
         // past the holder's copy that equal it are r's own KV, read from somewhere other than the
         // holder's memory (S13, not a hole)
-        Copy wrote = q.written;
-        q.holder = new Copy();
-        q.backup = new Copy();
-        q.written = new Copy();
+        PageDigests wrote = q.written;
+        q.holder = new PageDigests();
+        q.backup = new PageDigests();
+        q.written = new PageDigests();
         if (rt.mode() != RouteMode.RESTORE || rt.pages() == null) {
             if (rt.pages() != null && rt.pages().length > 0) {
                 return new Result(List.of(new Finding(null, "a REPREFILL of request " + r.id() + " restores no pages",
@@ -279,7 +252,7 @@ final class ContentTracker {
             }
             return Result.NONE;
         }
-        Finding f = shape("RESTORE of request " + r.id(), rt.pages(), 1, rt.resumed());
+        Finding f = shape("RESTORE", r.id(), rt.pages(), 1, rt.resumed());
         if (f != null) {
             return new Result(List.of(f), new int[0], false);
         }
@@ -313,13 +286,13 @@ final class ContentTracker {
             RequestRec r = s.request(id);
             Req q = req(id);
             if (r.holder() == f.worker()) {
-                q.holder = Arrays.binarySearch(promoted, id) >= 0 ? q.backup : new Copy();
+                q.holder = Arrays.binarySearch(promoted, id) >= 0 ? q.backup : new PageDigests();
                 if (Arrays.binarySearch(promoted, id) >= 0) {
-                    q.backup = new Copy();
+                    q.backup = new PageDigests();
                 }
             }
             if (r.backup() == f.worker()) {
-                q.backup = new Copy();
+                q.backup = new PageDigests();
             }
         }
     }

@@ -45,7 +45,7 @@ public final class Mirror {
     private final ContentTracker content;
     private final int fairnessSteps;
     /** Per request (and copy: key r*2+1 for the backup): decode steps since its copy could grow and did not. */
-    private final Map<Integer, Integer> streamLag = new HashMap<>();
+    private final com.carrotsearch.hppc.IntIntHashMap streamLag = new com.carrotsearch.hppc.IntIntHashMap();
     /** Per ASSISTING worker: 0 while it has proposed nothing in this stint, -1 once it has. */
     private final Map<Integer, Integer> assistMissed = new HashMap<>();
     /** Per (ASSISTING worker, request) in a stint without any proposal: decode steps of the request it could have proposed for. */
@@ -90,7 +90,11 @@ public final class Mirror {
      */
     long fingerprint(java.util.IdentityHashMap<Object, Long> memo) {
         long h = lumen.core.Fingerprint.add(state.fingerprint(memo), content.fingerprint());
-        h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(streamLag));
+        long lags = streamLag.size();
+        for (com.carrotsearch.hppc.cursors.IntIntCursor c : streamLag) {
+            lags += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
+        }
+        h = lumen.core.Fingerprint.add(h, lags);
         h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(assistMissed));
         h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(assistOpportunities));
         return lumen.core.Fingerprint.add(h, window == null ? 0 : window.fingerprint());
@@ -267,7 +271,7 @@ public final class Mirror {
             streamLag.remove(key);
             return;
         }
-        int n = streamLag.merge(key, 1, Integer::sum);
+        int n = streamLag.addTo(key, 1);
         if (n == fairnessSteps + 1) {
             found.add(new Finding(PropertyId.L3, "request " + r.id() + "'s " + (key % 2 == 0 ? "checkpoint" : "backup copy") + " on worker "
                     + holder + " lags its KV by at least a page (" + pt + " positions) across " + n
@@ -278,7 +282,7 @@ public final class Mirror {
     }
 
     private void missedAssists(ClusterState s, RequestRec r, List<Finding> found) {
-        if (r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
+        if (assistMissed.isEmpty() || r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
             return;
         }
         for (int w : assistMissed.keySet().stream().mapToInt(Integer::intValue).toArray()) {

@@ -131,12 +131,15 @@ public final class Validator {
         long done = 0;
         long arrived = 0;
         long line = 1;
+        long[] counts = new long[lumen.core.Action.values().length];
         try (reader) {
             Event e;
             while ((e = reader.next()) != null) {
                 events++;
                 line = reader.line();
-                byType.merge(e.action().specName(), 1L, Long::sum);
+                if (counts[e.action().ordinal()]++ == 0) {
+                    byType.put(e.action().specName(), 0L); // first seen: the map keeps the order types appear in
+                }
                 knownRequests(mirror != null ? mirror.state() : cands.state(), e, source, line);
                 if (e instanceof Event.Arrive a && opt.reference() != null) {
                     int[] ref = opt.reference().get(a.req());
@@ -150,6 +153,7 @@ public final class Validator {
                 Divergence d = mirror != null ? mirror.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time())
                         : cands.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time());
                 if (d != null) {
+                    counted(byType, counts);
                     if (cands != null) {
                         notes.addAll(0, searched(obs, cands, line));
                     }
@@ -166,9 +170,10 @@ public final class Validator {
                 }
             }
         } catch (TraceFormatException ex) {
-            return new ValidationResult(source, Verdict.MALFORMED, config, version, events, byType, done, arrived - done, null, ex,
-                    List.of(), refSource, notes);
+            return new ValidationResult(source, Verdict.MALFORMED, config, version, events, counted(byType, counts), done, arrived - done,
+                    null, ex, List.of(), refSource, notes);
         }
+        counted(byType, counts);
         List<ClusterState> ends = mirror != null ? List.of(mirror.state()) : cands.states();
         if (cands != null) {
             notes.addAll(0, searched(obs, cands, -1));
@@ -200,6 +205,16 @@ public final class Validator {
         }
         Verdict v = unfinished.isEmpty() ? Verdict.ACCEPTED : Verdict.INCOMPLETE;
         return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, null, null, unfinished, refSource, notes);
+    }
+
+    /** {@code byType} with each type's count from {@code counts} (by action ordinal). */
+    private static Map<String, Long> counted(Map<String, Long> byType, long[] counts) {
+        for (lumen.core.Action a : lumen.core.Action.values()) {
+            if (counts[a.ordinal()] > 0) {
+                byType.put(a.specName(), counts[a.ordinal()]);
+            }
+        }
+        return byType;
     }
 
     /** The longest matched prefix, for a rejection's report. */
@@ -272,6 +287,14 @@ public final class Validator {
 
     /** Every request an event names must have arrived (and only Arrive may name a new one). */
     private static void knownRequests(ClusterState s, Event e, String source, long line) throws TraceFormatException {
+        lumen.core.Action a = e.action();
+        if (a != lumen.core.Action.ARRIVE && a != lumen.core.Action.FAIL && a != lumen.core.Action.FULL_READY) {
+            // one request at most: no list of names to build
+            if (e.req() >= 0 && s.request(e.req()) == null) {
+                throw new TraceFormatException(source, line, a.specName() + ": unknown request " + e.req() + " (no Arrive for it before this line)");
+            }
+            return;
+        }
         for (int id : namedRequests(e)) {
             if (s.request(id) == null) {
                 throw new TraceFormatException(source, line, e.action().specName() + ": unknown request " + id + " (no Arrive for it before this line)");

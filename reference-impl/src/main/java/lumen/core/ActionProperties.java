@@ -5,7 +5,9 @@ package lumen.core;
  * which hold under every policy, and A1 to A3, the load-aware decision rules. A1 to A3 restate
  * their rule from the paper by a plain scan over the workers, independently of the
  * {@link LoadIndex} and of the policies, exactly as the TLA+ properties restate them
- * independently of {@code HolderCandidates} and {@code UseHolder}.
+ * independently of {@code HolderCandidates} and {@code UseHolder}. Past {@link #SCAN_MAX}
+ * workers, where a scan per decision would cost O(W), they ask the index for the argmin and argmax
+ * instead (LoadIndexTest and ActionPropertiesTest hold the two to the same answers).
  */
 public final class ActionProperties {
     private ActionProperties() {}
@@ -63,10 +65,7 @@ public final class ActionProperties {
     public static Finding s14(ClusterState s, RequestRec r, Event e) {
         if (r != null && r.holder() >= 0 && r.backup() < 0 && r.server() >= 0 && s.config().readings().rebackup()
                 && s.policy().dualPlacement()) {
-            int could = -1;
-            for (int w = 0; w < s.workerCount() && could < 0; w++) {
-                could = w != r.holder() && eligible(s, r, w) ? w : -1;
-            }
+            int could = leastLoadedEligible(s, r, r.holder());
             if (could >= 0) {
                 return new Finding(PropertyId.S14, e.action().specName() + " of request " + r.id() + " while it has a holder and no backup"
                         + " although worker " + could + " could be its backup (the rebackup reading gives it one before it is served further)",
@@ -76,18 +75,40 @@ public final class ActionProperties {
         if (r == null || r.holder() >= 0 || r.server() < 0) {
             return null;
         }
-        int could = -1;
-        if (s.policy().loadAwarePlacement()) {
-            for (int w = 0; w < s.workerCount() && could < 0; w++) {
-                could = eligible(s, r, w) ? w : -1;
-            }
-        } else {
-            could = s.policy().chooseHolder(s, r);
-        }
+        int could = s.policy().loadAwarePlacement() ? leastLoadedEligible(s, r, -1) : s.policy().chooseHolder(s, r);
         return could < 0 ? null
                 : new Finding(PropertyId.S14, e.action().specName() + " of request " + r.id() + " while it has no holder although worker "
                         + could + " could hold it (Algorithm 1 re-protects an unprotected request before it is served further)",
                         "a Place of request " + r.id() + " first", e.action().specName());
+    }
+
+    /** Up to this many workers the eligible holders are found by a plain scan; past it, on the index. */
+    static final int SCAN_MAX = 64;
+
+    /**
+     * The least loaded eligible worker other than {@code except} (-1: none excepted), lowest id on
+     * ties, or -1 when none is eligible. Up to {@link #SCAN_MAX} workers by a plain scan, which
+     * restates the rule independently of the {@link LoadIndex}; on larger clusters the index's
+     * argmin over the UP workers with room other than r's server, in O(log W), taken only when
+     * the scan's eligibility agrees with it on what can differ (r queued on its server alone), so
+     * the answer is the scan's.
+     */
+    static int leastLoadedEligible(ClusterState s, RequestRec r, int except) {
+        if (s.workerCount() > SCAN_MAX) {
+            int server = r.server();
+            int pick = except >= 0 ? s.index().minLoadWithRoom(s.roomNeeded(r), server, except)
+                    : s.index().minLoadWithRoom(s.roomNeeded(r), server);
+            if ((pick < 0 || eligible(s, r, pick)) && (server < 0 || server == except || !eligible(s, r, server))) {
+                return pick;
+            }
+        }
+        int best = -1;
+        for (int w = 0; w < s.workerCount(); w++) {
+            if (w != except && eligible(s, r, w) && (best < 0 || s.seen(w) < s.seen(best))) {
+                best = w;
+            }
+        }
+        return best;
     }
 
     private static boolean eligible(ClusterState s, RequestRec r, int w) {
@@ -108,12 +129,7 @@ public final class ActionProperties {
             // the rebackup reading's step: only the new backup is decided
             return backupIsArgMin(s, r, p);
         }
-        int best = -1;
-        for (int w = 0; w < s.workerCount(); w++) {
-            if (eligible(s, r, w) && (best < 0 || s.seen(w) < s.seen(best))) {
-                best = w;
-            }
-        }
+        int best = leastLoadedEligible(s, r, -1);
         if (best < 0) {
             return p.holder() < 0 ? null
                     : new Finding(PropertyId.A1, "request " + r.id() + " is placed although no worker is eligible (UP, not its server, "
@@ -138,12 +154,7 @@ public final class ActionProperties {
 
     /** A1 under lumen-dual: the backup is an argmin of Eq. 4 over the eligible workers but the holder. */
     static Finding backupIsArgMin(ClusterState s, RequestRec r, Event.Place p) {
-        int best = -1;
-        for (int w = 0; w < s.workerCount(); w++) {
-            if (w != p.holder() && eligible(s, r, w) && (best < 0 || s.seen(w) < s.seen(best))) {
-                best = w;
-            }
-        }
+        int best = leastLoadedEligible(s, r, p.holder());
         int b = p.backup();
         if (best < 0) {
             return b < 0 ? null : new Finding(PropertyId.A1, "request " + r.id() + " has a backup although no other worker is eligible",
@@ -246,8 +257,9 @@ public final class ActionProperties {
 
     /** A3's load test, by a plain scan: no UP worker is more loaded than {@code u}; a finding names the most loaded one. */
     private static Finding mostLoaded(ClusterState s, int u, String what) {
-        int top = -1;
-        for (int w = 0; w < s.workerCount(); w++) {
+        // past SCAN_MAX workers the index's argmax over the UP workers (lowest id on ties, as the scan)
+        int top = s.workerCount() > SCAN_MAX ? s.index().maxLoad() : -1;
+        for (int w = 0; s.workerCount() <= SCAN_MAX && w < s.workerCount(); w++) {
             if (s.isUp(w) && (top < 0 || s.seen(w) > s.seen(top))) {
                 top = w;
             }

@@ -20,11 +20,16 @@ public final class ClusterState {
      * gateway's monitor (the loads a decision cites), or null (all 0). Never written to.
      */
     private final double[] seen;
+    /**
+     * Requests a trace validator finished with and dropped ({@link #forget}): DONE, with nothing
+     * left held, so {@link #request} answers a bare DONE record for them.
+     */
+    private final IdSet forgotten;
     /** The request {@link #request} found last on this state (a cache; not part of the state). */
     private RequestRec lastRequest;
 
     private ClusterState(Config config, RecoveryPolicy policy, PIntMap<WorkerRec> workers,
-                         PIntMap<RequestRec> requests, LoadIndex index, int failures, double[] rload, double[] seen) {
+                         PIntMap<RequestRec> requests, LoadIndex index, int failures, double[] rload, double[] seen, IdSet forgotten) {
         this.config = config;
         this.policy = policy;
         this.workers = workers;
@@ -33,6 +38,7 @@ public final class ClusterState {
         this.failures = failures;
         this.rload = rload;
         this.seen = seen;
+        this.forgotten = forgotten;
     }
 
     /**
@@ -48,13 +54,14 @@ public final class ClusterState {
         long h = Fingerprint.add(Fingerprint.of(workers, memo), Fingerprint.of(requests, memo));
         h = Fingerprint.add(h, failures);
         h = Fingerprint.add(h, Fingerprint.of(rload));
+        h = Fingerprint.add(h, forgotten.fingerprint());
         return Fingerprint.add(h, Fingerprint.of(seen));
     }
 
     /** The spec's Init: every worker UP with its full model, no request arrived. */
     public static ClusterState initial(Config config) {
         PIntMap<WorkerRec> ws = PIntMap.empty();
-        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0, null, null);
+        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0, null, null, IdSet.EMPTY);
         for (int w = 0; w < config.workers(); w++) {
             s = s.withWorker(WorkerRec.initial(w));
         }
@@ -96,8 +103,31 @@ public final class ClusterState {
         RequestRec q = requests.get(r);
         if (q != null) {
             lastRequest = q;
+        } else if (forgotten.contains(r)) {
+            return RequestRec.forgotten(r);
         }
         return q;
+    }
+
+    /** Whether request r finished and was dropped ({@link #forget}): {@link #request} then answers a bare DONE record. */
+    public boolean isForgotten(int r) {
+        return requests.get(r) == null && forgotten.contains(r);
+    }
+
+    /**
+     * This state without request r's record, r being DONE with nothing left anywhere (no server,
+     * no copies, no draft, its whole reference output): a validator that has judged every step
+     * of r keeps only that r finished, so its memory follows the requests in flight. The record
+     * then reads as {@link RequestRec#forgotten}, which every later event naming r finds DONE.
+     * This state itself when r is not such a request.
+     */
+    public ClusterState forget(int r) {
+        RequestRec q = requests.get(r);
+        if (q == null || !q.finishedClean()) {
+            return this;
+        }
+        ClusterState n = new ClusterState(config, policy, workers, requests.remove(r), index, failures, rload, seen, forgotten.add(r));
+        return n;
     }
 
     public PIntMap<RequestRec> requests() {
@@ -352,16 +382,20 @@ public final class ClusterState {
 
     /** The requests with an in-flight draft from worker {@code w}, ascending. */
     public int[] requestsWithProposalFrom(int w) {
-        return java.util.Arrays.stream(requests.keys()).filter(id -> {
+        com.carrotsearch.hppc.IntArrayList out = new com.carrotsearch.hppc.IntArrayList();
+        requests.forEachKey(id -> {
             RequestRec.Proposal p = requests.get(id).proposal();
-            return p != null && p.src() == w;
-        }).toArray();
+            if (p != null && p.src() == w) {
+                out.add(id);
+            }
+        });
+        return out.toArray();
     }
 
     // ---- updates, keeping the index in step ----------------------------------------------------
 
     public ClusterState withWorker(WorkerRec w) {
-        return new ClusterState(config, policy, workers.put(w.id(), w), requests, indexed(index, w, seen), failures, rload, seen);
+        return new ClusterState(config, policy, workers.put(w.id(), w), requests, indexed(index, w, seen), failures, rload, seen, forgotten);
     }
 
     /** The index with w's entry as it now stands: its room and the load decisions compare ({@link #seen}). */
@@ -374,13 +408,13 @@ public final class ClusterState {
     }
 
     public ClusterState withRequest(RequestRec r) {
-        ClusterState n = new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload, seen);
+        ClusterState n = new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload, seen, forgotten);
         n.lastRequest = r; // the next event's checks look it up first
         return n;
     }
 
     public ClusterState withFailure() {
-        return new ClusterState(config, policy, workers, requests, index, failures + 1, rload, seen);
+        return new ClusterState(config, policy, workers, requests, index, failures + 1, rload, seen, forgotten);
     }
 
     /**
@@ -395,7 +429,7 @@ public final class ClusterState {
         for (int w = 0; w < workerCount(); w++) {
             idx = indexed(idx, workers.get(w), v);
         }
-        return new ClusterState(config, policy, workers, requests, idx, failures, rload, v);
+        return new ClusterState(config, policy, workers, requests, idx, failures, rload, v, forgotten);
     }
 
     /** Algorithm 2's running loads, or null (none); not to be written to. */
@@ -405,16 +439,13 @@ public final class ClusterState {
 
     /** Whether some request other than {@code except} is INTERRUPTED (waits to be routed). */
     boolean anyInterruptedBut(int except) {
-        for (int id : requests.keys()) {
-            if (id != except && requests.get(id).phase() == RequestPhase.INTERRUPTED) {
-                return true;
-            }
-        }
-        return false;
+        boolean[] any = {false};
+        requests.forEachKey(id -> any[0] |= id != except && requests.get(id).phase() == RequestPhase.INTERRUPTED);
+        return any[0];
     }
 
     /** This state with Algorithm 2's running loads {@code r} (null: none), which it then owns. */
     ClusterState withRouteLoads(double[] r) {
-        return new ClusterState(config, policy, workers, requests, index, failures, r, seen);
+        return new ClusterState(config, policy, workers, requests, index, failures, r, seen, forgotten);
     }
 }

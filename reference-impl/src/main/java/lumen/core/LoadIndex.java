@@ -29,6 +29,17 @@ public final class LoadIndex {
         final Entry minLoad;
         final Entry maxLoad;
         final Entry minQueue;
+        /**
+         * The aggregates' loads, queues and ids, held in the node itself: a node is rebuilt from
+         * its children's nodes alone, without reading their entries (one node per level of a path
+         * copy, where the entries of the subtrees off the path are rarely in cache).
+         */
+        final double minL;
+        final double maxL;
+        final int minId;
+        final int maxId;
+        final int mqQ;
+        final int mqId;
 
         Node(Entry e, int prio, Node left, Node right) {
             this.e = e;
@@ -38,19 +49,45 @@ public final class LoadIndex {
             Entry lo = e;
             Entry hi = e;
             Entry mq = e;
-            if (left != null) {
-                lo = lessLoaded(lo, left.minLoad);
-                hi = moreLoaded(hi, left.maxLoad);
-                mq = shorterQueue(mq, left.minQueue);
-            }
-            if (right != null) {
-                lo = lessLoaded(lo, right.minLoad);
-                hi = moreLoaded(hi, right.maxLoad);
-                mq = shorterQueue(mq, right.minQueue);
+            double loL = e.load();
+            double hiL = e.load();
+            int loI = e.id();
+            int hiI = e.id();
+            int q = e.queue();
+            int qI = e.id();
+            for (Node c : new Node[] {left, right}) {
+                if (c == null) {
+                    continue;
+                }
+                // the child's aggregate wins on a smaller (larger, shorter) value, or on a tie with a lower id
+                int x = Double.compare(c.minL, loL);
+                if (x < 0 || x == 0 && c.minId < loI) {
+                    lo = c.minLoad;
+                    loL = c.minL;
+                    loI = c.minId;
+                }
+                x = Double.compare(c.maxL, hiL);
+                if (x > 0 || x == 0 && c.maxId < hiI) {
+                    hi = c.maxLoad;
+                    hiL = c.maxL;
+                    hiI = c.maxId;
+                }
+                x = Integer.compare(c.mqQ, q);
+                if (x < 0 || x == 0 && c.mqId < qI) {
+                    mq = c.minQueue;
+                    q = c.mqQ;
+                    qI = c.mqId;
+                }
             }
             this.minLoad = lo;
             this.maxLoad = hi;
             this.minQueue = mq;
+            this.minL = loL;
+            this.maxL = hiL;
+            this.minId = loI;
+            this.maxId = hiI;
+            this.mqQ = q;
+            this.mqId = qI;
         }
 
         Node with(Node l, Node r) {
@@ -83,9 +120,25 @@ public final class LoadIndex {
         Node r = root;
         Entry old = byId.get(e.id());
         if (old != null) {
+            if (old.equals(e)) {
+                return this;
+            }
+            if (old.free() == e.free()) {
+                // same key, same place in the tree: only the path to it is rebuilt, for its aggregates
+                return new LoadIndex(replace(r, e), byId.put(e.id(), e));
+            }
             r = delete(r, old);
         }
         return new LoadIndex(insert(r, e, priority(e.id())), byId.put(e.id(), e));
+    }
+
+    /** The tree with the entry of e's key replaced by e (the key is in the tree). */
+    private static Node replace(Node n, Entry e) {
+        int c = cmpKey(e.free(), e.id(), n.e);
+        if (c == 0) {
+            return new Node(e, n.prio, n.left, n.right);
+        }
+        return c < 0 ? n.with(replace(n.left, e), n.right) : n.with(n.left, replace(n.right, e));
     }
 
     /** Removes the worker (when it is no longer UP). */

@@ -8,21 +8,32 @@ import java.util.function.IntConsumer;
  * The decision core keeps its requests and its per-worker queues in it, which is what lets a
  * {@link ClusterState} be a value while each action costs O(log n), not a copy of the cluster.
  * Nodes that become empty are pruned, so memory follows the live entries only.
+ *
+ * <p>A map of at most {@link #SMALL} entries whose keys do not all fit one trie level (a run
+ * queue of a few requests with large ids) is kept flat instead, as its sorted keys and their
+ * values: a lookup reads one short array rather than one node per level.
  */
 public final class PIntMap<V> {
     private static final int BITS = 4;
     private static final int WIDTH = 1 << BITS;
     private static final int MASK = WIDTH - 1;
-    private static final PIntMap<?> EMPTY = new PIntMap<>(null, 0, 0);
+    /** The most entries a flat map holds. */
+    static final int SMALL = 16;
+    private static final PIntMap<?> EMPTY = new PIntMap<>(null, 0, 0, null, null);
 
     private final Object[] root;
     private final int shift;
     private final int size;
+    /** A flat map's keys, ascending, and their values (both null for a trie or the empty map). */
+    private final int[] keys;
+    private final Object[] vals;
 
-    private PIntMap(Object[] root, int shift, int size) {
+    private PIntMap(Object[] root, int shift, int size, int[] keys, Object[] vals) {
         this.root = root;
         this.shift = shift;
         this.size = size;
+        this.keys = keys;
+        this.vals = vals;
     }
 
     @SuppressWarnings("unchecked")
@@ -48,6 +59,15 @@ public final class PIntMap<V> {
 
     @SuppressWarnings("unchecked")
     public V get(int key) {
+        int[] ks = keys;
+        if (ks != null) {
+            for (int i = 0; i < ks.length; i++) {
+                if (ks[i] == key) {
+                    return (V) vals[i];
+                }
+            }
+            return null;
+        }
         // capacityShift(key) > shift, without the loop: the key has bits above this trie's top level
         if (key < 0 || root == null || shift < 28 && (key >>> (shift + BITS)) != 0) {
             return null;
@@ -73,21 +93,76 @@ public final class PIntMap<V> {
         if (value == null) {
             return remove(key);
         }
-        Object[] r = root;
-        int s = shift;
-        int need = capacityShift(key);
-        if (r == null) {
-            s = need;
-        } else {
-            while (s < need) {
-                Object[] up = new Object[WIDTH];
-                up[0] = r;
-                r = up;
-                s += BITS;
-            }
+        if (root != null) {
+            return putTrie(key, value);
         }
-        boolean added = r == root ? get(key) == null : true;
-        return new PIntMap<>(put(r, s, key, value), s, size + (added ? 1 : 0));
+        PIntMap<V> flat = putFlat(key, value);
+        if (flat != null) {
+            return flat;
+        }
+        // a flat map outgrowing SMALL, or entries that all fit the first level: a trie
+        PIntMap<V> t = empty();
+        for (int i = 0; keys != null && i < keys.length; i++) {
+            t = t.putTrie(keys[i], vals[i]);
+        }
+        return t.putTrie(key, value);
+    }
+
+    /** The trie put, on a map in trie form (or empty). */
+    private PIntMap<V> putTrie(int key, Object value) {
+        Object[] r = root;
+        int s = root == null ? capacityShift(key) : shift;
+        int need = capacityShift(key);
+        while (r != null && s < need) {
+            Object[] up = new Object[WIDTH];
+            up[0] = r;
+            r = up;
+            s += BITS;
+        }
+        boolean added = get(key) == null;
+        return new PIntMap<>(put(r, s, key, value), s, size + (added ? 1 : 0), null, null);
+    }
+
+    /**
+     * This flat (or empty) map with key set to value, or null when the result is not flat: more
+     * than {@link #SMALL} entries, or every key within the first trie level (where the trie is a
+     * plain array).
+     */
+    private PIntMap<V> putFlat(int key, Object value) {
+        int n = keys == null ? 0 : keys.length;
+        int i = 0;
+        while (i < n && keys[i] < key) {
+            i++;
+        }
+        if (i < n && keys[i] == key) {
+            Object[] v = vals.clone();
+            v[i] = value;
+            return new PIntMap<>(null, 0, size, keys, v);
+        }
+        if (n == SMALL || (key < WIDTH && (n == 0 || keys[n - 1] < WIDTH))) {
+            return null;
+        }
+        int[] k = new int[n + 1];
+        Object[] v = new Object[n + 1];
+        System.arraycopy(keys == null ? k : keys, 0, k, 0, i);
+        System.arraycopy(vals == null ? v : vals, 0, v, 0, i);
+        k[i] = key;
+        v[i] = value;
+        if (i < n) {
+            System.arraycopy(keys, i, k, i + 1, n - i);
+            System.arraycopy(vals, i, v, i + 1, n - i);
+        }
+        return new PIntMap<>(null, 0, n + 1, k, v);
+    }
+
+    /** This map's entries in flat form (it has at most SMALL). */
+    private PIntMap<V> flatten() {
+        int[] k = keys();
+        Object[] v = new Object[k.length];
+        for (int i = 0; i < k.length; i++) {
+            v[i] = get(k[i]);
+        }
+        return new PIntMap<>(null, 0, k.length, k, v);
     }
 
     private static Object[] put(Object[] node, int s, int key, Object value) {
@@ -101,8 +176,37 @@ public final class PIntMap<V> {
         if (get(key) == null) {
             return this;
         }
+        if (keys != null) {
+            int n = keys.length;
+            if (n == 1) {
+                return empty();
+            }
+            int i = 0;
+            while (keys[i] != key) {
+                i++;
+            }
+            int[] k = new int[n - 1];
+            Object[] v = new Object[n - 1];
+            System.arraycopy(keys, 0, k, 0, i);
+            System.arraycopy(vals, 0, v, 0, i);
+            System.arraycopy(keys, i + 1, k, i, n - 1 - i);
+            System.arraycopy(vals, i + 1, v, i, n - 1 - i);
+            if (k[n - 2] < WIDTH) {
+                // every key left fits the first level: a one-level trie
+                PIntMap<V> t = empty();
+                for (int j = 0; j < k.length; j++) {
+                    t = t.putTrie(k[j], v[j]);
+                }
+                return t;
+            }
+            return new PIntMap<>(null, 0, n - 1, k, v);
+        }
         Object[] nr = remove(root, shift, key);
-        return nr == null ? empty() : new PIntMap<>(nr, shift, size - 1);
+        if (nr == null) {
+            return empty();
+        }
+        PIntMap<V> t = new PIntMap<>(nr, shift, size - 1, null, null);
+        return shift > 0 && size - 1 <= SMALL / 2 ? t.flatten() : t;
     }
 
     private static Object[] remove(Object[] node, int s, int key) {
@@ -119,7 +223,11 @@ public final class PIntMap<V> {
 
     /** Calls {@code action} with every key, in ascending order. */
     public void forEachKey(IntConsumer action) {
-        if (root != null) {
+        if (keys != null) {
+            for (int k : keys) {
+                action.accept(k);
+            }
+        } else if (root != null) {
             walk(root, shift, 0, action);
         }
     }
@@ -139,6 +247,9 @@ public final class PIntMap<V> {
 
     /** The keys, ascending. */
     public int[] keys() {
+        if (keys != null) {
+            return keys.clone();
+        }
         int[] out = new int[size];
         int[] n = {0};
         forEachKey(k -> out[n[0]++] = k);

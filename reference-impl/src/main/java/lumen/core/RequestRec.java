@@ -111,6 +111,26 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
                 outLen + tokens.length, ok, promptLen, refLen, maxOut, ref, null);
     }
 
+    /**
+     * Whether this record is DONE with nothing left anywhere: no server, no checkpoint copy and no
+     * holder, no draft, its whole reference output delivered.
+     */
+    public boolean finishedClean() {
+        return phase == RequestPhase.DONE && server < 0 && holder < 0 && backup < 0 && proposal == null && outOk && outLen == refLen
+                && kv.length() == 0 && ckpt.length() == 0 && bckpt.length() == 0;
+    }
+
+    /**
+     * What a validator keeps of a request it finished with ({@link ClusterState#forget}): DONE
+     * with nothing left, and lengths it no longer knows, set so that any later event naming the
+     * request is judged as it would be on the full record (it is no step of the spec, and the
+     * same properties break); only the lengths in reports differ.
+     */
+    public static RequestRec forgotten(int id) {
+        return new RequestRec(id, RequestPhase.DONE, -1, -1, true, PageSeq.EMPTY, PageSeq.EMPTY, -1, PageSeq.EMPTY, 0, true, 1, 0, 0,
+                null, null);
+    }
+
     /** The record kept once DONE: the reference is dropped, so memory follows live requests. */
     public RequestRec finished() {
         return new RequestRec(id, RequestPhase.DONE, -1, holder, placed, PageSeq.EMPTY, ckpt, backup, bckpt, outLen, outOk,

@@ -215,7 +215,8 @@ public final class TraceReader implements Closeable {
     }
 
     private void endObject() throws TraceFormatException {
-        lastLine = p.currentLocation().getLineNr();
+        // the current token is the object's closing brace: its line is where the object ends
+        lastLine = tokenLine();
         if (lastLine != eventLine) {
             throw error(eventLine, "the JSON object on this line does not end on it (it ends on line " + lastLine + "); a trace has one object per line");
         }

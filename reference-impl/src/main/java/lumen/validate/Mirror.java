@@ -1,9 +1,7 @@
 package lumen.validate;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import lumen.core.ActionProperties;
 import lumen.core.ClusterState;
 import lumen.core.Config;
@@ -46,14 +44,26 @@ public final class Mirror {
     private final int fairnessSteps;
     /** Per request (and copy: key r*2+1 for the backup): decode steps since its copy could grow and did not. */
     private final com.carrotsearch.hppc.IntIntHashMap streamLag = new com.carrotsearch.hppc.IntIntHashMap();
-    /** Per ASSISTING worker: 0 while it has proposed nothing in this stint, -1 once it has. */
-    private final Map<Integer, Integer> assistMissed = new HashMap<>();
-    /** Per (ASSISTING worker, request) in a stint without any proposal: decode steps of the request it could have proposed for. */
-    private final Map<Long, Integer> assistOpportunities = new HashMap<>();
+    /** The ASSISTING workers that have proposed nothing in this stint. */
+    private final com.carrotsearch.hppc.IntHashSet assistIdle = new com.carrotsearch.hppc.IntHashSet();
+    /**
+     * Per (ASSISTING worker w, request r), keyed {@code w << 32 | r}, in a stint without any
+     * proposal: decode steps of the request it could have proposed for.
+     */
+    private final com.carrotsearch.hppc.LongIntHashMap assistOpportunities = new com.carrotsearch.hppc.LongIntHashMap();
     /** Under citedLoads=stale: the loads each decision could have seen; else null. */
     private final LoadWindow window;
     /** Events stepped so far. */
     private long events;
+    /**
+     * The requests that finished last, oldest first, whose records are still kept; past
+     * {@link #KEEP} the oldest is dropped from the state ({@link ClusterState#forget}), so memory
+     * follows the requests in flight while a mistake about a request that just finished is still
+     * reported on its whole record.
+     */
+    private final com.carrotsearch.hppc.IntArrayDeque finished = new com.carrotsearch.hppc.IntArrayDeque();
+    /** How many finished requests keep their whole record. */
+    static final int KEEP = 1024;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -73,10 +83,11 @@ public final class Mirror {
         this.content = m.content.copy();
         this.fairnessSteps = m.fairnessSteps;
         this.streamLag.putAll(m.streamLag);
-        this.assistMissed.putAll(m.assistMissed);
+        this.assistIdle.addAll(m.assistIdle);
         this.assistOpportunities.putAll(m.assistOpportunities);
         this.window = m.window == null ? null : m.window.copy();
         this.events = m.events;
+        this.finished.addLast(m.finished);
     }
 
     Mirror copy() {
@@ -95,8 +106,16 @@ public final class Mirror {
             lags += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
         }
         h = lumen.core.Fingerprint.add(h, lags);
-        h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(assistMissed));
-        h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.of(assistOpportunities));
+        long idle = assistIdle.size();
+        for (com.carrotsearch.hppc.cursors.IntCursor c : assistIdle) {
+            idle += lumen.core.Fingerprint.mix(c.value + 0x1D1EL);
+        }
+        h = lumen.core.Fingerprint.add(h, idle);
+        long opportunities = assistOpportunities.size();
+        for (com.carrotsearch.hppc.cursors.LongIntCursor c : assistOpportunities) {
+            opportunities += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
+        }
+        h = lumen.core.Fingerprint.add(h, opportunities);
         return lumen.core.Fingerprint.add(h, window == null ? 0 : window.fingerprint());
     }
 
@@ -181,7 +200,8 @@ public final class Mirror {
             ContentTracker.Result shown = content.step(s, e);
             found.addAll(shown.findings());
             post = taint(Transition.apply(s, e), e, shown);
-            found.addAll(Invariants.touched(s, post, e));
+            found.addAll(step == null && e.action() == lumen.core.Action.DECODE ? Invariants.afterDecodeStep(post, e.req())
+                    : Invariants.touched(s, post, e));
         }
         Finding a = ActionProperties.check(s, e);
         if (a != null) {
@@ -193,6 +213,12 @@ public final class Mirror {
         }
         state = post;
         if (found.isEmpty()) {
+            if (e.action() == lumen.core.Action.COMPLETE) {
+                finished.addLast(e.req());
+                if (finished.size() > KEEP) {
+                    state = state.forget(finished.removeFirst());
+                }
+            }
             return null;
         }
         // invariants, then action properties, each by ID, then liveness, then a bare "not a step of the spec"
@@ -251,14 +277,12 @@ public final class Mirror {
                 streamLag.remove(e.req() * 2);
                 streamLag.remove(e.req() * 2 + 1);
             }
-            case DRAFT_READY -> assistMissed.put(e.worker(), 0);
-            case ASSIST -> {
-                assistMissed.put(e.worker(), -1);
-                assistOpportunities.keySet().removeIf(k -> k / 1_000_003L == e.worker());
-            }
-            case FULL_READY, FAIL -> {
-                assistMissed.remove(e.worker());
-                assistOpportunities.keySet().removeIf(k -> k / 1_000_003L == e.worker());
+            case DRAFT_READY -> assistIdle.add(e.worker());
+            case ASSIST, FULL_READY, FAIL -> {
+                if (assistIdle.remove(e.worker())) {
+                    int w = e.worker();
+                    assistOpportunities.removeAll((com.carrotsearch.hppc.predicates.LongPredicate) k -> (k >>> 32) == w);
+                }
             }
             default -> { }
         }
@@ -282,14 +306,15 @@ public final class Mirror {
     }
 
     private void missedAssists(ClusterState s, RequestRec r, List<Finding> found) {
-        if (assistMissed.isEmpty() || r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
+        if (assistIdle.isEmpty() || r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
             return;
         }
-        for (int w : assistMissed.keySet().stream().mapToInt(Integer::intValue).toArray()) {
-            if (assistMissed.get(w) < 0 || s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, r.server())) {
+        for (com.carrotsearch.hppc.cursors.IntCursor c : assistIdle) {
+            int w = c.value;
+            if (s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, r.server())) {
                 continue;
             }
-            int n = assistOpportunities.merge(w * 1_000_003L + r.id(), 1, Integer::sum);
+            int n = assistOpportunities.addTo((long) w << 32 | r.id(), 1);
             if (n == fairnessSteps + 1) {
                 found.add(new Finding(PropertyId.L4, "worker " + w + " is ASSISTING with its draft loaded and has proposed no draft"
                         + " in this stint, although it could have for request " + r.id() + " at " + n + " of its decode steps:"

@@ -43,6 +43,10 @@ final class StateView {
                 b.append("  request ").append(id).append(": not arrived\n");
                 continue;
             }
+            if (s.isForgotten(id)) {
+                b.append("  request ").append(id).append(": DONE (it finished earlier in the trace; the validator keeps only that it finished)\n");
+                continue;
+            }
             b.append(String.format(Locale.ROOT, "  request %d: %s, server %s, holder %s, %s%s, kv %s, ckpt %s, out %d/%d%s%s%n",
                     id, r.phase(), name(r.server()), name(r.holder()),
                     r.backup() >= 0 ? "backup " + r.backup() + " (" + r.bckpt() + "), " : "", r.placed() ? "placed" : "not placed",

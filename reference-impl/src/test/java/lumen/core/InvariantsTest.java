@@ -144,4 +144,32 @@ class InvariantsTest {
         Event ok = new Event.Fail(1, new int[0], new int[] {0});
         assertThat(Invariants.touched(pre, Transition.apply(pre, ok), ok)).isEqualTo(List.of());
     }
+
+    @Test
+    void aDecodeStepBreaksOnlyWhatAfterDecodeStepChecks() {
+        // every Decode of random walks under every policy: a step of the spec from a state where every
+        // invariant holds; the whole touched check finds exactly what the Decode footprint finds
+        int decodes = 0;
+        for (String policy : Policies.keys()) {
+            for (long seed = 0; seed < 15; seed++) {
+                Config cfg = new Config(policy, 2 + (int) (seed % 4), 1, 1, 3, 2, 8 + seed % 20, 4, 3);
+                RandomWalk walk = new RandomWalk(cfg, seed, 6, 3);
+                ClusterState[] pre = {walk.state};
+                for (int i = 0; i < 300 && walk.step(st -> { }); i++) {
+                    Event e = walk.events.get(walk.events.size() - 1);
+                    if (e instanceof Event.Decode d && SpecStep.check(pre[0], e) == null) {
+                        ClusterState post = Transition.apply(pre[0], e);
+                        assertThat(Invariants.afterDecodeStep(post, d.req())).isEqualTo(Invariants.touched(pre[0], post, e));
+                        // the same step delivering a wrong token: S7 in both
+                        Event.Decode wrong = new Event.Decode(d.req(), d.worker(), new int[] {-7});
+                        ClusterState bad = Transition.apply(pre[0], wrong);
+                        assertThat(Invariants.afterDecodeStep(bad, d.req())).isEqualTo(Invariants.touched(pre[0], bad, wrong));
+                        decodes++;
+                    }
+                    pre[0] = walk.state;
+                }
+            }
+        }
+        assertThat(decodes).isGreaterThan(500);
+    }
 }

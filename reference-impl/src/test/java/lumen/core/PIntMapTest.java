@@ -40,6 +40,41 @@ class PIntMapTest {
     }
 
     @Test
+    void smallMapsWithLargeKeysBehaveAlikeInEveryForm() {
+        // a few entries at a time, keys small and large, so the map moves between its flat form and its trie
+        Random r = new Random(11);
+        for (int round = 0; round < 200; round++) {
+            TreeMap<Integer, Integer> ref = new TreeMap<>();
+            PIntMap<Integer> m = PIntMap.empty();
+            int spread = round % 3 == 0 ? 16 : round % 3 == 1 ? 40 : 1 << 30;
+            for (int i = 0; i < 400; i++) {
+                int k = r.nextInt(spread);
+                PIntMap<Integer> before = m;
+                TreeMap<Integer, Integer> had = new TreeMap<>(ref);
+                if (ref.size() > PIntMap.SMALL + 3 || r.nextInt(3) == 0) {
+                    k = ref.isEmpty() ? k : ref.keySet().toArray(new Integer[0])[r.nextInt(ref.size())];
+                    ref.remove(k);
+                    m = m.remove(k);
+                } else {
+                    ref.put(k, i);
+                    m = m.put(k, i);
+                }
+                assertThat(m.size()).isEqualTo(ref.size());
+                assertThat(m.keys()).isEqualTo(ref.keySet().stream().mapToInt(Integer::intValue).toArray());
+                for (int key : ref.keySet()) {
+                    assertThat(m.get(key)).isEqualTo(ref.get(key));
+                }
+                assertThat(m.get(k)).isEqualTo(ref.get(k));
+                assertThat(before.keys()).as("the old version is unchanged")
+                        .isEqualTo(had.keySet().stream().mapToInt(Integer::intValue).toArray());
+                for (int key : had.keySet()) {
+                    assertThat(before.get(key)).isEqualTo(had.get(key));
+                }
+            }
+        }
+    }
+
+    @Test
     void edgeCases() {
         PIntMap<String> m = PIntMap.<String>empty().put(0, "a").put(Integer.MAX_VALUE, "z");
         assertThat(m.get(0)).isEqualTo("a");
@@ -52,5 +87,8 @@ class PIntMapTest {
         assertThat(m.keys()).containsExactly(0, Integer.MAX_VALUE);
         assertThat(PIntMap.<String>empty().put(16, "x").get(0)).isNull();
         assertThat(PIntMap.<String>empty().put(3, "x").get(1 << 12)).isNull();
+        assertThat(PIntMap.<String>empty().put(1 << 20, "x").get(0)).isNull();
+        assertThat(PIntMap.<String>empty().put(1 << 20, "x").get(-1)).isNull();
+        assertThat(PIntMap.<String>empty().put(1 << 20, "x").remove(1 << 20).isEmpty()).isTrue();
     }
 }

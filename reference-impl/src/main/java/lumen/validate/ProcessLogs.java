@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -308,7 +307,9 @@ public final class ProcessLogs {
             origins.add(e.source() + ":" + e.line());
         }
         byte[] merged = b.toString().getBytes(StandardCharsets.UTF_8);
-        ValidationResult v = Validator.validate(new ByteArrayInputStream(merged), "merged", opt);
+        // the merged trace as written: a header that declares what the system observes, or begin and
+        // end forms, is judged as such, and every line a verdict names is a line of the merged trace
+        ValidationResult v = Validator.validate(merged, "merged", opt);
         return new Result(v, origins, tried, lamport, merged);
     }
 
@@ -397,6 +398,10 @@ public final class ProcessLogs {
         List<String> k = new ArrayList<>();
         if (e.has("req")) {
             k.add("r" + e.get("req").asInt());
+        }
+        // a batch Decode line (observes.Decode=batch) is a step of each request it lists
+        for (JsonNode en : e.path("batch")) {
+            k.add("r" + en.path("req").asInt());
         }
         for (String f : new String[] {"worker", "holder", "backup", "target"}) {
             if (e.has(f) && e.get(f).isIntegralNumber()) {

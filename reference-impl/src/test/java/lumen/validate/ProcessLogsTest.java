@@ -89,6 +89,39 @@ class ProcessLogsTest {
     }
 
     @Test
+    void partialTracesSplitPerProcessAreJudgedAsTheirWholeTrace() throws Exception {
+        // each level of observation, its header kept in every process's log, in the order the clocks
+        // give first and in a shuffled one; and a restore past its checkpoint at each level
+        SoftAssertions soft = new SoftAssertions();
+        int judged = 0;
+        for (String name : new String[] {"single-failure-restore", "holder-failure", "failure-during-handover"}) {
+            String whole = new String(trace(name), StandardCharsets.UTF_8);
+            String bad = whole.replaceFirst("(\"mode\":\"RESTORE\",\"worker\":[0-9]+,\"resumed\":)([0-9]+)", "$1$2" + "1");
+            for (lumen.trace.Observation obs : new lumen.trace.Observation[] {PartialTraceTest.NO_PLACE, PartialTraceTest.NO_LOADS,
+                PartialTraceTest.BATCH, PartialTraceTest.LEAST}) {
+                for (String t : new String[] {whole, bad}) {
+                    byte[] level = lumen.trace.Observe.at(t.getBytes(StandardCharsets.UTF_8), obs);
+                    ValidationResult w = Validator.validate(level, name, Validator.Options.defaults());
+                    Map<String, String> logs = ProcessLogs.split(level);
+                    soft.assertThat(logs.get(ProcessLogs.GATEWAY)).as(name).contains("\"observes\"");
+                    for (int seed = -1; seed < 1; seed++) {
+                        ProcessLogs.Result r = merged(logs, seed < 0 ? null : new Random(seed));
+                        String what = name + " " + obs.describe() + (t == bad ? " (mutated)" : "") + " order " + seed;
+                        soft.assertThat(r.result().verdict()).as(what).isEqualTo(w.verdict());
+                        if (w.verdict() == Verdict.REJECTED && r.result().verdict() == Verdict.REJECTED) {
+                            soft.assertThat(r.result().divergence().finding().property()).as(what).isEqualTo(w.divergence().finding().property());
+                        }
+                        judged++;
+                    }
+                    soft.assertThat(w.verdict()).as(name + " " + obs.describe()).isEqualTo(t == bad ? Verdict.REJECTED : Verdict.ACCEPTED);
+                }
+            }
+        }
+        soft.assertAll();
+        assertThat(judged).isEqualTo(3 * 4 * 2 * 2);
+    }
+
+    @Test
     void wallClockSkewBetweenProcessesDoesNotMatter() throws Exception {
         Map<String, String> logs = ProcessLogs.split(trace("holder-failure"));
         String w1 = logs.get("worker-1");

@@ -28,7 +28,9 @@ import picocli.CommandLine.Spec;
         description = {"Runs benchmarks and prints their figures.",
             "decisions: placement and routing decisions per second at 4, 64 and 1024 workers, the O(log W) load"
                 + " index against an O(W) scan in the same run (JMH).",
-            "validator: validator events per second on one thread, traces in contract v1 and v2 (JMH).",
+            "validator: validator events per second on one thread, traces in contract v1 and v2 from memory (JMH); then end to end"
+                + " from a file at 8, 64 and 1,000 workers against a bare Jackson parse of the same file, and the most heap live"
+                + " while it validates, in a JVM of its own with a 256 MB heap.",
             "heap: peak heap while validating a generated trace of --size-mb megabytes from disk.",
             "sim: simulated events per second (JMH), and the wall time and peak heap of the 64-worker Llama-3-70B-like preset"
                 + " replaying the whole one-hour Azure conv trace with a quarter of the workers failing, under LUMEN.",
@@ -158,7 +160,7 @@ final class BenchCommand implements Callable<Integer> {
         out.flush();
     }
 
-    private void validator(PrintWriter out) throws RunnerException {
+    private void validator(PrintWriter out) throws RunnerException, IOException {
         Collection<RunResult> rs = new Runner(jmh(ValidatorBench.class).build()).run();
         out.println();
         out.println("Validator throughput (JMH, one thread, 1,000,000-event synthetic trace from memory; the same trace in"
@@ -171,6 +173,67 @@ final class BenchCommand implements Callable<Integer> {
                     + " trace %,.0f events/s (validation at %.2fx of that floor)%n", w, v1, v2, v2 / v1, p2, v2 / p2);
         }
         out.flush();
+        fromFiles(out);
+    }
+
+    /** The heap the validator's own JVM gets in {@link #fromFiles}: its state must fit, whatever the trace's length. */
+    static final String FILE_HEAP = "-Xmx256m";
+
+    /**
+     * The validator end to end from a file at 8, 64 and 1,000 workers, each against a bare Jackson
+     * parse of the same file in the same JVM ({@link lumen.bench.ValidatorFromFile}, a JVM of its
+     * own with a 256 MB heap), and the most heap live while it validates, for traces of about
+     * 100,000 requests with 64 and with 8,000 of them in flight.
+     */
+    private void fromFiles(PrintWriter out) throws IOException {
+        long big = quick ? 400_000 : 3_600_000;
+        lumen.bench.ValidatorFromFile.Shape[] shapes = {
+            new lumen.bench.ValidatorFromFile.Shape(8, 8, 256, quick ? 200_000 : 1_000_000),
+            new lumen.bench.ValidatorFromFile.Shape(64, 8, 256, quick ? 200_000 : 1_000_000),
+            new lumen.bench.ValidatorFromFile.Shape(8, 8, 32, big),
+            new lumen.bench.ValidatorFromFile.Shape(1000, 8, 32, big)};
+        int rounds = quick ? 3 : 5;
+        out.printf(Locale.ROOT, "%nFrom a file, end to end (one thread's CPU time, median of %d rounds after a warm-up, the parse and the"
+                + " validation alternated; a JVM of its own with %s):%n", rounds - 1, FILE_HEAP.substring(4));
+        out.printf(Locale.ROOT, "  %7s %9s %10s %10s %14s %14s %7s %12s%n", "workers", "in flight", "requests", "events", "parse ev/s",
+                "validate ev/s", "ratio", "live heap");
+        Path d = dir != null ? dir : Path.of(System.getProperty("java.io.tmpdir"));
+        Files.createDirectories(d);
+        String javaCmd = ProcessHandle.current().info().command().orElse("java");
+        for (lumen.bench.ValidatorFromFile.Shape sh : shapes) {
+            Path file = Files.createTempFile(d, "lumen-validator-", ".jsonl");
+            try {
+                long[] written = lumen.bench.ValidatorFromFile.write(file, sh);
+                Process p = new ProcessBuilder(javaCmd, FILE_HEAP, "-cp", System.getProperty("java.class.path"),
+                        lumen.bench.ValidatorFromFile.class.getName(), file.toString(), Integer.toString(rounds))
+                        .redirectErrorStream(true).start();
+                String line;
+                try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                        java.nio.charset.StandardCharsets.UTF_8))) {
+                    StringBuilder all = new StringBuilder();
+                    String l;
+                    while ((l = r.readLine()) != null) {
+                        all.append(l).append('\n');
+                    }
+                    line = all.toString().trim();
+                }
+                String[] f = line.split(" ");
+                if (p.waitFor() != 0 || f.length != 5) {
+                    throw new IOException("the validator's benchmark JVM failed: " + lumen.trace.Echo.cut(line));
+                }
+                double parse = Double.parseDouble(f[1]);
+                double validate = Double.parseDouble(f[2]);
+                out.printf(Locale.ROOT, "  %7d %9d %,10d %,10d %,14.0f %,14.0f %6.2fx %6.1f MB%s%n", sh.workers(), sh.workers() * sh.perWorker(),
+                        written[1], Long.parseLong(f[0]), parse, validate, validate / parse, Double.parseDouble(f[4]),
+                        f[3].equals("ACCEPTED") ? "" : " (" + f[3] + ")");
+                out.flush();
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", ex);
+            } finally {
+                Files.deleteIfExists(file);
+            }
+        }
     }
 
     private static final java.util.regex.Pattern CANDIDATES = java.util.regex.Pattern.compile(

@@ -85,7 +85,8 @@ CONSTANTS
     FairnessSteps,  \* the bound of the finite-trace fairness checks L3 and L4 (0: off)
     LoadWindow,     \* citedLoads = "stale": the most states any event's window reaches back (0: none)
     HiddenPlace,    \* a partial trace whose Place steps are not logged: they are searched for
-    HiddenLoads     \* a partial trace whose decisions cite no loads: under "stale", every report is tried
+    HiddenLoads,    \* a partial trace whose decisions cite no loads: under "stale", every report is tried
+    CopiesUnseen    \* a partial trace whose StreamPage steps show sizes only: the copies' bytes are not observed
 
 VARIABLES
     l,      \* the index in TraceLog of the next event
@@ -312,14 +313,16 @@ ApplyFail == LET w == Ev.worker
 \* Position i as a RESTORE brings it back: the holder's page, or bytes from Elsewhere when the
 \* restored digest is not the holder's copy's: that copy's page re-tagged, or, past the copy (or
 \* over a hole in it), r's own position i when the digest is what r's failed server wrote, else
-\* the hole.
+\* the hole. When the copies' bytes are not observed (CopiesUnseen), the restored digest is held
+\* to what r's server wrote: the holder's page when it is, a Hole when it is not.
 Restored(r, i) ==
     LET p == Resize(ckpt[r], Ev.resumed)[i]
         e == Ev.pages[EntryAt(i)]
         key == <<e[1], e[2]>>
         same == ~HasPages \/ ~ShapeOK(1, Ev.resumed) \/ (Has(hdig[r], key) /\ hdig[r][key] = e[3])
         wrote == Has(wdig[r], key) /\ wdig[r][key] = e[3]
-    IN  CASE same -> p
+    IN  CASE CopiesUnseen -> IF ~HasPages \/ ~ShapeOK(1, Ev.resumed) \/ wrote THEN p ELSE Hole
+          [] same -> p
           [] Len(p) = 3 -> <<p[1], p[2], Elsewhere>>
           [] wrote -> <<r, i, Elsewhere>>
           [] OTHER -> p

@@ -41,8 +41,9 @@ import picocli.CommandLine.Spec;
                 + " else on the CPU backend, labelled as not GPU figures. Writes the figures as JSON (--json) for"
                 + " lumen simulate --set gpu_profile=FILE (not part of all).",
             "partial: the mirror's events per second on partial traces against the full trace in the same run: loads never"
-                + " cited and Decode per batch iteration at 8, 64 and 1,000 workers, Place not logged on the runtime's traces, and"
-                + " the candidate set's growth with the requests waiting to be placed (not part of all).",
+                + " cited, Decode per batch iteration and checkpoint sizes without content at 8, 64 and 1,000 workers, Place not"
+                + " logged on the runtime's traces, and the candidate set's growth with the requests waiting to be placed (not part"
+                + " of all).",
             "fuzz-reader: --count mutated traces (from the reference scenarios and runtime traces; each labelled with the"
                 + " rule of docs/trace-format.md it breaks, or a variation the docs allow) through the validator, each with a 10 s"
                 + " limit: counts per rule of stack traces, hangs, malformed inputs accepted, tolerated inputs refused, errors"
@@ -248,10 +249,8 @@ final class BenchCommand implements Callable<Integer> {
      */
     private void partial(PrintWriter out) throws IOException {
         long events = quick ? 20_000 : 200_000;
-        lumen.trace.Observation noLoads = new lumen.trace.Observation(false, true, false, 4, 4096);
-        lumen.trace.Observation batch = new lumen.trace.Observation(false, false, true, 4, 4096);
-        lumen.trace.Observation noPlace = new lumen.trace.Observation(true, false, false, 4, 4096);
-        lumen.trace.Observation least = new lumen.trace.Observation(true, true, true, 4, 4096);
+        lumen.trace.Observation noPlace = lumen.trace.Observation.NO_PLACE;
+        lumen.trace.Observation least = lumen.trace.Observation.LEAST;
         out.printf(Locale.ROOT, "Partial traces (one thread, from memory, best of 3 after a warm-up; each level as a ratio to its full trace"
                 + " in the same run)%n");
         out.printf(Locale.ROOT, "  synthetic traces of %,d events:%n", events);
@@ -260,7 +259,8 @@ final class BenchCommand implements Callable<Integer> {
             byte[] full = lumen.trace.SyntheticTrace.toBytes(new lumen.trace.SyntheticTrace.Spec(c, events, 8, 64, 256, 50_000, 1), 2);
             rate(full, null);
             double base = rate(full, null);
-            for (lumen.trace.Observation o : new lumen.trace.Observation[] {noLoads, batch}) {
+            for (lumen.trace.Observation o : new lumen.trace.Observation[] {lumen.trace.Observation.NO_LOADS, lumen.trace.Observation.BATCH,
+                lumen.trace.Observation.SIZES}) {
                 String[] stats = new String[1];
                 double r = rate(lumen.trace.Observe.at(full, o), stats);
                 out.printf(Locale.ROOT, "    %4d workers: %-28s %,10.0f events/s against %,10.0f full (%.2fx)%s%n", w, o.describe(), r, base,

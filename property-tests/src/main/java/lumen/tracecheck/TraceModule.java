@@ -89,7 +89,7 @@ public final class TraceModule {
                                      lumen.validate.Validator.Options opt, lumen.trace.Observation obs) throws IOException, Unsupported {
         TraceReader reader;
         try {
-            reader = new TraceReader(in, source);
+            reader = new TraceReader(in, source, obs);
         } catch (TraceFormatException ex) {
             return new Generated(name, null, null, null, new long[0], ex);
         }
@@ -179,6 +179,8 @@ public final class TraceModule {
                 .append("\\* a partial trace (observes): Place not logged, loads never cited\n")
                 .append("THiddenPlace == ").append(obs.hiddenPlace() ? "TRUE" : "FALSE").append('\n')
                 .append("THiddenLoads == ").append(obs.hiddenLoads() ? "TRUE" : "FALSE").append('\n')
+                .append("\\* observes.StreamPage=sizes: the copies' bytes are not observed\n")
+                .append("TCopiesUnseen == ").append(obs.streamSizes() ? "TRUE" : "FALSE").append('\n')
                 .append("\\* the ringDirection reading: ").append(c.readings().ringDirection()).append('\n')
                 .append("NeighbourV == [w \\in TWorkers |-> (w + ")
                 .append(c.readings().ringDirection() == Readings.RingDirection.NEXT ? "1" : Integer.toString(c.workers() - 1))
@@ -241,6 +243,7 @@ public final class TraceModule {
                 "    LoadWindow <- TLoadWindow",
                 "    HiddenPlace <- THiddenPlace",
                 "    HiddenLoads <- THiddenLoads",
+                "    CopiesUnseen <- TCopiesUnseen",
                 "    TraceLog <- TTraceLog",
                 "INIT TraceInit",
                 "NEXT TraceNext",

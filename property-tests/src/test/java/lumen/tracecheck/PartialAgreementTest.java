@@ -40,10 +40,7 @@ import org.junit.jupiter.api.Test;
  */
 class PartialAgreementTest {
     static final List<Observation> LEVELS = List.of(
-            new Observation(true, false, false, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES),
-            new Observation(false, true, false, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES),
-            new Observation(false, false, true, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES),
-            new Observation(true, true, true, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES));
+            Observation.NO_PLACE, Observation.NO_LOADS, Observation.BATCH, Observation.SIZES, Observation.LEAST);
 
     record Case(String name, String kind, byte[] trace) {}
 
@@ -65,7 +62,7 @@ class PartialAgreementTest {
                 Observation o = LEVELS.get(k);
                 if (o.hiddenPlace() && stale) {
                     // hidden placements are searched for on derived loads only: the level without them
-                    o = new Observation(false, o.hiddenLoads(), o.batchDecode(), o.hiddenSteps(), o.candidates());
+                    o = new Observation(false, o.hiddenLoads(), o.batchDecode(), o.streamSizes(), o.hiddenSteps(), o.candidates());
                 }
                 byte[] t = Observe.at(full, o);
                 partial.add(t);

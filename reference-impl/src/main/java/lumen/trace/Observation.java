@@ -24,6 +24,12 @@ import java.util.Set;
  *   <li>{@code "Decode": "batch"}: a Decode line may be one batch iteration of a worker,
  *       {@code "batch":[{"req":r,"tokens":[...],"pages":[...]}, ...]}: the Decode steps of its
  *       requests, composed in the listed order (CCF's composed actions).</li>
+ *   <li>{@code "StreamPage": "sizes"}: streaming is observed by its sizes only, the checkpoint each
+ *       copy holds as its holder acknowledged it, with no content: a StreamPage line carries no
+ *       {@code pages}, and may be a size report of several copies,
+ *       {@code "sizes":[{"req":r,"holder":h,"ckpt":c}, ...]}, the StreamPage steps of its entries
+ *       in order. A RESTORE's bytes are then compared with what the request's server wrote (a copy's
+ *       own bytes being unobserved), and bytes that differ are holes in the KV (S9).</li>
  *   <li>{@code "hiddenSteps"}: the most hidden steps searched for before one observed event
  *       (default {@value #DEFAULT_HIDDEN_STEPS}); {@code "candidates"}: the most candidate states
  *       kept between two observed events (default {@value #DEFAULT_CANDIDATES}). A verdict that
@@ -31,20 +37,30 @@ import java.util.Set;
  * </ul>
  *
  * <p>{@link #of} reads the declaration, removes it from the header, and writes the trace the
- * validator replays: each batch line becomes its Decode lines, every line mapped back to the line
- * it came from.
+ * validator replays: each batch line becomes its Decode lines and each size report its StreamPage
+ * lines, every line mapped back to the line it came from.
  */
-public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batchDecode, int hiddenSteps, int candidates) {
+public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batchDecode, boolean streamSizes, int hiddenSteps,
+                          int candidates) {
     public static final int DEFAULT_HIDDEN_STEPS = 4;
     public static final int DEFAULT_CANDIDATES = 4096;
     public static final int MAX_HIDDEN_STEPS = 64;
     public static final int MAX_CANDIDATES = 1_000_000;
 
     /** A full observation: every action logged, every decision's loads as the trace gives them. */
-    public static final Observation FULL = new Observation(false, false, false, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
+    public static final Observation FULL = new Observation(false, false, false, false, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
 
-    private static final Set<String> FIELDS = Set.of("Place", "loads", "Decode", "hiddenSteps", "candidates");
+    /** Each level alone, with the default bounds: Place not logged, loads never cited, Decode per batch, checkpoint sizes only. */
+    public static final Observation NO_PLACE = new Observation(true, false, false, false, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
+    public static final Observation NO_LOADS = new Observation(false, true, false, false, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
+    public static final Observation BATCH = new Observation(false, false, true, false, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
+    public static final Observation SIZES = new Observation(false, false, false, true, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
+    /** Every level at once. */
+    public static final Observation LEAST = new Observation(true, true, true, true, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
+
+    private static final Set<String> FIELDS = Set.of("Place", "loads", "Decode", "StreamPage", "hiddenSteps", "candidates");
     private static final Set<String> BATCH_ENTRY = Set.of("req", "tokens", "pages");
+    private static final Set<String> SIZE_ENTRY = Set.of("req", "holder", "ckpt");
 
     /** Whether the validator must search for hidden steps (a candidate set rather than one state). */
     public boolean searches() {
@@ -53,7 +69,8 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
 
     /** The declaration as the header writes it. */
     public String json() {
-        List<String> f = levels(new String[] {"\"Place\":\"hidden\"", "\"loads\":\"hidden\"", "\"Decode\":\"batch\""});
+        List<String> f = levels(new String[] {"\"Place\":\"hidden\"", "\"loads\":\"hidden\"", "\"Decode\":\"batch\"",
+            "\"StreamPage\":\"sizes\""});
         if (hiddenSteps != DEFAULT_HIDDEN_STEPS) {
             f.add("\"hiddenSteps\":" + hiddenSteps);
         }
@@ -65,12 +82,13 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
 
     /** In words, for a verdict. */
     public String describe() {
-        return String.join(", ", levels(new String[] {"Place not logged", "loads never cited", "Decode per batch iteration"}));
+        return String.join(", ", levels(new String[] {"Place not logged", "loads never cited", "Decode per batch iteration",
+            "checkpoint sizes without content"}));
     }
 
-    /** Of the three levels' names (Place, loads, Decode, in that order), those this observation declares. */
+    /** Of the four levels' names (Place, loads, Decode, StreamPage, in that order), those this observation declares. */
     private List<String> levels(String[] names) {
-        boolean[] on = {hiddenPlace, hiddenLoads, batchDecode};
+        boolean[] on = {hiddenPlace, hiddenLoads, batchDecode, streamSizes};
         List<String> out = new ArrayList<>();
         for (int i = 0; i < on.length; i++) {
             if (on[i]) {
@@ -111,6 +129,13 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
                 origins.add(n);
                 continue;
             }
+            if (obs.streamSizes && l.contains("\"sizes\"")) {
+                ObjectNode o = WrittenTrace.object(l, source, n);
+                if (o.has("sizes") && "StreamPage".equals(o.path("type").asText())) {
+                    expandSizes(o, out, origins, source, n);
+                    continue;
+                }
+            }
             if (obs.batchDecode && l.contains("\"batch\"")) {
                 ObjectNode o = WrittenTrace.object(l, source, n);
                 if (o.has("batch") && "Decode".equals(o.path("type").asText())) {
@@ -138,15 +163,16 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
             String f = it.next();
             if (!FIELDS.contains(f)) {
                 throw new TraceFormatException(source, n, "header: unknown field 'observes." + Echo.cut(f) + "' (known: Place, loads, Decode,"
-                        + " hiddenSteps, candidates)");
+                        + " StreamPage, hiddenSteps, candidates)");
             }
         }
         boolean place = choice(o, "Place", "logged", "hidden", source, n);
         boolean loads = choice(o, "loads", "cited", "hidden", source, n);
         boolean batch = choice(o, "Decode", "step", "batch", source, n);
+        boolean sizes = choice(o, "StreamPage", "logged", "sizes", source, n);
         int steps = bound(o, "hiddenSteps", DEFAULT_HIDDEN_STEPS, MAX_HIDDEN_STEPS, source, n);
         int cands = bound(o, "candidates", DEFAULT_CANDIDATES, MAX_CANDIDATES, source, n);
-        return new Observation(place, loads, batch, steps, cands);
+        return new Observation(place, loads, batch, sizes, steps, cands);
     }
 
     private static boolean choice(ObjectNode o, String f, String full, String partial, String source, long n) throws TraceFormatException {
@@ -171,6 +197,42 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
                     + Echo.cut(v.toString()));
         }
         return v.asInt();
+    }
+
+    /**
+     * One checkpoint-size report: the StreamPage of each entry, in order, at the line's time, each
+     * taking the copy on its holder to the size the entry gives (no content: the copies' bytes are
+     * not observed at this level).
+     */
+    private static void expandSizes(ObjectNode o, StringBuilder out, List<Long> origins, String source, long n) throws TraceFormatException {
+        JsonNode sizes = o.remove("sizes");
+        if (!sizes.isArray() || sizes.isEmpty()) {
+            throw new TraceFormatException(source, n, "StreamPage: 'sizes' must be a non-empty array of {\"req\",\"holder\",\"ckpt\"}");
+        }
+        for (String f : new String[] {"req", "holder", "ckpt", "pages"}) {
+            if (o.has(f)) {
+                throw new TraceFormatException(source, n, "StreamPage: a size report gives req, holder and ckpt per entry of 'sizes', and no pages,"
+                        + " not '" + f + "' beside them");
+            }
+        }
+        int k = 0;
+        for (JsonNode en : sizes) {
+            k++;
+            if (!(en instanceof ObjectNode entry)) {
+                throw new TraceFormatException(source, n, "StreamPage: sizes entry " + k + " must be an object");
+            }
+            for (Iterator<String> it = entry.fieldNames(); it.hasNext(); ) {
+                String f = it.next();
+                if (!SIZE_ENTRY.contains(f)) {
+                    throw new TraceFormatException(source, n, "StreamPage: sizes entry " + k + ": unknown field '" + Echo.cut(f)
+                            + "' (an entry has req, holder and ckpt)");
+                }
+            }
+            ObjectNode d = o.deepCopy();
+            d.setAll(entry);
+            out.append(d).append('\n');
+            origins.add(n);
+        }
     }
 
     /** One batch iteration: the Decode of each entry, in order, on the line's worker at the line's time. */

@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * A full trace as a system that observes less would have logged it ({@link Observation}): Place
- * lines dropped, loads no longer cited, the Decode lines of one batch iteration joined into one.
+ * lines dropped, loads no longer cited, the Decode lines of one batch iteration joined into one,
+ * StreamPage lines without their content and a run of them joined into one size report.
  * The runtime's traces written this way are the partial traces the kit is tested on; a system
  * can use it to see what its own trace looks like at a level.
  */
@@ -30,6 +31,7 @@ public final class Observe {
         String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n");
         StringBuilder out = new StringBuilder();
         List<ObjectNode> batch = new ArrayList<>();
+        List<ObjectNode> sizes = new ArrayList<>();
         Set<Integer> inBatch = new HashSet<>();
         for (int i = 0; i < lines.length; i++) {
             if (lines[i].isBlank()) {
@@ -49,10 +51,19 @@ public final class Observe {
                 o.remove("loads");
             }
             boolean decode = obs.batchDecode() && type.equals("Decode") && !o.has("phase");
+            boolean size = obs.streamSizes() && type.equals("StreamPage") && !o.has("phase");
+            if (!sizes.isEmpty() && !size) {
+                flushSizes(sizes, out);
+            }
             if (!batch.isEmpty() && (!decode || o.path("worker").asInt() != batch.get(0).path("worker").asInt()
                     || inBatch.contains(o.path("req").asInt()))) {
                 flush(batch, out);
                 inBatch.clear();
+            }
+            if (size) {
+                o.remove("pages");
+                sizes.add(o);
+                continue;
             }
             if (decode) {
                 batch.add(o);
@@ -62,7 +73,31 @@ public final class Observe {
             out.append(o).append('\n');
         }
         flush(batch, out);
+        flushSizes(sizes, out);
         return out.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A run of StreamPage lines, without their content: one size report when there are several. */
+    private static void flushSizes(List<ObjectNode> run, StringBuilder out) {
+        if (run.size() == 1) {
+            out.append(run.get(0)).append('\n');
+        } else if (run.size() > 1) {
+            ObjectNode line = JSON.createObjectNode();
+            line.put("type", "StreamPage");
+            ObjectNode last = run.get(run.size() - 1);
+            if (last.has("t")) {
+                line.set("t", last.get("t"));
+            }
+            ArrayNode entries = line.putArray("sizes");
+            for (ObjectNode sp : run) {
+                ObjectNode en = entries.addObject();
+                en.set("req", sp.get("req"));
+                en.set("holder", sp.get("holder"));
+                en.set("ckpt", sp.get("ckpt"));
+            }
+            out.append(line).append('\n');
+        }
+        run.clear();
     }
 
     private static void flush(List<ObjectNode> batch, StringBuilder out) {

@@ -44,6 +44,8 @@ public final class TraceReader implements Closeable {
             .build();
 
     private final String source;
+    /** observes.StreamPage=sizes: streaming is seen by its sizes only, without content. */
+    private final boolean sizesOnly;
     private final JsonParser p;
     /** The parser's own line counter, read without allocating a location (null: read it from a location). */
     private final com.fasterxml.jackson.core.base.ParserBase pb;
@@ -58,7 +60,16 @@ public final class TraceReader implements Closeable {
     private long[] citedReserved;
 
     public TraceReader(InputStream in, String source) throws IOException, TraceFormatException {
+        this(in, source, Observation.FULL);
+    }
+
+    /**
+     * A reader for a trace that observes what {@code obs} says: under
+     * {@code observes.StreamPage=sizes} a StreamPage carries no {@code pages}, even in trace contract v2.
+     */
+    public TraceReader(InputStream in, String source, Observation obs) throws IOException, TraceFormatException {
         this.source = source;
+        this.sizesOnly = obs.streamSizes();
         JsonParser parser = null;
         try {
             parser = JSON.createParser(new TraceBytes(in));
@@ -955,7 +966,11 @@ public final class TraceReader implements Closeable {
                 return new Event.Decode(need(type, F_REQ), workerField(type, F_WORKER), toks, content(type));
             }
             case STREAM_PAGE -> {
-                return new Event.StreamPage(need(type, F_REQ), workerField(type, F_HOLDER), need(type, F_CKPT), content(type));
+                if (sizesOnly && pages != null) {
+                    throw error(eventLine, "StreamPage: unexpected field 'pages' (the header declares observes.StreamPage=sizes: streaming"
+                            + " is reported by its sizes, without content)");
+                }
+                return new Event.StreamPage(need(type, F_REQ), workerField(type, F_HOLDER), need(type, F_CKPT), sizesOnly ? null : content(type));
             }
             case COMPLETE -> {
                 return new Event.Complete(need(type, F_REQ), workerField(type, F_WORKER), need(type, F_FREED));

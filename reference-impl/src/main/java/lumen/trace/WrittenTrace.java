@@ -55,6 +55,11 @@ public record WrittenTrace(byte[] trace, List<Long> origins, Observation observa
             if (obs.batchDecode()) {
                 notes.add("Decode per batch iteration: each batch line judged as its requests' Decode steps in the listed order");
             }
+            if (obs.streamSizes()) {
+                notes.add("checkpoint sizes without content: each size report judged as the StreamPage steps of its entries in the"
+                        + " listed order; the copies' bytes were not observed, so S6 judged their sizes only, and a RESTORE's bytes were"
+                        + " held to what the request's server wrote (S9)");
+            }
         }
         return new WrittenTrace(bytes, origins, obs, notes);
     }

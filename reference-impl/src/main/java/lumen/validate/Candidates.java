@@ -52,7 +52,7 @@ final class Candidates {
 
     Candidates(Config config, int fairnessSteps, Observation obs) {
         this.obs = obs;
-        set.add(new Cand(new Mirror(config, fairnessSteps), 0));
+        set.add(new Cand(new Mirror(config, fairnessSteps, !obs.streamSizes()), 0));
     }
 
     /** A candidate's state; every candidate has seen the same observed events. */

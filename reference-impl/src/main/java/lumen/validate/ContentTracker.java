@@ -62,22 +62,32 @@ final class ContentTracker {
         }
     }
 
-    /** What one event's content showed: findings (ranked by the validator), and positions of a copy to mark not intact. */
-    record Result(List<Finding> findings, int[] badCopyPositions, boolean toBackup, int[] restoredFromElsewhere) {
+    /**
+     * What one event's content showed: findings (ranked by the validator), positions of a copy to
+     * mark not intact, positions a RESTORE brought back intact from elsewhere than the holder's
+     * copy, and positions it brought back that are not the request's own (holes in its KV).
+     */
+    record Result(List<Finding> findings, int[] badCopyPositions, boolean toBackup, int[] restoredFromElsewhere, int[] badRestored) {
         static final Result NONE = new Result(List.of(), new int[0], false);
 
         Result(List<Finding> findings, int[] badCopyPositions, boolean toBackup) {
-            this(findings, badCopyPositions, toBackup, new int[0]);
+            this(findings, badCopyPositions, toBackup, new int[0], new int[0]);
         }
     }
 
     private final int pageTokens;
+    /**
+     * Whether StreamPage events show the copies' content; when not (observes.StreamPage=sizes), a
+     * RESTORE's bytes are compared with what the request's server wrote instead of its holder's copy.
+     */
+    private final boolean copiesObserved;
     private final IntObjectHashMap<Req> reqs = new IntObjectHashMap<>();
     /** This tracker's identity as an owner of request records (renewed when a copy shares them). */
     private Object owner = new Object();
 
-    ContentTracker(int pageTokens) {
+    ContentTracker(int pageTokens, boolean copiesObserved) {
         this.pageTokens = pageTokens;
+        this.copiesObserved = copiesObserved;
     }
 
     /**
@@ -86,7 +96,7 @@ final class ContentTracker {
      * one entry per live request, not their pages.
      */
     ContentTracker copy() {
-        ContentTracker c = new ContentTracker(pageTokens);
+        ContentTracker c = new ContentTracker(pageTokens, copiesObserved);
         c.reqs.putAll(reqs);
         owner = new Object();
         return c;
@@ -259,6 +269,19 @@ final class ContentTracker {
         List<Finding> out = new ArrayList<>(0);
         List<Integer> elsewhere = new ArrayList<>(0);
         int saved = r.ckpt().length();
+        if (!copiesObserved) {
+            // the copy's bytes were never shown: the restored bytes must be the request's own, as its server wrote them
+            List<Integer> bad = new ArrayList<>(0);
+            for (PageDigest p : rt.pages()) {
+                if (!wrote.holds(p)) {
+                    for (int pos = p.first(); pos <= p.last(); pos++) {
+                        bad.add(pos);
+                    }
+                }
+                q.written.put(p);
+            }
+            return new Result(List.of(), new int[0], false, new int[0], bad.stream().mapToInt(Integer::intValue).toArray());
+        }
         for (PageDigest p : rt.pages()) {
             boolean fromHolder = holderCopy.holds(p);
             if (out.isEmpty() && !fromHolder) {
@@ -275,7 +298,7 @@ final class ContentTracker {
             }
             q.written.put(p);
         }
-        return new Result(out, new int[0], false, elsewhere.stream().mapToInt(Integer::intValue).toArray());
+        return new Result(out, new int[0], false, elsewhere.stream().mapToInt(Integer::intValue).toArray(), new int[0]);
     }
 
     private void fail(ClusterState s, Event.Fail f) {

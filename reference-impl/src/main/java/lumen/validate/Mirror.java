@@ -71,8 +71,17 @@ public final class Mirror {
 
     /** @param fairnessSteps the bound of L3 and L4 (0 turns the bounded fairness checks off) */
     public Mirror(Config config, int fairnessSteps) {
+        this(config, fairnessSteps, true);
+    }
+
+    /**
+     * @param copiesObserved whether the trace shows the content of the checkpoint copies (false
+     *                       under observes.StreamPage=sizes: a RESTORE's bytes are then compared
+     *                       with what the request's server wrote)
+     */
+    public Mirror(Config config, int fairnessSteps, boolean copiesObserved) {
         this.state = ClusterState.initial(config);
-        this.content = new ContentTracker(config.pageTokens());
+        this.content = new ContentTracker(config.pageTokens(), copiesObserved);
         this.fairnessSteps = fairnessSteps;
         this.window = config.readings().staleLoads() ? new LoadWindow(config.readings().citedLoads(), config.workers()) : null;
     }
@@ -246,6 +255,11 @@ public final class Mirror {
 
     /** The copy positions whose content differs from what the server wrote are not intact. */
     private static ClusterState taint(ClusterState post, Event e, ContentTracker.Result shown) {
+        if (shown.badRestored().length > 0) {
+            // restored bytes that are not the request's own (copies unobserved): holes in its KV, which S9 names
+            RequestRec r = post.request(e.req());
+            post = post.withRequest(r.withKv(r.kv().withHoles(shown.badRestored())));
+        }
         if (shown.restoredFromElsewhere().length > 0) {
             // the request's own bytes, but not from its holder's copy: intact, and S13 says where they came from
             RequestRec r = post.request(e.req());

@@ -320,7 +320,8 @@ public final class ProcessLogs {
         String type = e.path("type").asText();
         return switch (type) {
             case "Arrive", "Place", "Route", "Fail" -> GATEWAY;
-            case "StreamPage" -> "worker-" + e.path("holder").asInt();
+            // a size report (observes.StreamPage=sizes) is what the gateway learns of several copies
+            case "StreamPage" -> e.has("sizes") ? GATEWAY : "worker-" + e.path("holder").asInt();
             default -> "worker-" + e.path("worker").asInt();
         };
     }
@@ -334,7 +335,7 @@ public final class ProcessLogs {
     private static boolean global(JsonNode e, boolean budgetStored) {
         return switch (e.path("type").asText()) {
             case "Arrive", "Place", "Route", "Fail", "Assist", "DraftReady", "FullReady", "Complete" -> true;
-            case "StreamPage" -> budgetStored;
+            case "StreamPage" -> budgetStored || e.has("sizes");
             default -> false;
         };
     }
@@ -402,6 +403,10 @@ public final class ProcessLogs {
         // a batch Decode line (observes.Decode=batch) is a step of each request it lists
         for (JsonNode en : e.path("batch")) {
             k.add("r" + en.path("req").asInt());
+        }
+        for (JsonNode en : e.path("sizes")) {
+            k.add("r" + en.path("req").asInt());
+            k.add("w" + en.path("holder").asInt());
         }
         for (String f : new String[] {"worker", "holder", "backup", "target"}) {
             if (e.has(f) && e.get(f).isIntegralNumber()) {

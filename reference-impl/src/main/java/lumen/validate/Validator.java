@@ -111,7 +111,7 @@ public final class Validator {
         String refSource = opt.reference() == null ? SELF_REPORTED : opt.referenceSource();
         TraceReader reader;
         try {
-            reader = new TraceReader(in, source);
+            reader = new TraceReader(in, source, obs);
         } catch (TraceFormatException ex) {
             return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, byType, 0, 0, null, ex, List.of(), refSource, List.of());
         }
@@ -125,7 +125,7 @@ public final class Validator {
             return new ValidationResult(source, Verdict.UNDECIDED, config, version, 0, byType, 0, 0, null, null, List.of(), refSource, notes);
         }
         // one state for a full trace; a set of candidates when steps are hidden
-        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps());
+        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes());
         Candidates cands = obs.searches() ? new Candidates(config, opt.fairnessSteps(), obs) : null;
         long events = 0;
         long done = 0;

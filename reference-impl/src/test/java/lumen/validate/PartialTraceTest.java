@@ -14,12 +14,13 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 class PartialTraceTest {
-    static final Observation NO_PLACE = new Observation(true, false, false, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES);
-    static final Observation NO_LOADS = new Observation(false, true, false, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES);
-    static final Observation BATCH = new Observation(false, false, true, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES);
-    static final Observation LEAST = new Observation(true, true, true, Observation.DEFAULT_HIDDEN_STEPS, Observation.DEFAULT_CANDIDATES);
+    static final Observation NO_PLACE = Observation.NO_PLACE;
+    static final Observation NO_LOADS = Observation.NO_LOADS;
+    static final Observation BATCH = Observation.BATCH;
+    static final Observation SIZES = Observation.SIZES;
+    static final Observation LEAST = Observation.LEAST;
     /** The levels every scenario is judged at: Place not logged is in the least, the costliest to search. */
-    static final List<Observation> LEVELS = List.of(NO_LOADS, BATCH, LEAST);
+    static final List<Observation> LEVELS = List.of(NO_LOADS, BATCH, SIZES, LEAST);
 
     static ValidationResult validate(byte[] trace) throws Exception {
         return Validator.validate(trace, "partial", Validator.Options.defaults());
@@ -54,7 +55,8 @@ class PartialTraceTest {
                     soft.assertThat(r.divergence().finding().property()).as(as).isEqualTo(w.divergence().finding().property());
                 }
                 soft.assertThat(r.notes()).as(as).anyMatch(n -> n.startsWith("partial trace (" + o.describe() + ")")
-                        || o.equals(BATCH) && n.startsWith("Decode per batch iteration"));
+                        || o.equals(BATCH) && n.startsWith("Decode per batch iteration")
+                        || o.equals(SIZES) && n.startsWith("checkpoint sizes without content"));
             }
         }
         soft.assertAll();
@@ -102,7 +104,7 @@ class PartialTraceTest {
         String bad = whole.replaceFirst("(\"mode\":\"RESTORE\",\"worker\":[0-9]+,\"resumed\":)([0-9]+)", "$1$2" + "1");
         assertThat(bad).isNotEqualTo(whole);
         PropertyId full = validate(bad).divergence().finding().property();
-        for (Observation o : List.of(NO_PLACE, NO_LOADS, BATCH, LEAST)) {
+        for (Observation o : List.of(NO_PLACE, NO_LOADS, BATCH, SIZES, LEAST)) {
             ValidationResult r = validate(Observe.at(bad.getBytes(StandardCharsets.UTF_8), o));
             assertThat(r.verdict()).as(o.describe()).isEqualTo(Verdict.REJECTED);
             assertThat(r.divergence().finding().property()).as(o.describe()).isEqualTo(full);
@@ -113,7 +115,7 @@ class PartialTraceTest {
     void aSearchCutShortByItsBoundIsUndecidedNotRejected() throws Exception {
         String whole = new String(ScenarioRun.run(Scenarios.find("holder-failure")).trace(), StandardCharsets.UTF_8);
         String bad = whole.replaceFirst("(\"mode\":\"RESTORE\",\"worker\":[0-9]+,\"resumed\":)([0-9]+)", "$1$2" + "1");
-        Observation tight = new Observation(true, false, false, 4, 2);
+        Observation tight = new Observation(true, false, false, false, 4, 2);
         ValidationResult r = validate(Observe.at(bad.getBytes(StandardCharsets.UTF_8), tight));
         assertThat(r.verdict()).isEqualTo(Verdict.UNDECIDED);
         assertThat(r.notes()).anyMatch(n -> n.contains("cut short") && n.contains("observes.candidates=2"));
@@ -148,8 +150,72 @@ class PartialTraceTest {
                 + "\"alpha\":1,\"beta\":1,\"theta\":1000,\"tau\":32,\"budget\":4096,\"pageTokens\":16,\"k\":4},\"observes\":";
         assertThat(validate(header + "{\"Place\":\"sometimes\"}}\n").error().getMessage())
                 .contains("partial:1:").contains("observes.Place must be \"logged\" or \"hidden\"");
-        assertThat(validate(header + "{\"StreamPage\":\"sizes\"}}\n").error().getMessage()).contains("unknown field 'observes.StreamPage'");
+        assertThat(validate(header + "{\"Complete\":\"hidden\"}}\n").error().getMessage()).contains("unknown field 'observes.Complete'");
+        assertThat(validate(header + "{\"StreamPage\":\"bytes\"}}\n").error().getMessage())
+                .contains("observes.StreamPage must be \"logged\" or \"sizes\"");
         assertThat(validate(header + "{\"candidates\":0}}\n").error().getMessage()).contains("observes.candidates must be an integer from 1");
         assertThat(validate(header + "{\"Place\":\"hidden\"}}\n").verdict()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    @Test
+    void sizeReportsAreTheirStreamPageStepsAndARestoreIsHeldToWhatTheServerWrote() throws Exception {
+        byte[] full = ScenarioRun.run(Scenarios.find("single-failure-restore")).trace();
+        String sizes = new String(Observe.at(full, SIZES), StandardCharsets.UTF_8);
+        assertThat(sizes).contains("\"sizes\":[{").doesNotContain("\"type\":\"StreamPage\",\"t\":0.0,\"req\"");
+        assertThat(validate(sizes).verdict()).isEqualTo(Verdict.ACCEPTED);
+        String[] lines = sizes.split("\n");
+
+        // a RESTORE whose bytes are not what the request's server wrote: holes in its KV, S9, at the Route line
+        int route = indexOf(lines, "\"mode\":\"RESTORE\"");
+        String[] bad = lines.clone();
+        bad[route] = flipFirstDigest(lines[route]);
+        ValidationResult r = validate(String.join("\n", bad) + "\n");
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.divergence().line()).isEqualTo(route + 1);
+        assertThat(r.divergence().finding().property()).isEqualTo(PropertyId.S9);
+        // the same restore in the full trace is named by S13: there the holder's copy is known, and the bytes are not it
+        String[] fullLines = new String(full, StandardCharsets.UTF_8).split("\n");
+        int fullRoute = indexOf(fullLines, "\"mode\":\"RESTORE\"");
+        fullLines[fullRoute] = flipFirstDigest(fullLines[fullRoute]);
+        assertThat(validate(String.join("\n", fullLines) + "\n").divergence().finding().property()).isEqualTo(PropertyId.S13);
+
+        // a size past what the server has written: not a step of the spec, at the report's line
+        int report = indexOf(lines, "\"sizes\":[{");
+        String[] past = lines.clone();
+        past[report] = past[report].replaceFirst("\"ckpt\":([0-9]+)", "\"ckpt\":9$1");
+        ValidationResult p = validate(String.join("\n", past) + "\n");
+        assertThat(p.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(p.divergence().line()).isEqualTo(report + 1);
+
+        // content at this level, and an entry with a field the level does not know, are located errors
+        String[] withPages = lines.clone();
+        int single = indexOf(lines, "\"type\":\"StreamPage\",\"t\"");
+        if (single >= 0 && !lines[single].contains("\"sizes\"")) {
+            withPages[single] = withPages[single].replace("}", ",\"pages\":[]}");
+            assertThat(validate(String.join("\n", withPages) + "\n").error().getMessage())
+                    .contains("partial:" + (single + 1) + ":").contains("observes.StreamPage=sizes");
+        }
+        String[] unknown = lines.clone();
+        unknown[report] = unknown[report].replaceFirst("\"ckpt\":", "\"size\":");
+        ValidationResult u = validate(String.join("\n", unknown) + "\n");
+        assertThat(u.verdict()).isEqualTo(Verdict.MALFORMED);
+        assertThat(u.error().getMessage()).contains("partial:" + (report + 1) + ":").contains("unknown field 'size'");
+    }
+
+    private static int indexOf(String[] lines, String part) {
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].contains(part)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The line with the first hexadecimal digit of its first page digest changed. */
+    private static String flipFirstDigest(String line) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"pages\":\\[\\[[0-9]+,[0-9]+,\"([0-9a-f])").matcher(line);
+        assertThat(m.find()).as(line).isTrue();
+        char c = m.group(1).charAt(0);
+        return line.substring(0, m.start(1)) + (c == '0' ? '1' : '0') + line.substring(m.end(1));
     }
 }

@@ -59,8 +59,6 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
     public static final Observation LEAST = new Observation(true, true, true, true, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
 
     private static final Set<String> FIELDS = Set.of("Place", "loads", "Decode", "StreamPage", "hiddenSteps", "candidates");
-    private static final Set<String> BATCH_ENTRY = Set.of("req", "tokens", "pages");
-    private static final Set<String> SIZE_ENTRY = Set.of("req", "holder", "ckpt");
 
     /** Whether the validator must search for hidden steps (a candidate set rather than one state). */
     public boolean searches() {
@@ -132,14 +130,14 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
             if (obs.streamSizes && l.contains("\"sizes\"")) {
                 ObjectNode o = WrittenTrace.object(l, source, n);
                 if (o.has("sizes") && "StreamPage".equals(o.path("type").asText())) {
-                    expandSizes(o, out, origins, source, n);
+                    expand(SIZES_LINE, o, out, origins, source, n);
                     continue;
                 }
             }
             if (obs.batchDecode && l.contains("\"batch\"")) {
                 ObjectNode o = WrittenTrace.object(l, source, n);
                 if (o.has("batch") && "Decode".equals(o.path("type").asText())) {
-                    expand(o, out, origins, source, n);
+                    expand(BATCH_LINE, o, out, origins, source, n);
                     continue;
                 }
             }
@@ -200,61 +198,39 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
     }
 
     /**
-     * One checkpoint-size report: the StreamPage of each entry, in order, at the line's time, each
-     * taking the copy on its holder to the size the entry gives (no content: the copies' bytes are
-     * not observed at this level).
+     * A composed line: one batch iteration (Decode, {@code batch}) or one checkpoint-size report
+     * (StreamPage, {@code sizes}), written as the step of each entry in order, each with the line's
+     * other fields (its worker, its time).
      */
-    private static void expandSizes(ObjectNode o, StringBuilder out, List<Long> origins, String source, long n) throws TraceFormatException {
-        JsonNode sizes = o.remove("sizes");
-        if (!sizes.isArray() || sizes.isEmpty()) {
-            throw new TraceFormatException(source, n, "StreamPage: 'sizes' must be a non-empty array of {\"req\",\"holder\",\"ckpt\"}");
-        }
-        for (String f : new String[] {"req", "holder", "ckpt", "pages"}) {
-            if (o.has(f)) {
-                throw new TraceFormatException(source, n, "StreamPage: a size report gives req, holder and ckpt per entry of 'sizes', and no pages,"
-                        + " not '" + f + "' beside them");
-            }
-        }
-        int k = 0;
-        for (JsonNode en : sizes) {
-            k++;
-            if (!(en instanceof ObjectNode entry)) {
-                throw new TraceFormatException(source, n, "StreamPage: sizes entry " + k + " must be an object");
-            }
-            for (Iterator<String> it = entry.fieldNames(); it.hasNext(); ) {
-                String f = it.next();
-                if (!SIZE_ENTRY.contains(f)) {
-                    throw new TraceFormatException(source, n, "StreamPage: sizes entry " + k + ": unknown field '" + Echo.cut(f)
-                            + "' (an entry has req, holder and ckpt)");
-                }
-            }
-            ObjectNode d = o.deepCopy();
-            d.setAll(entry);
-            out.append(d).append('\n');
-            origins.add(n);
-        }
-    }
+    private record Composed(String type, String field, List<String> entry) {}
 
-    /** One batch iteration: the Decode of each entry, in order, on the line's worker at the line's time. */
-    private static void expand(ObjectNode o, StringBuilder out, List<Long> origins, String source, long n) throws TraceFormatException {
-        JsonNode batch = o.remove("batch");
-        if (!batch.isArray() || batch.isEmpty()) {
-            throw new TraceFormatException(source, n, "Decode: 'batch' must be a non-empty array of {\"req\",\"tokens\",\"pages\"}");
+    private static final Composed BATCH_LINE = new Composed("Decode", "batch", List.of("req", "tokens", "pages"));
+    private static final Composed SIZES_LINE = new Composed("StreamPage", "sizes", List.of("req", "holder", "ckpt"));
+
+    private static void expand(Composed c, ObjectNode o, StringBuilder out, List<Long> origins, String source, long n)
+            throws TraceFormatException {
+        String fields = String.join(", ", c.entry());
+        JsonNode entries = o.remove(c.field());
+        if (!entries.isArray() || entries.isEmpty()) {
+            throw new TraceFormatException(source, n, c.type() + ": '" + c.field() + "' must be a non-empty array of objects with " + fields);
         }
-        if (o.has("req") || o.has("tokens") || o.has("pages")) {
-            throw new TraceFormatException(source, n, "Decode: a batch line gives req, tokens and pages per entry of 'batch', not beside it");
+        for (String f : new String[] {"req", "tokens", "holder", "ckpt", "pages"}) {
+            if (o.has(f)) {
+                throw new TraceFormatException(source, n, c.type() + ": a '" + c.field() + "' line gives " + fields + " per entry of '"
+                        + c.field() + "', not '" + f + "' beside them");
+            }
         }
         int k = 0;
-        for (JsonNode en : batch) {
+        for (JsonNode en : entries) {
             k++;
             if (!(en instanceof ObjectNode entry)) {
-                throw new TraceFormatException(source, n, "Decode: batch entry " + k + " must be an object");
+                throw new TraceFormatException(source, n, c.type() + ": " + c.field() + " entry " + k + " must be an object");
             }
             for (Iterator<String> it = entry.fieldNames(); it.hasNext(); ) {
                 String f = it.next();
-                if (!BATCH_ENTRY.contains(f)) {
-                    throw new TraceFormatException(source, n, "Decode: batch entry " + k + ": unknown field '" + Echo.cut(f)
-                            + "' (an entry has req, tokens and pages)");
+                if (!c.entry().contains(f)) {
+                    throw new TraceFormatException(source, n, c.type() + ": " + c.field() + " entry " + k + ": unknown field '" + Echo.cut(f)
+                            + "' (an entry has " + fields + ")");
                 }
             }
             ObjectNode d = o.deepCopy();

@@ -42,8 +42,8 @@ public final class Mirror {
     private ClusterState state;
     private final ContentTracker content;
     private final int fairnessSteps;
-    /** Per request (and copy: key r*2+1 for the backup): decode steps since its copy could grow and did not. */
-    private final com.carrotsearch.hppc.IntIntHashMap streamLag = new com.carrotsearch.hppc.IntIntHashMap();
+    /** Per request (key r*2, and r*2+1 for the backup's copy): decode steps since its copy could grow and did not. */
+    private final com.carrotsearch.hppc.LongIntHashMap streamLag = new com.carrotsearch.hppc.LongIntHashMap();
     /** The ASSISTING workers that have proposed nothing in this stint. */
     private final com.carrotsearch.hppc.IntHashSet assistIdle = new com.carrotsearch.hppc.IntHashSet();
     /**
@@ -111,7 +111,7 @@ public final class Mirror {
     long fingerprint(java.util.IdentityHashMap<Object, Long> memo) {
         long h = lumen.core.Fingerprint.add(state.fingerprint(memo), content.fingerprint());
         long lags = streamLag.size();
-        for (com.carrotsearch.hppc.cursors.IntIntCursor c : streamLag) {
+        for (com.carrotsearch.hppc.cursors.LongIntCursor c : streamLag) {
             lags += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
         }
         h = lumen.core.Fingerprint.add(h, lags);
@@ -283,13 +283,13 @@ public final class Mirror {
                 if (r == null) {
                     return;
                 }
-                lag(s, r, r.holder(), r.ckpt().length(), r.id() * 2, found);
-                lag(s, r, r.backup(), r.bckpt().length(), r.id() * 2 + 1, found);
+                lag(s, r, r.holder(), r.ckpt().length(), r.id() * 2L, found);
+                lag(s, r, r.backup(), r.bckpt().length(), r.id() * 2L + 1, found);
                 missedAssists(s, r, found);
             }
             case STREAM_PAGE, PLACE, ROUTE, COMPLETE -> {
-                streamLag.remove(e.req() * 2);
-                streamLag.remove(e.req() * 2 + 1);
+                streamLag.remove(e.req() * 2L);
+                streamLag.remove(e.req() * 2L + 1);
             }
             case DRAFT_READY -> assistIdle.add(e.worker());
             case ASSIST, FULL_READY, FAIL -> {
@@ -302,7 +302,7 @@ public final class Mirror {
         }
     }
 
-    private void lag(ClusterState s, RequestRec r, int holder, int saved, int key, List<Finding> found) {
+    private void lag(ClusterState s, RequestRec r, int holder, int saved, long key, List<Finding> found) {
         int pt = s.config().pageTokens();
         // under budget=stored a holder without room for a whole page is exempt (Behind in TraceLumen)
         if (holder < 0 || !s.isUp(holder) || r.kv().length() - saved < pt || s.streamRoom(holder) < pt) {

@@ -84,9 +84,7 @@ public final class Fingerprint {
             return h;
         }
         if (o instanceof PIntMap<?> m) {
-            long[] sum = {m.size()};
-            m.forEachKey(k -> sum[0] += mix(add(k, of(m.get(k), memo))));
-            return mix(sum[0]);
+            return mix(m.size() + m.entrySum(v -> of(v, memo), memo));
         }
         if (o instanceof Map<?, ?> m) {
             long sum = m.size();
@@ -100,6 +98,23 @@ public final class Fingerprint {
             // workers' held sets say what is held now), so states that differ only there are one state
             long h = add(add(add(q.id(), q.outLen()), q.outOk() ? 1 : 2), add(q.ckpt().length(), q.bckpt().length()));
             return add(h, of(q.ckpt().holes()) + 31 * of(q.bckpt().holes()));
+        }
+        // the state's own records, component by component, without reflection; a request's reference
+        // output, shared by all its records, is hashed once per array
+        if (o instanceof RequestRec q) {
+            long h = add(add(add(add(0x52E9L, q.id()), q.phase().ordinal()), q.server()), q.holder());
+            h = add(add(add(h, q.placed() ? 1 : 2), of(q.kv(), memo)), of(q.ckpt(), memo));
+            h = add(add(add(add(h, q.backup()), of(q.bckpt(), memo)), q.outLen()), q.outOk() ? 1 : 2);
+            long ref = memo == null ? content(q.ref(), null) : memo.computeIfAbsent(q.ref(), a -> content(a, null));
+            h = add(add(add(add(h, q.promptLen()), q.refLen()), q.maxOut()), ref);
+            return add(h, q.proposal() == null ? 0 : add(add(0x9F0L, q.proposal().src()), content(q.proposal().toks(), memo)));
+        }
+        if (o instanceof WorkerRec w) {
+            long h = add(add(add(add(0x3A7BL, w.id()), w.state().ordinal()), w.active().ordinal()), of(w.runq(), memo));
+            return add(add(add(add(add(h, w.waiting()), of(w.held(), memo)), w.stored()), w.reserved()), w.target());
+        }
+        if (o instanceof PageSeq p) {
+            return add(add(0x9A6EL, p.length()), content(p.holes(), memo));
         }
         if (o instanceof Record r) {
             long h = mix(r.getClass().getName().hashCode());

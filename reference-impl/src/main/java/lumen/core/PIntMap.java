@@ -221,6 +221,54 @@ public final class PIntMap<V> {
         return null;
     }
 
+    /**
+     * The sum over the entries of {@code mix(add(key, value's fingerprint))}, which does not
+     * depend on the map's form or on the order of its entries. A trie node is immutable and keeps
+     * its keys where it sits, so its part of the sum is remembered in {@code memo} by identity: the
+     * candidate states of a partial trace share all but the paths they changed.
+     */
+    long entrySum(java.util.function.ToLongFunction<Object> valueFp, java.util.IdentityHashMap<Object, Long> memo) {
+        if (keys != null) {
+            return flatSum(valueFp, memo);
+        }
+        return root == null ? 0 : nodeSum(root, shift, 0, valueFp, memo);
+    }
+
+    private long flatSum(java.util.function.ToLongFunction<Object> valueFp, java.util.IdentityHashMap<Object, Long> memo) {
+        Long known = memo == null ? null : memo.get(vals);
+        if (known != null) {
+            return known;
+        }
+        long sum = 0;
+        for (int i = 0; i < keys.length; i++) {
+            sum += Fingerprint.mix(Fingerprint.add(keys[i], valueFp.applyAsLong(vals[i])));
+        }
+        if (memo != null) {
+            memo.put(vals, sum);
+        }
+        return sum;
+    }
+
+    private static long nodeSum(Object[] node, int s, int prefix, java.util.function.ToLongFunction<Object> valueFp,
+                                java.util.IdentityHashMap<Object, Long> memo) {
+        Long known = memo == null ? null : memo.get(node);
+        if (known != null) {
+            return known;
+        }
+        long sum = 0;
+        for (int i = 0; i < WIDTH; i++) {
+            if (node[i] != null) {
+                int k = prefix | (i << s);
+                sum += s == 0 ? Fingerprint.mix(Fingerprint.add(k, valueFp.applyAsLong(node[i])))
+                        : nodeSum((Object[]) node[i], s - BITS, k, valueFp, memo);
+            }
+        }
+        if (memo != null) {
+            memo.put(node, sum);
+        }
+        return sum;
+    }
+
     /** Calls {@code action} with every key, in ascending order. */
     public void forEachKey(IntConsumer action) {
         if (keys != null) {

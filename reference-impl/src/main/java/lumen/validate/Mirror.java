@@ -64,6 +64,13 @@ public final class Mirror {
     private final com.carrotsearch.hppc.IntArrayDeque finished = new com.carrotsearch.hppc.IntArrayDeque();
     /** How many finished requests keep their whole record. */
     static final int KEEP = 1024;
+    /**
+     * A candidate's mirror ({@link Candidates}) leaves a divergence undescribed (no event text, no
+     * state view) until {@link #described} is asked for it: most candidates' divergences are dropped.
+     */
+    private boolean quiet;
+    /** In quiet mode, the whole divergence of the last step, built on demand; else null. */
+    private java.util.function.Supplier<Divergence> lastDescribed;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -97,10 +104,22 @@ public final class Mirror {
         this.window = m.window == null ? null : m.window.copy();
         this.events = m.events;
         this.finished.addLast(m.finished);
+        this.quiet = m.quiet;
     }
 
     Mirror copy() {
         return new Mirror(this);
+    }
+
+    /** This mirror in quiet mode: its divergences name their findings only, until {@link #described}. */
+    Mirror quiet() {
+        quiet = true;
+        return this;
+    }
+
+    /** In quiet mode, divergence d of this mirror's last step with its event and the state before it in words; else d. */
+    Divergence described(Divergence d) {
+        return quiet && lastDescribed != null ? lastDescribed.get() : d;
     }
 
     /**
@@ -249,6 +268,13 @@ public final class Mirror {
         int[] reqs = e.req() >= 0 ? new int[] {e.req()} : new int[0];
         if (e instanceof Event.Fail f) {
             reqs = Validator.concat(f.interrupted(), f.orphaned());
+        }
+        if (quiet) {
+            ClusterState pre = s;
+            int[] rq = reqs;
+            Finding f1 = first;
+            lastDescribed = () -> new Divergence(line, TraceWriter.toJson(e, cited, reserved), f1, others, StateView.describe(pre, e, rq));
+            return new Divergence(line, null, first, others, null);
         }
         return new Divergence(line, TraceWriter.toJson(e, cited, reserved), first, others, StateView.describe(s, e, reqs));
     }

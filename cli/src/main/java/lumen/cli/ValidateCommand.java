@@ -181,13 +181,8 @@ final class ValidateCommand implements Callable<Integer> {
 
     private Judged judge(String t, Validator.Options opt) {
         try (InputStream raw = open(t); java.io.BufferedInputStream in = new java.io.BufferedInputStream(raw, 1 << 16)) {
-            // a trace with begin and end forms, or a partial trace, is read whole; any other streams from the file
-            in.mark(1 << 16);
-            byte[] head = in.readNBytes(1 << 16);
-            in.reset();
-            boolean whole = lumen.trace.WrittenTrace.declared(head);
-            ValidationResult r = whole ? Validator.validate(in.readAllBytes(), name(t), opt)
-                    : Validator.validate(in, name(t), opt);
+            // streamed from the file, a partial trace too; only a trace with begin and end forms is read whole
+            ValidationResult r = Validator.validate(in, name(t), opt);
             Map<String, Object> row = ValidationReport.json(r);
             return new Judged(row, ValidationReport.text(r), null, exit(r.verdict()), r.events());
         } catch (UserError | IOException ex) {

@@ -104,53 +104,22 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
         return Linearize.headerOf(trace).contains("\"observes\"");
     }
 
+    /** The whole trace rewritten ({@link ObservedInput}), with every line's origin: for a checker that reads it whole. */
     public static Result of(byte[] trace, String source) throws TraceFormatException {
-        String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n", -1);
-        StringBuilder out = new StringBuilder();
-        List<Long> origins = new ArrayList<>();
-        Observation obs = null;
-        for (int i = 0; i < lines.length; i++) {
-            long n = i + 1;
-            String l = lines[i];
-            if (l.isBlank()) {
-                if (i < lines.length - 1) {
-                    // kept, so the reader names it as it does in any trace
-                    out.append(l).append('\n');
-                    origins.add(n);
-                }
-                continue;
+        try (ObservedInput in = new ObservedInput(new java.io.ByteArrayInputStream(trace), source, true)) {
+            byte[] bytes;
+            try {
+                bytes = in.readAllBytes();
+            } catch (TraceBytes.Refused ex) {
+                throw new TraceFormatException(source, in.writtenLineOf(ex.line), ex.getMessage());
             }
-            if (obs == null) {
-                ObjectNode h = WrittenTrace.object(l, source, n);
-                obs = declaration(h.remove("observes"), source, n);
-                out.append(h).append('\n');
-                origins.add(n);
-                continue;
-            }
-            if (obs.streamSizes && l.contains("\"sizes\"")) {
-                ObjectNode o = WrittenTrace.object(l, source, n);
-                if (o.has("sizes") && "StreamPage".equals(o.path("type").asText())) {
-                    expand(SIZES_LINE, o, out, origins, source, n);
-                    continue;
-                }
-            }
-            if (obs.batchDecode && l.contains("\"batch\"")) {
-                ObjectNode o = WrittenTrace.object(l, source, n);
-                if (o.has("batch") && "Decode".equals(o.path("type").asText())) {
-                    expand(BATCH_LINE, o, out, origins, source, n);
-                    continue;
-                }
-            }
-            out.append(l).append('\n');
-            origins.add(n);
+            return new Result(bytes, in.origins(), in.observation());
+        } catch (java.io.IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
         }
-        if (obs == null) {
-            throw new TraceFormatException(source, 1, "empty trace: the first line must be the header");
-        }
-        return new Result(out.toString().getBytes(StandardCharsets.UTF_8), origins, obs);
     }
 
-    private static Observation declaration(JsonNode d, String source, long n) throws TraceFormatException {
+    static Observation declaration(JsonNode d, String source, long n) throws TraceFormatException {
         if (d == null) {
             throw new TraceFormatException(source, n, "header: a partial trace declares what it observes (\"observes\":{...})");
         }
@@ -202,13 +171,13 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
      * (StreamPage, {@code sizes}), written as the step of each entry in order, each with the line's
      * other fields (its worker, its time).
      */
-    private record Composed(String type, String field, List<String> entry) {}
+    record Composed(String type, String field, List<String> entry) {}
 
-    private static final Composed BATCH_LINE = new Composed("Decode", "batch", List.of("req", "tokens", "pages"));
-    private static final Composed SIZES_LINE = new Composed("StreamPage", "sizes", List.of("req", "holder", "ckpt"));
+    static final Composed BATCH_LINE = new Composed("Decode", "batch", List.of("req", "tokens", "pages"));
+    static final Composed SIZES_LINE = new Composed("StreamPage", "sizes", List.of("req", "holder", "ckpt"));
 
-    private static void expand(Composed c, ObjectNode o, StringBuilder out, List<Long> origins, String source, long n)
-            throws TraceFormatException {
+    /** Writes composed line o (line n as written) as its steps, one line each; returns how many. */
+    static int expand(Composed c, ObjectNode o, StringBuilder out, String source, long n) throws TraceFormatException {
         String fields = String.join(", ", c.entry());
         JsonNode entries = o.remove(c.field());
         if (!entries.isArray() || entries.isEmpty()) {
@@ -236,7 +205,7 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
             ObjectNode d = o.deepCopy();
             d.setAll(entry);
             out.append(d).append('\n');
-            origins.add(n);
         }
+        return k;
     }
 }

@@ -82,9 +82,14 @@ public final class Validator {
      * for ({@link Candidates}), and every line a verdict names is the line of the trace as written.
      */
     public static ValidationResult validate(byte[] trace, String source, Options opt) throws IOException {
-        if (!lumen.trace.WrittenTrace.declared(trace)) {
+        if (!lumen.trace.Linearize.declared(trace)) {
             return validate(new java.io.ByteArrayInputStream(trace), source, opt);
         }
+        return rewrittenWhole(trace, source, opt);
+    }
+
+    /** A declared trace rewritten whole first ({@link lumen.trace.WrittenTrace}), as TLC judges it, then validated. */
+    static ValidationResult rewrittenWhole(byte[] trace, String source, Options opt) throws IOException {
         lumen.trace.WrittenTrace w;
         try {
             w = lumen.trace.WrittenTrace.of(trace, source);
@@ -93,16 +98,44 @@ public final class Validator {
                     opt.reference() == null ? SELF_REPORTED : opt.referenceSource(), List.of());
         }
         ValidationResult r = validate(new java.io.ByteArrayInputStream(w.trace()), source, opt, w.observation());
-        Divergence d = r.divergence() == null ? null : r.divergence().withLine(w.lineOf(r.divergence().line()));
-        TraceFormatException e = r.error() == null ? null : w.remap(r.error(), source);
+        return asWritten(r, w::lineOf, w.notes());
+    }
+
+    /** Result r of a rewritten trace with every line it names a line of the trace as written ({@code lineOf}), and the rewrite's notes. */
+    private static ValidationResult asWritten(ValidationResult r, java.util.function.LongUnaryOperator lineOf, List<String> rewrite) {
+        Divergence d = r.divergence() == null ? null : r.divergence().withLine(lineOf.applyAsLong(r.divergence().line()));
+        TraceFormatException e = r.error() == null ? null : new TraceFormatException(r.error().source(), lineOf.applyAsLong(r.error().line()),
+                r.error().getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(r.error().source()) + ":[0-9]+: ", ""));
         List<String> notes = new ArrayList<>(r.notes());
-        notes.addAll(w.notes());
+        notes.addAll(rewrite);
         return new ValidationResult(r.source(), r.verdict(), r.config(), r.version(), r.events(), r.byType(), r.done(), r.open(), d, e,
                 r.unfinished(), r.reference(), notes);
     }
 
+    /**
+     * A trace read as it streams, in memory bounded by the requests in flight and the longest line:
+     * a partial trace too, rewritten line by line as it is read ({@link lumen.trace.ObservedInput});
+     * only begin and end forms, which are paired across the trace, are read whole.
+     */
     public static ValidationResult validate(InputStream in, String source, Options opt) throws IOException {
-        return validate(in, source, opt, Observation.FULL);
+        java.io.BufferedInputStream b = in instanceof java.io.BufferedInputStream bi ? bi : new java.io.BufferedInputStream(in, 1 << 16);
+        b.mark(1 << 16);
+        byte[] head = b.readNBytes(1 << 16);
+        b.reset();
+        if (!lumen.trace.WrittenTrace.declared(head)) {
+            return validate(b, source, opt, Observation.FULL);
+        }
+        if (lumen.trace.Linearize.declared(head)) {
+            return rewrittenWhole(b.readAllBytes(), source, opt);
+        }
+        lumen.trace.ObservedInput o;
+        try {
+            o = new lumen.trace.ObservedInput(b, source, false);
+        } catch (TraceFormatException ex) {
+            return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, new LinkedHashMap<>(), 0, 0, null, ex, List.of(),
+                    opt.reference() == null ? SELF_REPORTED : opt.referenceSource(), List.of());
+        }
+        return asWritten(validate(o, source, opt, o.observation()), o::writtenLineOf, o.notes());
     }
 
     /** As {@link #validate(InputStream, String, Options)}, for a trace that observes what {@code obs} says. */

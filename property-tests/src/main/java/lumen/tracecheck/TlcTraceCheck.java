@@ -89,7 +89,7 @@ public final class TlcTraceCheck {
     public Result checkWritten(byte[] bytes, String source, String name, Validator.Options opt)
             throws IOException, TraceModule.Unsupported, ToolFailure, lumen.trace.TraceFormatException {
         lumen.trace.WrittenTrace w = lumen.trace.WrittenTrace.of(bytes, source);
-        Result r = check(new java.io.ByteArrayInputStream(w.trace()), source, name, opt, w.observation());
+        Result r = check(new java.io.ByteArrayInputStream(w.trace()), source, name, opt);
         if (w.origins() == null) {
             return r;
         }
@@ -100,15 +100,9 @@ public final class TlcTraceCheck {
     /** As {@link #check(InputStream, String, String)}, with the validator's options (reference, completeness, fairness bound). */
     public Result check(InputStream trace, String source, String name, Validator.Options opt)
             throws IOException, TraceModule.Unsupported, ToolFailure {
-        return check(trace, source, name, opt, lumen.trace.Observation.FULL);
-    }
-
-    /** As {@link #check(InputStream, String, String, Validator.Options)}, for a rewritten partial trace that observes what {@code obs} says. */
-    public Result check(InputStream trace, String source, String name, Validator.Options opt, lumen.trace.Observation obs)
-            throws IOException, TraceModule.Unsupported, ToolFailure {
         String module = "Trace_" + name.replaceAll("[^A-Za-z0-9]", "_");
-        TraceModule.Generated g = mutation == null ? TraceModule.generate(trace, source, module, TraceModule.BASE, List.of(), opt, obs)
-                : TraceModule.generate(trace, source, module, mutation.module(), mutation.overrides(), opt, obs);
+        TraceModule.Generated g = mutation == null ? TraceModule.generate(trace, source, module, TraceModule.BASE, List.of(), opt)
+                : TraceModule.generate(trace, source, module, mutation.module(), mutation.overrides(), opt);
         if (g.tla() == null) {
             return new Result(source, Verdict.MALFORMED, 0, 0, -1, null, null, 0, g.malformed(), Duration.ZERO);
         }

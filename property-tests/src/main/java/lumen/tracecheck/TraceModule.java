@@ -77,22 +77,14 @@ public final class TraceModule {
      */
     public static Generated generate(InputStream in, String source, String name, String base, List<String> overrides,
                                      lumen.validate.Validator.Options opt) throws IOException, Unsupported {
-        return generate(in, source, name, base, overrides, opt, lumen.trace.Observation.FULL);
-    }
-
-    /**
-     * As {@link #generate(InputStream, String, String, String, List, lumen.validate.Validator.Options)},
-     * for a partial trace (already rewritten by {@link lumen.trace.Observation#of}) that observes
-     * what {@code obs} says: TraceLumen's hidden steps are turned on.
-     */
-    public static Generated generate(InputStream in, String source, String name, String base, List<String> overrides,
-                                     lumen.validate.Validator.Options opt, lumen.trace.Observation obs) throws IOException, Unsupported {
         TraceReader reader;
         try {
-            reader = new TraceReader(in, source, obs);
+            reader = new TraceReader(in, source);
         } catch (TraceFormatException ex) {
             return new Generated(name, null, null, null, new long[0], ex);
         }
+        // a partial trace's declaration turns TraceLumen's hidden steps on; its composed lines come as their steps
+        lumen.trace.Observation obs = reader.observation();
         Config c = reader.config();
         String policy = specPolicy(c.policy());
         if (policy == null) {

@@ -1,12 +1,7 @@
 package lumen.trace;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Partial traces (docs/trace-format.md, Partial traces): what a system observes, as its header
@@ -36,9 +31,8 @@ import java.util.Set;
  *       rests on a search the bound cut short says so.</li>
  * </ul>
  *
- * <p>{@link #of} reads the declaration, removes it from the header, and writes the trace the
- * validator replays: each batch line becomes its Decode lines and each size report its StreamPage
- * lines, every line mapped back to the line it came from.
+ * <p>{@link TraceReader} reads the declaration from the header and reads each composed line (a batch
+ * iteration, a size report) as its steps, every one of them on the line it came from.
  */
 public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batchDecode, boolean streamSizes, int hiddenSteps,
                           int candidates) {
@@ -58,7 +52,9 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
     /** Every level at once. */
     public static final Observation LEAST = new Observation(true, true, true, true, DEFAULT_HIDDEN_STEPS, DEFAULT_CANDIDATES);
 
-    private static final Set<String> FIELDS = Set.of("Place", "loads", "Decode", "StreamPage", "hiddenSteps", "candidates");
+    /** The four levels as the header names them, and for each its two values (the full observation's first). */
+    static final String[] LEVELS = {"Place", "loads", "Decode", "StreamPage"};
+    static final String[][] LEVEL_VALUES = {{"logged", "hidden"}, {"cited", "hidden"}, {"step", "batch"}, {"logged", "sizes"}};
 
     /** Whether the validator must search for hidden steps (a candidate set rather than one state). */
     public boolean searches() {
@@ -96,116 +92,17 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
         return out;
     }
 
-    /** The trace the validator replays, where its lines came from, and what the system observes. */
-    public record Result(byte[] trace, List<Long> origins, Observation observation) {}
-
-    /** Whether a trace's header declares what it observes ({@code "observes"}). */
-    public static boolean declared(byte[] trace) {
-        return Linearize.headerOf(trace).contains("\"observes\"");
-    }
-
-    /** The whole trace rewritten ({@link ObservedInput}), with every line's origin: for a checker that reads it whole. */
-    public static Result of(byte[] trace, String source) throws TraceFormatException {
-        try (ObservedInput in = new ObservedInput(new java.io.ByteArrayInputStream(trace), source, true)) {
-            byte[] bytes;
-            try {
-                bytes = in.readAllBytes();
-            } catch (TraceBytes.Refused ex) {
-                throw new TraceFormatException(source, in.writtenLineOf(ex.line), ex.getMessage());
-            }
-            return new Result(bytes, in.origins(), in.observation());
-        } catch (java.io.IOException ex) {
-            throw new java.io.UncheckedIOException(ex);
+    /** What a verdict on a trace at this level must say of how its composed lines were read. */
+    public List<String> notes() {
+        List<String> notes = new ArrayList<>();
+        if (batchDecode) {
+            notes.add("Decode per batch iteration: each batch line judged as its requests' Decode steps in the listed order");
         }
-    }
-
-    static Observation declaration(JsonNode d, String source, long n) throws TraceFormatException {
-        if (d == null) {
-            throw new TraceFormatException(source, n, "header: a partial trace declares what it observes (\"observes\":{...})");
+        if (streamSizes) {
+            notes.add("checkpoint sizes without content: each size report judged as the StreamPage steps of its entries in the"
+                    + " listed order; the copies' bytes were not observed, so S6 judged their sizes only, and a RESTORE's bytes were"
+                    + " held to what the request's server wrote (S9)");
         }
-        if (!(d instanceof ObjectNode o)) {
-            throw new TraceFormatException(source, n, "header: observes must be an object, found " + Echo.cut(d.toString()));
-        }
-        for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!FIELDS.contains(f)) {
-                throw new TraceFormatException(source, n, "header: unknown field 'observes." + Echo.cut(f) + "' (known: Place, loads, Decode,"
-                        + " StreamPage, hiddenSteps, candidates)");
-            }
-        }
-        boolean place = choice(o, "Place", "logged", "hidden", source, n);
-        boolean loads = choice(o, "loads", "cited", "hidden", source, n);
-        boolean batch = choice(o, "Decode", "step", "batch", source, n);
-        boolean sizes = choice(o, "StreamPage", "logged", "sizes", source, n);
-        int steps = bound(o, "hiddenSteps", DEFAULT_HIDDEN_STEPS, MAX_HIDDEN_STEPS, source, n);
-        int cands = bound(o, "candidates", DEFAULT_CANDIDATES, MAX_CANDIDATES, source, n);
-        return new Observation(place, loads, batch, sizes, steps, cands);
-    }
-
-    private static boolean choice(ObjectNode o, String f, String full, String partial, String source, long n) throws TraceFormatException {
-        JsonNode v = o.get(f);
-        if (v == null || (v.isTextual() && v.asText().equals(full))) {
-            return false;
-        }
-        if (v.isTextual() && v.asText().equals(partial)) {
-            return true;
-        }
-        throw new TraceFormatException(source, n, "header: observes." + f + " must be \"" + full + "\" or \"" + partial + "\", found "
-                + Echo.cut(v.toString()));
-    }
-
-    private static int bound(ObjectNode o, String f, int def, int max, String source, long n) throws TraceFormatException {
-        JsonNode v = o.get(f);
-        if (v == null) {
-            return def;
-        }
-        if (!v.isIntegralNumber() || v.asLong() < 1 || v.asLong() > max) {
-            throw new TraceFormatException(source, n, "header: observes." + f + " must be an integer from 1 to " + max + ", found "
-                    + Echo.cut(v.toString()));
-        }
-        return v.asInt();
-    }
-
-    /**
-     * A composed line: one batch iteration (Decode, {@code batch}) or one checkpoint-size report
-     * (StreamPage, {@code sizes}), written as the step of each entry in order, each with the line's
-     * other fields (its worker, its time).
-     */
-    record Composed(String type, String field, List<String> entry) {}
-
-    static final Composed BATCH_LINE = new Composed("Decode", "batch", List.of("req", "tokens", "pages"));
-    static final Composed SIZES_LINE = new Composed("StreamPage", "sizes", List.of("req", "holder", "ckpt"));
-
-    /** Writes composed line o (line n as written) as its steps, one line each; returns how many. */
-    static int expand(Composed c, ObjectNode o, StringBuilder out, String source, long n) throws TraceFormatException {
-        String fields = String.join(", ", c.entry());
-        JsonNode entries = o.remove(c.field());
-        if (!entries.isArray() || entries.isEmpty()) {
-            throw new TraceFormatException(source, n, c.type() + ": '" + c.field() + "' must be a non-empty array of objects with " + fields);
-        }
-        for (String f : new String[] {"req", "tokens", "holder", "ckpt", "pages"}) {
-            if (o.has(f)) {
-                throw new TraceFormatException(source, n, c.type() + ": a '" + c.field() + "' line gives " + fields + " per entry of '"
-                        + c.field() + "', not '" + f + "' beside them");
-            }
-        }
-        int k = 0;
-        for (JsonNode en : entries) {
-            k++;
-            if (!(en instanceof ObjectNode entry)) {
-                throw new TraceFormatException(source, n, c.type() + ": " + c.field() + " entry " + k + " must be an object");
-            }
-            for (Iterator<String> it = entry.fieldNames(); it.hasNext(); ) {
-                String f = it.next();
-                if (!c.entry().contains(f)) {
-                    throw new TraceFormatException(source, n, c.type() + ": " + c.field() + " entry " + k + ": unknown field '" + Echo.cut(f)
-                            + "' (an entry has " + fields + ")");
-                }
-            }
-            ObjectNode d = o.deepCopy();
-            d.setAll(entry);
-            out.append(d).append('\n');
-        }
-        return k;
+        return notes;
     }
 }

@@ -44,8 +44,8 @@ public final class TraceReader implements Closeable {
             .build();
 
     private final String source;
-    /** observes.StreamPage=sizes: streaming is seen by its sizes only, without content. */
-    private final boolean sizesOnly;
+    /** What the header declares the system observes ({@code observes}; {@link Observation#FULL} when it declares nothing). */
+    private Observation observation = Observation.FULL;
     private final JsonParser p;
     /** The parser's own line counter, read without allocating a location (null: read it from a location). */
     private final com.fasterxml.jackson.core.base.ParserBase pb;
@@ -60,16 +60,7 @@ public final class TraceReader implements Closeable {
     private long[] citedReserved;
 
     public TraceReader(InputStream in, String source) throws IOException, TraceFormatException {
-        this(in, source, Observation.FULL);
-    }
-
-    /**
-     * A reader for a trace that observes what {@code obs} says: under
-     * {@code observes.StreamPage=sizes} a StreamPage carries no {@code pages}, even in trace contract v2.
-     */
-    public TraceReader(InputStream in, String source, Observation obs) throws IOException, TraceFormatException {
         this.source = source;
-        this.sizesOnly = obs.streamSizes();
         JsonParser parser = null;
         try {
             parser = JSON.createParser(new TraceBytes(in));
@@ -89,6 +80,16 @@ public final class TraceReader implements Closeable {
 
     public Config config() {
         return config;
+    }
+
+    /**
+     * What the system observes, as the header declares it ({@code "observes"}, docs/trace-format.md,
+     * Partial traces): with {@code Decode=batch} a Decode line may be a batch iteration, with
+     * {@code StreamPage=sizes} a StreamPage carries no {@code pages} and may be a size report; such a
+     * composed line is read as its steps, one event each, all on the line's line.
+     */
+    public Observation observation() {
+        return observation;
     }
 
     /** The trace contract version the header declares (1 or 2). */
@@ -296,6 +297,7 @@ public final class TraceReader implements Closeable {
                 case "format" -> format = string(f, v);
                 case "version" -> version = integer(f, v, 0, TraceFormat.MAX_INT);
                 case "config" -> cfg = readConfig(v);
+                case "observes" -> observation = readObservation(v);
                 case "ext" -> skipExt(v);
                 default -> throw error(tokenLine(), "header: unknown field '" + Echo.cut(f) + "'");
             }
@@ -408,6 +410,48 @@ public final class TraceReader implements Closeable {
         return rd;
     }
 
+    /** The header's {@code observes}: what the system logs (docs/trace-format.md, Partial traces). */
+    private Observation readObservation(JsonToken start) throws IOException, TraceFormatException {
+        if (start != JsonToken.START_OBJECT) {
+            throw error(tokenLine(), "header: observes must be an object, found " + describe(start));
+        }
+        boolean[] level = new boolean[4];
+        int steps = Observation.DEFAULT_HIDDEN_STEPS;
+        int cands = Observation.DEFAULT_CANDIDATES;
+        java.util.Set<String> names = new java.util.HashSet<>();
+        while (token() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            once(names, f);
+            JsonToken v = token();
+            int i = java.util.List.of(Observation.LEVELS).indexOf(f);
+            if (i >= 0) {
+                String[] values = Observation.LEVEL_VALUES[i];
+                String text = v == JsonToken.VALUE_STRING ? p.getText() : null;
+                if (!values[0].equals(text) && !values[1].equals(text)) {
+                    throw error(tokenLine(), "header: observes." + f + " must be \"" + values[0] + "\" or \"" + values[1] + "\", found "
+                            + (text != null ? quote(text) : describe(v)));
+                }
+                level[i] = values[1].equals(text);
+            } else if (f.equals("hiddenSteps")) {
+                steps = bound("observes.hiddenSteps", v, Observation.MAX_HIDDEN_STEPS);
+            } else if (f.equals("candidates")) {
+                cands = bound("observes.candidates", v, Observation.MAX_CANDIDATES);
+            } else {
+                throw error(tokenLine(), "header: unknown field 'observes." + Echo.cut(f) + "' (known: Place, loads, Decode, StreamPage,"
+                        + " hiddenSteps, candidates)");
+            }
+        }
+        return new Observation(level[0], level[1], level[2], level[3], steps, cands);
+    }
+
+    private int bound(String field, JsonToken v, int max) throws IOException, TraceFormatException {
+        if (v != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT || p.getIntValue() < 1 || p.getIntValue() > max) {
+            throw error(tokenLine(), "header: " + field + " must be an integer from 1 to " + max + ", found "
+                    + (v == JsonToken.VALUE_NUMBER_INT || v == JsonToken.VALUE_NUMBER_FLOAT || v == JsonToken.VALUE_STRING ? Echo.cut(p.getText()) : describe(v)));
+        }
+        return p.getIntValue();
+    }
+
     private String string(String field, JsonToken v) throws TraceFormatException, IOException {
         if (v != JsonToken.VALUE_STRING) {
             throw error(tokenLine(), "field '" + field + "' must be a string, found " + describe(v));
@@ -478,6 +522,9 @@ public final class TraceReader implements Closeable {
     private static final int X_MODE = X_RESERVED + 1;
     private static final int X_PAGES = X_MODE + 1;
     private static final int X_EXT = X_PAGES + 1;
+    /** A composed line's steps: a batch iteration's Decodes (observes.Decode=batch), a size report's StreamPages (observes.StreamPage=sizes). */
+    private static final int X_BATCH = X_EXT + 1;
+    private static final int X_SIZES = X_BATCH + 1;
     /** The bits of the integer and array fields, which each event type allows some of ({@link #onlyFields}). */
     private static final long INTS_AND_ARRAYS = (1L << X_TYPE) - 1;
     /**
@@ -513,24 +560,26 @@ public final class TraceReader implements Closeable {
             case "mode" -> X_MODE;
             case "pages" -> X_PAGES;
             case "ext" -> X_EXT;
+            case "batch" -> X_BATCH;
+            case "sizes" -> X_SIZES;
             default -> -1;
         };
     }
 
     /** Every field's name, by number, with its quoted bytes ready for the parser to compare. */
-    private static final com.fasterxml.jackson.core.io.SerializedString[] FIELD_STRINGS = new com.fasterxml.jackson.core.io.SerializedString[X_EXT + 1];
+    private static final com.fasterxml.jackson.core.io.SerializedString[] FIELD_STRINGS = new com.fasterxml.jackson.core.io.SerializedString[X_SIZES + 1];
     /** The fields of each event type in the order the kit's writer puts them (TraceWriter), by action ordinal. */
     private static final int[][] FIELD_ORDER = new int[Action.values().length][];
     /**
      * The field most likely next, after field n: {@code NEXT[0][n]} before the type is known, and
      * {@code NEXT[a + 1][n]} in an event of action ordinal a (the writer's order; X_TYPE where none follows).
      */
-    private static final int[][] NEXT = new int[Action.values().length + 1][X_EXT + 1];
+    private static final int[][] NEXT = new int[Action.values().length + 1][X_SIZES + 1];
 
     static {
-        for (int f = 0; f <= X_EXT; f++) {
+        for (int f = 0; f <= X_SIZES; f++) {
             String name = f < A_REF ? INT_NAMES[f] : f < X_TYPE ? ARRAY_NAMES[f - A_REF]
-                    : new String[] {"type", "t", "loads", "reserved", "mode", "pages", "ext"}[f - X_TYPE];
+                    : new String[] {"type", "t", "loads", "reserved", "mode", "pages", "ext", "batch", "sizes"}[f - X_TYPE];
             FIELD_STRINGS[f] = new com.fasterxml.jackson.core.io.SerializedString(name);
         }
         FIELD_ORDER[Action.ARRIVE.ordinal()] = new int[] {F_REQ, F_WORKER, F_PROMPT, A_REF, F_MAXOUT};
@@ -568,11 +617,119 @@ public final class TraceReader implements Closeable {
 
     /** The next event, or null at the end of the trace. */
     public Event next() throws IOException, TraceFormatException {
+        if (!queued.isEmpty()) {
+            return queued.poll();
+        }
         try {
             return readEvent();
         } catch (JsonProcessingException | TraceBytes.Refused ex) {
             throw refused(ex);
         }
+    }
+
+    /** The steps of a composed line after its first, on the same line. */
+    private final java.util.ArrayDeque<Event> queued = new java.util.ArrayDeque<>();
+
+    /** One entry of a composed line: its fields, as a line's are held. */
+    private static final class Entry {
+        long present;
+        final int[] ints = new int[N_INTS];
+        final int[][] arrays = new int[ARRAY_NAMES.length][];
+        lumen.core.PageDigest[] pages;
+    }
+
+    private final java.util.List<Entry> entries = new java.util.ArrayList<>();
+    private int entryCount;
+
+    /** A composed line's kind: its action, its field, and the fields of an entry. */
+    private record Composed(Action action, int field, String name, long entryFields, String entryNames) {}
+
+    private static final Composed BATCH = new Composed(Action.DECODE, X_BATCH, "batch", allowing(F_REQ, A_TOKENS, X_PAGES), "req, tokens, pages");
+    private static final Composed SIZES = new Composed(Action.STREAM_PAGE, X_SIZES, "sizes", allowing(F_REQ, F_HOLDER, F_CKPT),
+            "req, holder, ckpt");
+
+    /** The entries of a composed line's array, each an object of the fields {@code c} allows. */
+    private void readEntries(Composed c, String type, JsonToken v) throws IOException, TraceFormatException {
+        String shape = (type == null ? c.action().specName() : type) + ": '" + c.name() + "' must be a non-empty array of objects with "
+                + c.entryNames();
+        if (v != JsonToken.START_ARRAY) {
+            throw error(tokenLine(), shape + ", found " + describe(v));
+        }
+        entryCount = 0;
+        JsonToken t;
+        while ((t = token()) != JsonToken.END_ARRAY) {
+            String what = c.action().specName() + ": " + c.name() + " entry " + (entryCount + 1);
+            if (t != JsonToken.START_OBJECT) {
+                throw error(tokenLine(), what + " must be an object");
+            }
+            if (entryCount == entries.size()) {
+                entries.add(new Entry());
+            }
+            Entry en = entries.get(entryCount++);
+            en.present = 0;
+            en.pages = null;
+            while (token() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                int n = fieldNumber(f);
+                if (n < 0 || (c.entryFields() & 1L << n) == 0) {
+                    throw error(tokenLine(), what + ": unknown field '" + Echo.cut(f) + "' (an entry has " + c.entryNames() + ")");
+                }
+                if ((en.present & 1L << n) != 0) {
+                    throw duplicate(f);
+                }
+                en.present |= 1L << n;
+                JsonToken ev = token();
+                if (n < A_REF) {
+                    en.ints[n] = ev == JsonToken.VALUE_NULL && n == F_HOLDER ? -1 : integer(f, ev, 0, TraceFormat.MAX_INT);
+                } else if (n < X_TYPE) {
+                    en.arrays[n - A_REF] = intArray(f, ev, ARRAY_MIN[n - A_REF]);
+                } else {
+                    if (version < 2) {
+                        throw error(tokenLine(), "unknown field 'pages' (KV content is trace contract v2; the header declares version " + version + ")");
+                    }
+                    en.pages = pageList(ev);
+                }
+            }
+        }
+        if (entryCount == 0) {
+            throw error(tokenLine(), shape);
+        }
+    }
+
+    /** A composed line as its steps, in order: the first returned, the rest queued, all on this line. */
+    private Event composed(Composed c, Action a, String type, String mode) throws TraceFormatException {
+        if (a != c.action()) {
+            throw error(eventLine, type + ": unexpected field '" + c.name() + "'");
+        }
+        long beside = present & (c.entryFields() | 1L << X_PAGES | allowing(F_REQ, A_TOKENS, F_HOLDER, F_CKPT));
+        if (beside != 0) {
+            int f = Long.numberOfTrailingZeros(beside);
+            throw error(eventLine, type + ": a '" + c.name() + "' line gives " + c.entryNames() + " per entry of '" + c.name() + "', not '"
+                    + FIELD_STRINGS[f].getValue() + "' beside them");
+        }
+        long line = present & ~(1L << c.field());
+        Event first = null;
+        for (int i = 0; i < entryCount; i++) {
+            Entry en = entries.get(i);
+            present = line | en.present;
+            // the entry's own fields over the line's (the two are disjoint: nothing an entry gives stands beside it)
+            for (long m = en.present & INTS_AND_ARRAYS; m != 0; m &= m - 1) {
+                int f = Long.numberOfTrailingZeros(m);
+                if (f < A_REF) {
+                    ints[f] = en.ints[f];
+                } else {
+                    arrays[f - A_REF] = en.arrays[f - A_REF];
+                }
+            }
+            pages = en.pages;
+            Event e = build(a, type, mode);
+            if (first == null) {
+                first = e;
+            } else {
+                queued.add(e);
+            }
+        }
+        return first;
     }
 
     private boolean has(int field) {
@@ -606,7 +763,7 @@ public final class TraceReader implements Closeable {
                 }
                 f = p.currentName();
                 n = fieldNumber(f);
-                if (n < 0) {
+                if (n < 0 || n == X_BATCH && !observation.batchDecode() || n == X_SIZES && !observation.streamSizes()) {
                     throw error(tokenLine(), "unknown field '" + Echo.cut(f) + "'");
                 }
             }
@@ -643,6 +800,8 @@ public final class TraceReader implements Closeable {
                     }
                     pages = pageList(v);
                 }
+                case X_BATCH -> readEntries(BATCH, type, v);
+                case X_SIZES -> readEntries(SIZES, type, v);
                 default -> skipExt(v);
             }
         }
@@ -650,6 +809,12 @@ public final class TraceReader implements Closeable {
         checkTime();
         if (type == null) {
             throw error(eventLine, "event without a 'type'");
+        }
+        if (has(X_BATCH) || has(X_SIZES)) {
+            if (action == null) {
+                build(null, type, mode); // the unknown type's error
+            }
+            return composed(has(X_BATCH) ? BATCH : SIZES, action, type, mode);
         }
         return build(action, type, mode);
     }
@@ -966,11 +1131,11 @@ public final class TraceReader implements Closeable {
                 return new Event.Decode(need(type, F_REQ), workerField(type, F_WORKER), toks, content(type));
             }
             case STREAM_PAGE -> {
-                if (sizesOnly && pages != null) {
+                if (observation.streamSizes() && pages != null) {
                     throw error(eventLine, "StreamPage: unexpected field 'pages' (the header declares observes.StreamPage=sizes: streaming"
                             + " is reported by its sizes, without content)");
                 }
-                return new Event.StreamPage(need(type, F_REQ), workerField(type, F_HOLDER), need(type, F_CKPT), sizesOnly ? null : content(type));
+                return new Event.StreamPage(need(type, F_REQ), workerField(type, F_HOLDER), need(type, F_CKPT), observation.streamSizes() ? null : content(type));
             }
             case COMPLETE -> {
                 return new Event.Complete(need(type, F_REQ), workerField(type, F_WORKER), need(type, F_FREED));

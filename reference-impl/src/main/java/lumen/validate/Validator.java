@@ -83,13 +83,8 @@ public final class Validator {
      */
     public static ValidationResult validate(byte[] trace, String source, Options opt) throws IOException {
         if (!lumen.trace.Linearize.declared(trace)) {
-            return validate(new java.io.ByteArrayInputStream(trace), source, opt);
+            return validateStream(new java.io.ByteArrayInputStream(trace), source, opt);
         }
-        return rewrittenWhole(trace, source, opt);
-    }
-
-    /** A declared trace rewritten whole first ({@link lumen.trace.WrittenTrace}), as TLC judges it, then validated. */
-    static ValidationResult rewrittenWhole(byte[] trace, String source, Options opt) throws IOException {
         lumen.trace.WrittenTrace w;
         try {
             w = lumen.trace.WrittenTrace.of(trace, source);
@@ -97,60 +92,43 @@ public final class Validator {
             return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, new LinkedHashMap<>(), 0, 0, null, ex, List.of(),
                     opt.reference() == null ? SELF_REPORTED : opt.referenceSource(), List.of());
         }
-        ValidationResult r = validate(new java.io.ByteArrayInputStream(w.trace()), source, opt, w.observation());
-        return asWritten(r, w::lineOf, w.notes());
-    }
-
-    /** Result r of a rewritten trace with every line it names a line of the trace as written ({@code lineOf}), and the rewrite's notes. */
-    private static ValidationResult asWritten(ValidationResult r, java.util.function.LongUnaryOperator lineOf, List<String> rewrite) {
-        Divergence d = r.divergence() == null ? null : r.divergence().withLine(lineOf.applyAsLong(r.divergence().line()));
-        TraceFormatException e = r.error() == null ? null : new TraceFormatException(r.error().source(), lineOf.applyAsLong(r.error().line()),
-                r.error().getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(r.error().source()) + ":[0-9]+: ", ""));
+        ValidationResult r = validateStream(new java.io.ByteArrayInputStream(w.trace()), source, opt);
+        Divergence d = r.divergence() == null ? null : r.divergence().withLine(w.lineOf(r.divergence().line()));
+        TraceFormatException e = r.error() == null ? null : w.remap(r.error(), source);
         List<String> notes = new ArrayList<>(r.notes());
-        notes.addAll(rewrite);
+        notes.addAll(w.notes());
         return new ValidationResult(r.source(), r.verdict(), r.config(), r.version(), r.events(), r.byType(), r.done(), r.open(), d, e,
                 r.unfinished(), r.reference(), notes);
     }
 
     /**
-     * A trace read as it streams, in memory bounded by the requests in flight and the longest line:
-     * a partial trace too, rewritten line by line as it is read ({@link lumen.trace.ObservedInput});
-     * only begin and end forms, which are paired across the trace, are read whole.
+     * A trace read as it streams, in memory bounded by the requests in flight and the longest line,
+     * a partial trace too (the reader takes its declaration and reads a composed line as its steps);
+     * only a trace with begin and end forms, which are paired across it, is read whole.
      */
     public static ValidationResult validate(InputStream in, String source, Options opt) throws IOException {
         java.io.BufferedInputStream b = in instanceof java.io.BufferedInputStream bi ? bi : new java.io.BufferedInputStream(in, 1 << 16);
         b.mark(1 << 16);
         byte[] head = b.readNBytes(1 << 16);
         b.reset();
-        if (!lumen.trace.WrittenTrace.declared(head)) {
-            return validate(b, source, opt, Observation.FULL);
-        }
-        if (lumen.trace.Linearize.declared(head)) {
-            return rewrittenWhole(b.readAllBytes(), source, opt);
-        }
-        lumen.trace.ObservedInput o;
-        try {
-            o = new lumen.trace.ObservedInput(b, source, false);
-        } catch (TraceFormatException ex) {
-            return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, new LinkedHashMap<>(), 0, 0, null, ex, List.of(),
-                    opt.reference() == null ? SELF_REPORTED : opt.referenceSource(), List.of());
-        }
-        return asWritten(validate(o, source, opt, o.observation()), o::writtenLineOf, o.notes());
+        return lumen.trace.Linearize.declared(head) ? validate(b.readAllBytes(), source, opt) : validateStream(b, source, opt);
     }
 
-    /** As {@link #validate(InputStream, String, Options)}, for a trace that observes what {@code obs} says. */
-    static ValidationResult validate(InputStream in, String source, Options opt, Observation obs) throws IOException {
+    /** A trace without begin and end forms, as it streams. */
+    private static ValidationResult validateStream(InputStream in, String source, Options opt) throws IOException {
         Map<String, Long> byType = new LinkedHashMap<>();
         String refSource = opt.reference() == null ? SELF_REPORTED : opt.referenceSource();
         TraceReader reader;
         try {
-            reader = new TraceReader(in, source, obs);
+            reader = new TraceReader(in, source);
         } catch (TraceFormatException ex) {
             return new ValidationResult(source, Verdict.MALFORMED, null, 0, 0, byType, 0, 0, null, ex, List.of(), refSource, List.of());
         }
         Config config = reader.config();
         int version = reader.version();
+        Observation obs = reader.observation();
         List<String> notes = notes(version, opt);
+        notes.addAll(obs.notes());
         if (obs.hiddenPlace() && config.readings().staleLoads()) {
             reader.close();
             notes.add(0, "observes.Place=hidden under citedLoads=" + config.readings().citedLoads() + ": this kit searches for hidden"

@@ -248,6 +248,13 @@ final class Candidates {
                     for (Try x : withLoads(c.m().copy(), p, null, t, line)) {
                         if (x.m().step(p, line, x.loads(), null, t) == null && visited.add(x.m().fingerprint(memo))) {
                             out.add(new Cand(x.m(), c.hidden() + 1));
+                            if (out.size() >= obs.candidates()) {
+                                // the bound holds inside the search too: a level past it is cut, and the verdict says so
+                                if (cutAt < 0) {
+                                    cutAt = line;
+                                }
+                                return out;
+                            }
                         }
                     }
                 }

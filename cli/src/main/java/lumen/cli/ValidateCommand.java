@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
                 + " ACCEPTED, REJECTED (with the property), INCOMPLETE (with --complete: the run stops unfinished),"
                 + " UNDECIDED (a partial trace's search cut short by its declared bound).",
             "A partial trace declares in its header what the system observes (\"observes\": Place not logged, loads never"
-                + " cited, Decode per batch iteration); what it does not log is searched for (docs/trace-format.md, Partial traces).",
+                + " cited, Decode per batch iteration, checkpoint sizes without content); what it does not log is searched for"
+                + " (docs/trace-format.md, Partial traces).",
             "On rejection: the first diverging event with its line, the property it breaks, expected versus actual,"
                 + " the longest matched prefix, and the mirrored spec state just before it. The verdict also says what the trace could not show"
                 + " (a v1 trace's KV content; outputs judged against the system's own Arrive.ref unless --reference is given).",

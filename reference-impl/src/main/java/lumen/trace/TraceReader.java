@@ -615,11 +615,21 @@ public final class TraceReader implements Closeable {
     private lumen.core.PageDigest[] pageBuf = new lumen.core.PageDigest[8];
     private lumen.core.PageDigest[] pages;
 
+    /**
+     * For the event {@link #next} returned last, when it is one step of a composed line (a batch
+     * iteration, a size report): which entry of how many, in words ("entry 2 of 3 of the line's
+     * batch"); null for an event that is its line's only step.
+     */
+    public String entry() {
+        return composedSize < 2 ? null : "entry " + (composedSize - queued.size()) + " of " + composedSize + " of the line's " + composedName;
+    }
+
     /** The next event, or null at the end of the trace. */
     public Event next() throws IOException, TraceFormatException {
         if (!queued.isEmpty()) {
             return queued.poll();
         }
+        composedSize = 0;
         try {
             return readEvent();
         } catch (JsonProcessingException | TraceBytes.Refused ex) {
@@ -640,6 +650,9 @@ public final class TraceReader implements Closeable {
 
     private final java.util.List<Entry> entries = new java.util.ArrayList<>();
     private int entryCount;
+    /** The composed line the last events came from: its field's name and its number of entries (0: not composed). */
+    private String composedName;
+    private int composedSize;
 
     /** A composed line's kind: its action, its field, and the fields of an entry. */
     private record Composed(Action action, int field, String name, long entryFields, String entryNames) {}
@@ -709,6 +722,8 @@ public final class TraceReader implements Closeable {
         }
         long line = present & ~(1L << c.field());
         Event first = null;
+        composedName = c.name();
+        composedSize = entryCount;
         for (int i = 0; i < entryCount; i++) {
             Entry en = entries.get(i);
             present = line | en.present;
@@ -722,7 +737,15 @@ public final class TraceReader implements Closeable {
                 }
             }
             pages = en.pages;
-            Event e = build(a, type, mode);
+            Event e;
+            try {
+                e = build(a, type, mode);
+            } catch (TraceFormatException ex) {
+                // the entry's own error, named as the entry ("Decode: batch entry 2: missing field 'pages' ...")
+                String msg = ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", "");
+                throw error(eventLine, c.action().specName() + ": " + c.name() + " entry " + (i + 1) + ": "
+                        + msg.replaceFirst("^" + c.action().specName() + ": ", ""));
+            }
             if (first == null) {
                 first = e;
             } else {

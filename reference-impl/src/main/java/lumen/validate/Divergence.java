@@ -23,6 +23,11 @@ public record Divergence(long line, String event, Finding finding, List<Finding>
         return new Divergence(n, event, finding, others, state, matched);
     }
 
+    /** This divergence with {@code note} after its event's text (which step of a composed line it is). */
+    public Divergence withEventNote(String note) {
+        return note == null || event == null ? this : new Divergence(line, event + " (" + note + ")", finding, others, state, matched);
+    }
+
     public Divergence withMatched(String m) {
         return new Divergence(line, event, finding, others, state, m);
     }

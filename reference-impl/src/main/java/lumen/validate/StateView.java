@@ -25,8 +25,11 @@ final class StateView {
                 continue;
             }
             WorkerRec r = s.worker(w);
-            b.append(String.format(Locale.ROOT, "  worker %d: %s, model %s, Q=%d, stored=%d, reserved=%d, L=%s%n",
-                    w, r.state(), r.active(), r.queue(), r.stored(), r.reserved(), trim(s.load(w))));
+            // Q_w as Eq. 4 counts it under the queue reading, and the whole run queue when that differs
+            String q = "Q_w=" + s.depth(r) + (s.depth(r) == r.queue() ? "" : " (queue=" + s.config().readings().queue() + "; "
+                    + r.queue() + " in its run queue)");
+            b.append(String.format(Locale.ROOT, "  worker %d: %s, model %s, %s, stored=%d, reserved=%d, L=%s%n",
+                    w, r.state(), r.active(), q, r.stored(), r.reserved(), trim(s.load(w))));
             shown++;
         }
         if (shown < s.workerCount()) {

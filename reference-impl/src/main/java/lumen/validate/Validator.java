@@ -168,7 +168,7 @@ public final class Validator {
                     if (cands != null) {
                         notes.addAll(0, searched(obs, cands, line));
                     }
-                    d = d.withMatched(matched(events - 1, before));
+                    d = d.withMatched(matched(events - 1, before)).withEventNote(reader.entry());
                     Verdict v = cands != null && cands.cut() >= 0 ? Verdict.UNDECIDED : Verdict.REJECTED;
                     return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, d, null,
                             List.of(), refSource, notes);

@@ -138,6 +138,13 @@ class PartialTraceTest {
         ValidationResult r = validate(String.join("\n", lines) + "\n");
         assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
         assertThat(r.divergence().line()).isEqualTo(at + 1);
+        assertThat(r.divergence().event()).endsWith("(entry 1 of " + (lines[at].split("\"req\":").length - 1) + " of the line's batch)");
+        String noPages = lines[at].replaceFirst(",\"pages\":\\[\\[[^\\]]*\\]\\]", "");
+        assertThat(noPages).isNotEqualTo(lines[at]);
+        String[] copy = lines.clone();
+        copy[at] = noPages;
+        assertThat(validate(String.join("\n", copy) + "\n").error().getMessage()).contains("partial:" + (at + 1) + ":")
+                .contains("Decode: batch entry 1: missing field 'pages'");
         lines[at] = lines[at].replaceFirst("\"req\":", "\"request\":");
         ValidationResult m = validate(String.join("\n", lines) + "\n");
         assertThat(m.verdict()).isEqualTo(Verdict.MALFORMED);
@@ -218,6 +225,13 @@ class PartialTraceTest {
         ValidationResult r = validate(String.join("\n", lines) + "\n");
         assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
         assertThat(r.divergence().line()).isEqualTo(at + 1);
+        assertThat(r.divergence().event()).endsWith("(entry 1 of " + (lines[at].split("\"req\":").length - 1) + " of the line's batch)");
+        String noPages = lines[at].replaceFirst(",\"pages\":\\[\\[[^\\]]*\\]\\]", "");
+        assertThat(noPages).isNotEqualTo(lines[at]);
+        String[] copy = lines.clone();
+        copy[at] = noPages;
+        assertThat(validate(String.join("\n", copy) + "\n").error().getMessage()).contains("partial:" + (at + 1) + ":")
+                .contains("Decode: batch entry 1: missing field 'pages'");
         lines[at] = lines[at].replaceFirst("\"req\":", "\"request\":");
         ValidationResult m = validate(String.join("\n", lines) + "\n");
         assertThat(m.error().getMessage()).contains("partial:" + (at + 1) + ":").contains("unknown field 'request'");

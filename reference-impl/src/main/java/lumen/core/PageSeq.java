@@ -21,9 +21,28 @@ public record PageSeq(int length, int[] holes) {
         }
     }
 
+    /**
+     * The intact sequences of up to this many positions, one shared value each: a request's KV and
+     * copies grow one value at a time, and a shared one is read from cache where a fresh one would
+     * be one more line to fetch per event.
+     */
+    private static final PageSeq[] SHARED = new PageSeq[8192];
+
+    static {
+        SHARED[0] = EMPTY;
+        for (int n = 1; n < SHARED.length; n++) {
+            SHARED[n] = new PageSeq(n, NO_HOLES);
+        }
+    }
+
     /** Intact pages 1..n, the spec's {@code Pages(1, n)}. */
     public static PageSeq intact(int n) {
-        return n == 0 ? EMPTY : new PageSeq(n, NO_HOLES);
+        return n < SHARED.length ? SHARED[n] : new PageSeq(n, NO_HOLES);
+    }
+
+    /** Pages 1..n with {@code holes}: the shared intact value when there are none. */
+    private static PageSeq of(int n, int[] holes) {
+        return holes.length == 0 ? intact(n) : new PageSeq(n, holes);
     }
 
     public boolean intact() {
@@ -36,7 +55,7 @@ public record PageSeq(int length, int[] holes) {
 
     /** This sequence followed by intact pages up to {@code newLength}. */
     public PageSeq extendIntact(int newLength) {
-        return newLength <= length ? this : new PageSeq(newLength, holes);
+        return newLength <= length ? this : of(newLength, holes);
     }
 
     /** The first {@code n} pages; pages past this sequence's end are holes. */
@@ -49,7 +68,7 @@ public record PageSeq(int length, int[] holes) {
             while (k < holes.length && holes[k] <= n) {
                 k++;
             }
-            return new PageSeq(n, k == holes.length ? holes : Arrays.copyOf(holes, k));
+            return of(n, k == holes.length ? holes : Arrays.copyOf(holes, k));
         }
         int[] h = Arrays.copyOf(holes, holes.length + (n - length));
         for (int p = length + 1; p <= n; p++) {
@@ -74,7 +93,7 @@ public record PageSeq(int length, int[] holes) {
             }
         }
         if (extra == 0) {
-            return new PageSeq(newLength, holes);
+            return of(newLength, holes);
         }
         int[] h = Arrays.copyOf(holes, holes.length + extra);
         int k = holes.length;
@@ -93,7 +112,7 @@ public record PageSeq(int length, int[] holes) {
         }
         int[] g = good.clone();
         Arrays.sort(g);
-        return new PageSeq(length, Arrays.stream(holes).filter(h -> Arrays.binarySearch(g, h) < 0).toArray());
+        return of(length, Arrays.stream(holes).filter(h -> Arrays.binarySearch(g, h) < 0).toArray());
     }
 
     /** This sequence with positions {@code bad} (within 1..length) not intact. */

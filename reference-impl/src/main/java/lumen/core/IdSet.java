@@ -46,11 +46,6 @@ public final class IdSet {
         return new IdSet(f, ws);
     }
 
-    /** The words kept above the floor (a measure of the memory the set takes). */
-    public int words() {
-        return words.size();
-    }
-
     /** The fingerprint of the set's content. */
     public long fingerprint() {
         long[] h = {Fingerprint.mix(floor + 0x1D5E7L)};

@@ -134,19 +134,7 @@ class PartialTraceTest {
             at = lines[i].contains("\"batch\":[") ? i : -1;
         }
         assertThat(at).as("the runtime's trace has a batch iteration of two requests or more").isPositive();
-        lines[at] = lines[at].replaceFirst("\"tokens\":\\[", "\"tokens\":[7,");
-        ValidationResult r = validate(String.join("\n", lines) + "\n");
-        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
-        assertThat(r.divergence().line()).isEqualTo(at + 1);
-        assertThat(r.divergence().event()).endsWith("(entry 1 of " + (lines[at].split("\"req\":").length - 1) + " of the line's batch)");
-        String noPages = lines[at].replaceFirst(",\"pages\":\\[\\[[^\\]]*\\]\\]", "");
-        assertThat(noPages).isNotEqualTo(lines[at]);
-        String[] copy = lines.clone();
-        copy[at] = noPages;
-        assertThat(validate(String.join("\n", copy) + "\n").error().getMessage()).contains("partial:" + (at + 1) + ":")
-                .contains("Decode: batch entry 1: missing field 'pages'");
-        lines[at] = lines[at].replaceFirst("\"req\":", "\"request\":");
-        ValidationResult m = validate(String.join("\n", lines) + "\n");
+        ValidationResult m = batchLineMistakes(lines, at);
         assertThat(m.verdict()).isEqualTo(Verdict.MALFORMED);
         assertThat(m.error().getMessage()).contains("partial:" + (at + 1) + ":").contains("unknown field 'request'");
     }
@@ -220,22 +208,32 @@ class PartialTraceTest {
         for (int i = lines.length - 1; i > 0 && at < 0; i--) {
             at = lines[i].contains("\"batch\":[") ? i : -1;
         }
-        assertThat(at).isGreaterThan(65_536);
-        lines[at] = lines[at].replaceFirst("\"tokens\":\\[", "\"tokens\":[7,");
-        ValidationResult r = validate(String.join("\n", lines) + "\n");
+        assertThat(at).as("a line deep in the trace").isGreaterThan(60_000);
+        ValidationResult m = batchLineMistakes(lines, at);
+        assertThat(m.error().getMessage()).contains("partial:" + (at + 1) + ":").contains("unknown field 'request'");
+        assertThat(m.events()).as("the lines before it were judged").isGreaterThan(100_000);
+    }
+
+    /**
+     * Three mistakes in batch line {@code at}: a wrong token in its first entry (REJECTED there, the
+     * event naming the entry), an entry without its pages (a located error naming the entry), and
+     * an entry field the level does not know; returns the verdict on the last.
+     */
+    private static ValidationResult batchLineMistakes(String[] lines, int at) throws Exception {
+        String[] wrong = lines.clone();
+        wrong[at] = lines[at].replaceFirst("\"tokens\":\\[", "\"tokens\":[7,");
+        ValidationResult r = validate(String.join("\n", wrong) + "\n");
         assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
         assertThat(r.divergence().line()).isEqualTo(at + 1);
         assertThat(r.divergence().event()).endsWith("(entry 1 of " + (lines[at].split("\"req\":").length - 1) + " of the line's batch)");
-        String noPages = lines[at].replaceFirst(",\"pages\":\\[\\[[^\\]]*\\]\\]", "");
-        assertThat(noPages).isNotEqualTo(lines[at]);
-        String[] copy = lines.clone();
-        copy[at] = noPages;
-        assertThat(validate(String.join("\n", copy) + "\n").error().getMessage()).contains("partial:" + (at + 1) + ":")
+        String[] noPages = lines.clone();
+        noPages[at] = lines[at].replaceFirst(",\"pages\":\\[\\[[^\\]]*\\]\\]", "");
+        assertThat(noPages[at]).isNotEqualTo(lines[at]);
+        assertThat(validate(String.join("\n", noPages) + "\n").error().getMessage()).contains("partial:" + (at + 1) + ":")
                 .contains("Decode: batch entry 1: missing field 'pages'");
-        lines[at] = lines[at].replaceFirst("\"req\":", "\"request\":");
-        ValidationResult m = validate(String.join("\n", lines) + "\n");
-        assertThat(m.error().getMessage()).contains("partial:" + (at + 1) + ":").contains("unknown field 'request'");
-        assertThat(m.events()).as("the lines before it were judged").isGreaterThan(100_000);
+        String[] unknown = lines.clone();
+        unknown[at] = lines[at].replaceFirst("\"req\":", "\"request\":");
+        return validate(String.join("\n", unknown) + "\n");
     }
 
     private static int indexOf(String[] lines, String part) {

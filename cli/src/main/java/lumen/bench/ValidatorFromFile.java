@@ -54,8 +54,18 @@ public final class ValidatorFromFile {
 
     /** The floor: Jackson's streaming parse of the whole file and nothing else. */
     static long parse(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return bareParse(in);
+        }
+    }
+
+    /**
+     * The same bytes through Jackson's streaming parser and nothing else (every token read, numbers
+     * decoded, strings materialised, no checks): the floor the trace format allows.
+     */
+    public static long bareParse(InputStream in) throws IOException {
         long sum = 0;
-        try (InputStream in = Files.newInputStream(file); JsonParser p = JSON.createParser(in)) {
+        try (JsonParser p = JSON.createParser(in)) {
             JsonToken t;
             while ((t = p.nextToken()) != null) {
                 if (t == JsonToken.VALUE_NUMBER_INT) {

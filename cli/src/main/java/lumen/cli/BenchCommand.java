@@ -208,16 +208,7 @@ final class BenchCommand implements Callable<Integer> {
                 Process p = new ProcessBuilder(javaCmd, FILE_HEAP, "-cp", System.getProperty("java.class.path"),
                         lumen.bench.ValidatorFromFile.class.getName(), file.toString(), Integer.toString(rounds))
                         .redirectErrorStream(true).start();
-                String line;
-                try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
-                        java.nio.charset.StandardCharsets.UTF_8))) {
-                    StringBuilder all = new StringBuilder();
-                    String l;
-                    while ((l = r.readLine()) != null) {
-                        all.append(l).append('\n');
-                    }
-                    line = all.toString().trim();
-                }
+                String line = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
                 String[] f = line.split(" ");
                 if (p.waitFor() != 0 || f.length != 5) {
                     throw new IOException("the validator's benchmark JVM failed: " + lumen.trace.Echo.cut(line));

@@ -126,8 +126,7 @@ public final class ClusterState {
         if (q == null || !q.finishedClean()) {
             return this;
         }
-        ClusterState n = new ClusterState(config, policy, workers, requests.remove(r), index, failures, rload, seen, forgotten.add(r));
-        return n;
+        return new ClusterState(config, policy, workers, requests.remove(r), index, failures, rload, seen, forgotten.add(r));
     }
 
     public PIntMap<RequestRec> requests() {

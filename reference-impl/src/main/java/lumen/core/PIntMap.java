@@ -101,18 +101,23 @@ public final class PIntMap<V> {
             return flat;
         }
         // a flat map outgrowing SMALL, or entries that all fit the first level: a trie
+        return keys == null ? this.putTrie(key, value) : PIntMap.<V>trieOf(keys, vals).putTrie(key, value);
+    }
+
+    /** A trie of these entries. */
+    private static <V> PIntMap<V> trieOf(int[] k, Object[] v) {
         PIntMap<V> t = empty();
-        for (int i = 0; keys != null && i < keys.length; i++) {
-            t = t.putTrie(keys[i], vals[i]);
+        for (int i = 0; i < k.length; i++) {
+            t = t.putTrie(k[i], v[i]);
         }
-        return t.putTrie(key, value);
+        return t;
     }
 
     /** The trie put, on a map in trie form (or empty). */
     private PIntMap<V> putTrie(int key, Object value) {
         Object[] r = root;
-        int s = root == null ? capacityShift(key) : shift;
         int need = capacityShift(key);
+        int s = root == null ? need : shift;
         while (r != null && s < need) {
             Object[] up = new Object[WIDTH];
             up[0] = r;
@@ -193,11 +198,7 @@ public final class PIntMap<V> {
             System.arraycopy(vals, i + 1, v, i, n - 1 - i);
             if (k[n - 2] < WIDTH) {
                 // every key left fits the first level: a one-level trie
-                PIntMap<V> t = empty();
-                for (int j = 0; j < k.length; j++) {
-                    t = t.putTrie(k[j], v[j]);
-                }
-                return t;
+                return trieOf(k, v);
             }
             return new PIntMap<>(null, 0, n - 1, k, v);
         }

@@ -45,6 +45,19 @@ public record PageDigest(int first, int count, long digest) {
         return out.toArray(new int[0][]);
     }
 
+    /** Whether {@code pages} are exactly {@link #shape}(from, to, pageTokens), checked without building it (once per event). */
+    public static boolean hasShape(PageDigest[] pages, int from, int to, int pageTokens) {
+        int i = 0;
+        if (to >= from) {
+            for (int first = (from - 1) / pageTokens * pageTokens + 1; first <= to; first += pageTokens, i++) {
+                if (i == pages.length || pages[i].first() != first || pages[i].count() != Math.min(first + pageTokens - 1, to) - first + 1) {
+                    return false;
+                }
+            }
+        }
+        return i == pages.length;
+    }
+
     /**
      * Synthetic content of request r's positions from..to, for drivers without KV bytes (the
      * simulator, synthetic traces): each page's digest is a function of (r, page, count), so a

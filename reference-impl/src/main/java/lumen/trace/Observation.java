@@ -63,8 +63,11 @@ public record Observation(boolean hiddenPlace, boolean hiddenLoads, boolean batc
 
     /** The declaration as the header writes it. */
     public String json() {
-        List<String> f = levels(new String[] {"\"Place\":\"hidden\"", "\"loads\":\"hidden\"", "\"Decode\":\"batch\"",
-            "\"StreamPage\":\"sizes\""});
+        String[] declared = new String[LEVELS.length];
+        for (int i = 0; i < LEVELS.length; i++) {
+            declared[i] = "\"" + LEVELS[i] + "\":\"" + LEVEL_VALUES[i][1] + "\"";
+        }
+        List<String> f = levels(declared);
         if (hiddenSteps != DEFAULT_HIDDEN_STEPS) {
             f.add("\"hiddenSteps\":" + hiddenSteps);
         }

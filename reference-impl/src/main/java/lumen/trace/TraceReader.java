@@ -671,9 +671,8 @@ public final class TraceReader implements Closeable {
         entryCount = 0;
         JsonToken t;
         while ((t = token()) != JsonToken.END_ARRAY) {
-            String what = c.action().specName() + ": " + c.name() + " entry " + (entryCount + 1);
             if (t != JsonToken.START_OBJECT) {
-                throw error(tokenLine(), what + " must be an object");
+                throw error(tokenLine(), entryName(c, entryCount + 1) + " must be an object");
             }
             if (entryCount == entries.size()) {
                 entries.add(new Entry());
@@ -685,22 +684,17 @@ public final class TraceReader implements Closeable {
                 String f = p.currentName();
                 int n = fieldNumber(f);
                 if (n < 0 || (c.entryFields() & 1L << n) == 0) {
-                    throw error(tokenLine(), what + ": unknown field '" + Echo.cut(f) + "' (an entry has " + c.entryNames() + ")");
+                    throw error(tokenLine(), entryName(c, entryCount) + ": unknown field '" + Echo.cut(f) + "' (an entry has " + c.entryNames() + ")");
                 }
                 if ((en.present & 1L << n) != 0) {
                     throw duplicate(f);
                 }
                 en.present |= 1L << n;
                 JsonToken ev = token();
-                if (n < A_REF) {
-                    en.ints[n] = ev == JsonToken.VALUE_NULL && n == F_HOLDER ? -1 : integer(f, ev, 0, TraceFormat.MAX_INT);
-                } else if (n < X_TYPE) {
-                    en.arrays[n - A_REF] = intArray(f, ev, ARRAY_MIN[n - A_REF]);
+                if (n < X_TYPE) {
+                    intOrArray(n, f, ev, en.ints, en.arrays);
                 } else {
-                    if (version < 2) {
-                        throw error(tokenLine(), "unknown field 'pages' (KV content is trace contract v2; the header declares version " + version + ")");
-                    }
-                    en.pages = pageList(ev);
+                    en.pages = pagesField(ev);
                 }
             }
         }
@@ -709,12 +703,20 @@ public final class TraceReader implements Closeable {
         }
     }
 
+    /** Entry k of a composed line, as errors name it ("Decode: batch entry 2"). */
+    private static String entryName(Composed c, int k) {
+        return c.action().specName() + ": " + c.name() + " entry " + k;
+    }
+
+    /** The fields an entry of either kind gives, which none may give beside its entries. */
+    private static final long ENTRY_FIELDS = allowing(F_REQ, A_TOKENS, F_HOLDER, F_CKPT, X_PAGES);
+
     /** A composed line as its steps, in order: the first returned, the rest queued, all on this line. */
     private Event composed(Composed c, Action a, String type, String mode) throws TraceFormatException {
         if (a != c.action()) {
             throw error(eventLine, type + ": unexpected field '" + c.name() + "'");
         }
-        long beside = present & (c.entryFields() | 1L << X_PAGES | allowing(F_REQ, A_TOKENS, F_HOLDER, F_CKPT));
+        long beside = present & ENTRY_FIELDS;
         if (beside != 0) {
             int f = Long.numberOfTrailingZeros(beside);
             throw error(eventLine, type + ": a '" + c.name() + "' line gives " + c.entryNames() + " per entry of '" + c.name() + "', not '"
@@ -743,8 +745,7 @@ public final class TraceReader implements Closeable {
             } catch (TraceFormatException ex) {
                 // the entry's own error, named as the entry ("Decode: batch entry 2: missing field 'pages' ...")
                 String msg = ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", "");
-                throw error(eventLine, c.action().specName() + ": " + c.name() + " entry " + (i + 1) + ": "
-                        + msg.replaceFirst("^" + c.action().specName() + ": ", ""));
+                throw error(eventLine, entryName(c, i + 1) + ": " + msg.replaceFirst("^" + c.action().specName() + ": ", ""));
             }
             if (first == null) {
                 first = e;
@@ -753,6 +754,23 @@ public final class TraceReader implements Closeable {
             }
         }
         return first;
+    }
+
+    /** Integer or array field n's value, into a line's fields or an entry's; holder and backup may be null (None). */
+    private void intOrArray(int n, String f, JsonToken v, int[] intsInto, int[][] arraysInto) throws IOException, TraceFormatException {
+        if (n < A_REF) {
+            intsInto[n] = v == JsonToken.VALUE_NULL && (n == F_HOLDER || n == F_BACKUP) ? -1 : integer(f, v, 0, TraceFormat.MAX_INT);
+        } else {
+            arraysInto[n - A_REF] = intArray(f, v, ARRAY_MIN[n - A_REF]);
+        }
+    }
+
+    /** The {@code pages} field, which only a version-2 trace has. */
+    private lumen.core.PageDigest[] pagesField(JsonToken v) throws IOException, TraceFormatException {
+        if (version < 2) {
+            throw error(tokenLine(), "unknown field 'pages' (KV content is trace contract v2; the header declares version " + version + ")");
+        }
+        return pageList(v);
     }
 
     private boolean has(int field) {
@@ -796,12 +814,8 @@ public final class TraceReader implements Closeable {
             present |= 1L << n;
             predicted = NEXT[action == null ? 0 : action.ordinal() + 1][n];
             JsonToken v = token();
-            if (n < A_REF) {
-                ints[n] = v == JsonToken.VALUE_NULL && (n == F_HOLDER || n == F_BACKUP) ? -1 : integer(f, v, 0, TraceFormat.MAX_INT);
-                continue;
-            }
             if (n < X_TYPE) {
-                arrays[n - A_REF] = intArray(f, v, ARRAY_MIN[n - A_REF]);
+                intOrArray(n, f, v, ints, arrays);
                 continue;
             }
             switch (n) {
@@ -817,12 +831,7 @@ public final class TraceReader implements Closeable {
                 case X_LOADS -> citedLoads = loads(v);
                 case X_RESERVED -> citedReserved = reservedList(v);
                 case X_MODE -> mode = string(f, v);
-                case X_PAGES -> {
-                    if (version < 2) {
-                        throw error(tokenLine(), "unknown field 'pages' (KV content is trace contract v2; the header declares version " + version + ")");
-                    }
-                    pages = pageList(v);
-                }
+                case X_PAGES -> pages = pagesField(v);
                 case X_BATCH -> readEntries(BATCH, type, v);
                 case X_SIZES -> readEntries(SIZES, type, v);
                 default -> skipExt(v);

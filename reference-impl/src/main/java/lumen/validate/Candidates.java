@@ -213,8 +213,7 @@ final class Candidates {
      * nothing a Place reads (loads, room, the set of UP workers): Eq. 4 does not count
      * reservations, and such a request is never re-protected (without the rebackup reading). So a
      * behaviour with a Place just before such an event has the same Place just after it, with the
-     * same choices, and the search tries it before the next event instead. Most events are
-     * decodes, so this spares the search most of its tries.
+     * same choices, and the search tries it before the next event instead.
      */
     private static List<Cand> beforeWhichPlacesMatter(List<Cand> frontier, Event e) {
         if (e.action() != lumen.core.Action.DECODE && e.action() != lumen.core.Action.ASSIST) {

@@ -164,7 +164,7 @@ final class ContentTracker {
 
     /** The shape pages of positions from..to must have; a finding when the event's differ. */
     private Finding shape(String action, int req, PageDigest[] pages, int from, int to) {
-        if (shaped(pages, from, to)) {
+        if (PageDigest.hasShape(pages, from, to, pageTokens)) {
             return null;
         }
         int[][] want = PageDigest.shape(from, to, pageTokens);
@@ -179,20 +179,6 @@ final class ContentTracker {
         return new Finding(null, action + " of request " + req + " reports the content of every page its positions " + from + ".." + to
                 + " touch (page-aligned, " + pageTokens + " positions per page)", w.length() == 0 ? "no pages" : w.toString(),
                 g.length() == 0 ? "no pages" : g.toString());
-    }
-
-    /** Whether {@code pages} are exactly {@link PageDigest#shape}(from, to), computed without building it. */
-    private boolean shaped(PageDigest[] pages, int from, int to) {
-        int pt = pageTokens;
-        int i = 0;
-        if (to >= from) {
-            for (int first = (from - 1) / pt * pt + 1; first <= to; first += pt, i++) {
-                if (i == pages.length || pages[i].first() != first || pages[i].count() != Math.min(first + pt - 1, to) - first + 1) {
-                    return false;
-                }
-            }
-        }
-        return i == pages.length;
     }
 
     private Result written(ClusterState s, int r, String action, PageDigest[] pages, int to) {

@@ -302,15 +302,19 @@ public final class Validator {
         if (a != lumen.core.Action.ARRIVE && a != lumen.core.Action.FAIL && a != lumen.core.Action.FULL_READY) {
             // one request at most: no list of names to build
             if (e.req() >= 0 && s.request(e.req()) == null) {
-                throw new TraceFormatException(source, line, a.specName() + ": unknown request " + e.req() + " (no Arrive for it before this line)");
+                throw unknownRequest(e, e.req(), source, line);
             }
             return;
         }
         for (int id : namedRequests(e)) {
             if (s.request(id) == null) {
-                throw new TraceFormatException(source, line, e.action().specName() + ": unknown request " + id + " (no Arrive for it before this line)");
+                throw unknownRequest(e, id, source, line);
             }
         }
+    }
+
+    private static TraceFormatException unknownRequest(Event e, int id, String source, long line) {
+        return new TraceFormatException(source, line, e.action().specName() + ": unknown request " + id + " (no Arrive for it before this line)");
     }
 
     /** The requests an event names that must have arrived before it: none for Arrive, which introduces one. */

@@ -52,7 +52,7 @@ class ValidateCliTest {
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.DISAGREEMENT);
         // the first RESTORE (line 149) claims 16 positions its checkpoint never saved
         assertThat(r.out()).contains("holder-failure.jsonl: ACCEPTED by TLC: every event is a step of the spec and every property holds,"
-                        + " at the trace's own constants (1074 events")
+                        + " at the trace's own constants (1034 events")
                 .contains("corrupt-resume-past-checkpoint.jsonl:149: REJECTED by TLC: S9 RestoreResumesAtSavedPrefix, after 147 events")
                 .contains("[type |-> \"Route\"");
         Path ablation = tmp.resolve("ablation.jsonl");

@@ -34,12 +34,17 @@ public final class CoreRunner {
     private CoreRunner() {}
 
     public static PropertyCheck.Outcome run(Schedule sc) {
+        return run(sc, sc.config().recoveryPolicy());
+    }
+
+    /** As {@link #run(Schedule)}, with the core deciding by {@code policy} (a seeded bug) while the checks hold it to the schedule's config. */
+    public static PropertyCheck.Outcome run(Schedule sc, lumen.core.RecoveryPolicy policy) {
         long seed = sc.config().hashCode() * 31L + sc.arrivals().size() * 7L + sc.faults().size();
         for (Arrival a : sc.arrivals()) {
             seed = seed * 1_000_003L + a.seed();
         }
         SplittableRandom rnd = new SplittableRandom(seed);
-        ClusterState s = ClusterState.initial(sc.config());
+        ClusterState s = ClusterState.initial(sc.config(), policy);
         // the core alone schedules at random, unfairly on purpose: the bounded fairness checks are off
         lumen.validate.Mirror mirror = new lumen.validate.Mirror(sc.config(), 0);
         List<Arrival> pending = new ArrayList<>(sc.arrivals());

@@ -92,7 +92,7 @@ public final class PropertyCheck {
         }
         ClusterRuntime.Options options = bug == null ? sc.options() : bug.options(sc.options());
         ClusterRuntime[] self = {null};
-        ClusterRuntime rt = new ClusterRuntime(run, SimpleCostModel.fastReload(), options, (orig, t) -> {
+        ClusterRuntime rt = new ClusterRuntime(run, Bug.deciding(bug, run), SimpleCostModel.fastReload(), options, (orig, t) -> {
             n[0]++;
             if (bad[0] != null) {
                 return;

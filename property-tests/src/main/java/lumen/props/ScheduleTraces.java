@@ -36,7 +36,8 @@ public final class ScheduleTraces {
             // the state the events reported so far describe, for the bug's rewrites
             Mirror seen = new Mirror(cfg, 0);
             ClusterRuntime[] self = {null};
-            ClusterRuntime rt = new ClusterRuntime(Bug.running(bug, cfg), SimpleCostModel.fastReload(),
+            Config run = Bug.running(bug, cfg);
+            ClusterRuntime rt = new ClusterRuntime(run, Bug.deciding(bug, run), SimpleCostModel.fastReload(),
                     bug == null ? sc.options() : bug.options(sc.options()), (e, t) -> {
                         ClusterState before = seen.state();
                         for (lumen.core.Event shown : bug == null ? java.util.List.of(e) : bug.rewriteAll(before, e, cfg)) {

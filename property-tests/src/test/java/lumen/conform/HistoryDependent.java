@@ -36,9 +36,8 @@ public final class HistoryDependent implements Bug {
     }
 
     @Override
-    public String policy(Config c) {
+    public void reset() {
         runs++;   // called once per init
-        return null;
     }
 
     @Override

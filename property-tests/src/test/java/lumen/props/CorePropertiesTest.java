@@ -18,7 +18,7 @@ class CorePropertiesTest {
     @Test
     void everyPropertyHoldsOnTheCoreAlone() {
         double budget = Double.parseDouble(System.getProperty("lumen.coreSeconds", "30"));
-        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys().stream().filter(k -> !k.startsWith("mutant-")).toList());
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys());
         long t0 = System.nanoTime();
         Harness.Result r = Harness.runFor(gen, Harness.firstSeed(1), budget, 2_000, CoreRunner::run);
         double secs = (System.nanoTime() - t0) / 1e9;
@@ -37,8 +37,8 @@ class CorePropertiesTest {
 
     @Test
     void aSeededPolicyBugIsFoundOnTheCoreToo() {
-        Mutants.HOLDER_IS_SERVER.policy(null);   // registers the seeded policies
-        Harness.Result r = Harness.run(new ScheduleGenerator(List.of("mutant-inverted-tau")), 1, 2_000, CoreRunner::run);
+        Harness.Result r = Harness.run(new ScheduleGenerator(List.of("lumen")), 1, 2_000,
+                sc -> CoreRunner.run(sc, Mutants.INVERTED_TAU.policy(sc.config())));
         assertThat(r.failure).as("the core runner found nothing in " + r.schedules + " schedules").isNotNull();
         System.out.println(r.failure.report());
         assertThat(r.failure.property()).isEqualTo(PropertyId.A2);

@@ -60,8 +60,16 @@ public final class ClusterState {
 
     /** The spec's Init: every worker UP with its full model, no request arrived. */
     public static ClusterState initial(Config config) {
+        return initial(config, config.recoveryPolicy());
+    }
+
+    /**
+     * The initial state of a cluster that decides by {@code policy} instead of the config's (a
+     * seeded bug: an implementation that runs its own policy while its trace names the config's).
+     */
+    public static ClusterState initial(Config config, RecoveryPolicy policy) {
         PIntMap<WorkerRec> ws = PIntMap.empty();
-        ClusterState s = new ClusterState(config, config.recoveryPolicy(), ws, PIntMap.empty(), LoadIndex.empty(), 0, null, null, IdSet.EMPTY);
+        ClusterState s = new ClusterState(config, policy, ws, PIntMap.empty(), LoadIndex.empty(), 0, null, null, IdSet.EMPTY);
         for (int w = 0; w < config.workers(); w++) {
             s = s.withWorker(WorkerRec.initial(w));
         }

@@ -184,28 +184,38 @@ public final class Core {
 
     /** As {@link #assistCandidate(ClusterState, int)}, skipping the requests {@code taken} (drafts another worker is preparing). */
     public static int assistCandidate(ClusterState s, int w, java.util.function.IntPredicate taken) {
+        int[] round = assistRound(s, w, taken);
+        return round.length == 0 ? -1 : round[0];
+    }
+
+    /**
+     * The requests one assist round of recovering worker {@code w} drafts for: every request that
+     * {@link #assistCandidate} could name on the first worker where it names one (the session's
+     * target under the session reading; else a most loaded UP worker, the lowest id first), in queue
+     * order, skipping those {@code taken}. Empty when there is none.
+     */
+    public static int[] assistRound(ClusterState s, int w, java.util.function.IntPredicate taken) {
         int kept = s.keptTarget(w);
         int t = kept >= 0 ? kept : s.assistTarget();
         if (t < 0) {
-            return -1;
+            return new int[0];
         }
         for (int v = t; v < s.workerCount(); v++) {
             if (v != t && (kept >= 0 || !s.mayAssist(w, v))) {
                 continue;
             }
-            int[] best = {-1};
+            com.carrotsearch.hppc.IntArrayList found = new com.carrotsearch.hppc.IntArrayList();
             s.worker(v).runq().forEachKey(id -> {
                 RequestRec r = s.request(id);
-                if (best[0] < 0 && r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen()
-                        && !taken.test(id)) {
-                    best[0] = id;
+                if (r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen() && !taken.test(id)) {
+                    found.add(id);
                 }
             });
-            if (best[0] >= 0) {
-                return best[0];
+            if (!found.isEmpty()) {
+                return found.toArray();
             }
         }
-        return -1;
+        return new int[0];
     }
 
     /**

@@ -3,10 +3,13 @@ package lumen.core;
 import java.util.List;
 import java.util.Map;
 
-/** The registry of recovery policies: one line each, one config key each. */
+/**
+ * The recovery policies a config may name: one line each, one config key each. The set is fixed;
+ * seeded-bug policies live with the tests that run them and are handed to a cluster directly
+ * ({@link ClusterState#initial(Config, RecoveryPolicy)}), so no caller filters them out of here.
+ */
 public final class Policies {
-    private static final Map<String, RecoveryPolicy> BY_KEY = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final List<String> ORDER = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final Map<String, RecoveryPolicy> BY_KEY = new java.util.LinkedHashMap<>();
 
     static {
         register(new MechanismPolicy("lumen", "LUMEN: load-aware placement, Eq. 6 routing, draft assist",
@@ -33,16 +36,10 @@ public final class Policies {
 
     private Policies() {}
 
-    /**
-     * Adds a policy under its key (for extensions, and for the seeded-bug policies of the
-     * property tests). A key already registered is refused.
-     */
-    public static synchronized void register(RecoveryPolicy p) {
-        if (BY_KEY.containsKey(p.key())) {
-            throw new IllegalArgumentException("a policy '" + p.key() + "' is already registered");
+    private static void register(RecoveryPolicy p) {
+        if (BY_KEY.putIfAbsent(p.key(), p) != null) {
+            throw new IllegalStateException("two policies under the key '" + p.key() + "'");
         }
-        BY_KEY.put(p.key(), p);
-        ORDER.add(p.key());
     }
 
     /** The policy with this key, or null. */
@@ -52,6 +49,6 @@ public final class Policies {
 
     /** The keys, in registration order. */
     public static List<String> keys() {
-        return List.copyOf(ORDER);
+        return List.copyOf(BY_KEY.keySet());
     }
 }

@@ -7,9 +7,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
-import lumen.core.ClusterState;
-import lumen.core.Readings;
 import lumen.core.Config;
 import lumen.core.Core;
 import lumen.core.Event;
@@ -17,10 +14,9 @@ import lumen.core.KitTokens;
 import lumen.core.PageDigest;
 import lumen.core.PageSeq;
 import lumen.core.RequestPhase;
+import lumen.core.RecoveryPolicy;
 import lumen.core.RequestRec;
-import lumen.core.RouteMode;
-import lumen.core.Step;
-import lumen.core.WorkerState;
+import lumen.driver.Driver;
 
 /**
  * A LUMEN cluster with a real paged KV data plane, driven by the decision core.
@@ -32,13 +28,16 @@ import lumen.core.WorkerState;
  * model's bandwidth, asynchronously to decode, so a checkpoint lags by up to a page plus the
  * queue. A failure wipes the worker's KV and host store, routes its requests (Eq. 6), and
  * restarts it: under LUMEN the draft loads first and assists the most loaded survivor while the
- * full model loads, then the atomic handover.
+ * full model loads, then the atomic handover. The recovery sequence and the assist rounds are the
+ * {@link Driver}'s, shared with the simulator; this class is its engine with a real data plane.
+ * A worker's iteration is either one request's prefill (or restore and catch-up) or a decode step
+ * of every request ready to decode, which verifies the drafts on them in the same pass.
  *
  * <p>Time is virtual, advanced by the {@link CostModel}, and the run is single-threaded and
  * deterministic: the same inputs give the same trace, byte for byte. Every decision and state
  * change goes through {@link Core}, and every event goes to the sink with its time.
  */
-public final class ClusterRuntime {
+public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
     /** Where events go, with their virtual time in ms. */
     public interface Sink {
         void accept(Event e, double t);
@@ -89,22 +88,16 @@ public final class ClusterRuntime {
         }
     }
 
-    private record Timer(double t, long seq, Runnable action) {}
-
-    private final class W {
-        final int id;
+    /** A worker: its GPU memory (a KV data plane), the checkpoints it holds in host memory, its outgoing page stream. */
+    static final class W extends Driver.Worker {
         final KvDataPlane gpu;
         final Map<Integer, List<byte[]>> host = new HashMap<>();
         final ArrayDeque<int[]> streamQ = new ArrayDeque<>();
-        int epoch;
-        boolean busy;
         boolean streaming;
-        boolean fullLoaded;
-        double fullAt;
 
-        W(int id) {
-            this.id = id;
-            this.gpu = opt.dataPlanes().apply(opt.geometry());
+        W(int id, KvDataPlane gpu) {
+            super(id);
+            this.gpu = gpu;
         }
     }
 
@@ -129,41 +122,28 @@ public final class ClusterRuntime {
         }
     }
 
-    private final Config cfg;
-    private final CostModel cost;
     private final Options opt;
     private final TokenModels models;
-    private final Sink sink;
-    private final W[] ws;
     private final Map<Integer, Req> reqs = new HashMap<>();
-    /** The requests a recovering worker is preparing a draft for, and that worker. */
-    private final Map<Integer, Integer> drafting = new HashMap<>();
     private final List<Fault> faults = new ArrayList<>();
-    private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
     private final RuntimeStats stats = new RuntimeStats();
-    private ClusterState state;
-    private double now;
-    private long seq;
-    private boolean externalRestarts;
 
     public ClusterRuntime(Config cfg, CostModel cost, Options opt, Sink sink) {
+        this(cfg, cfg.recoveryPolicy(), cost, opt, sink);
+    }
+
+    /** A runtime that decides by {@code policy} while its config names another: a seeded bug of the property tests. */
+    public ClusterRuntime(Config cfg, RecoveryPolicy policy, CostModel cost, Options opt, Sink sink) {
+        super(checked(cfg, opt), policy, cost, sink::accept, id -> new W(id, opt.dataPlanes().apply(opt.geometry())));
+        this.opt = opt;
+        this.models = new TokenModels(opt.vocab(), opt.draftAgreement(), opt.geometry());
+    }
+
+    private static Config checked(Config cfg, Options opt) {
         if (opt.geometry().pageTokens() != cfg.pageTokens()) {
             throw new IllegalArgumentException("KV geometry has " + opt.geometry().pageTokens() + " positions per page, config " + cfg.pageTokens());
         }
-        this.cfg = cfg;
-        this.cost = cost;
-        this.opt = opt;
-        this.models = new TokenModels(opt.vocab(), opt.draftAgreement(), opt.geometry());
-        this.sink = sink;
-        this.state = ClusterState.initial(cfg);
-        this.ws = new W[cfg.workers()];
-        for (int i = 0; i < ws.length; i++) {
-            ws[i] = new W(i);
-        }
-    }
-
-    public ClusterState state() {
-        return state;
+        return cfg;
     }
 
     public RuntimeStats stats() {
@@ -208,7 +188,7 @@ public final class ClusterRuntime {
      * back, instead of after the cost model's restart delay.
      */
     public ClusterRuntime withExternalRestarts() {
-        externalRestarts = true;
+        externalRestarts();
         return this;
     }
 
@@ -219,7 +199,7 @@ public final class ClusterRuntime {
 
     /** A fault: at its time, or at the first point of its kind from then on. */
     public void inject(Fault f) {
-        if (f.worker() < 0 || f.worker() >= ws.length) {
+        if (f.worker() < 0 || f.worker() >= ws.size()) {
             throw new IllegalArgumentException("fault on unknown worker " + f.worker());
         }
         if (f.point() == Fault.Point.AT_TIME) {
@@ -227,90 +207,6 @@ public final class ClusterRuntime {
         } else {
             faults.add(f);
         }
-    }
-
-    /** The failed worker's machine is back: it restarts now. False when it is not FAILED. */
-    public boolean restartWorker(int w) {
-        if (w < 0 || w >= ws.length || state.worker(w).state() != WorkerState.FAILED) {
-            return false;
-        }
-        restart(ws[w]);
-        return true;
-    }
-
-    /** Runs every timer due up to time {@code t}; the clock then reads {@code t} (if finite). */
-    public void advanceTo(double t) {
-        long steps = 0;
-        while (!timers.isEmpty() && timers.peek().t() <= t) {
-            Timer x = timers.poll();
-            now = x.t();
-            x.action().run();
-            if (++steps > 50_000_000L) {
-                throw new IllegalStateException("runtime did not settle after 50M timer events");
-            }
-        }
-        if (!Double.isInfinite(t)) {
-            now = Math.max(now, t);
-        }
-    }
-
-    /** Nothing is scheduled: the runtime waits for the environment. */
-    public boolean idle() {
-        return timers.isEmpty();
-    }
-
-    public double now() {
-        return now;
-    }
-
-    private void at(double t, Runnable r) {
-        timers.add(new Timer(t, seq++, r));
-    }
-
-    /** Schedules work of worker w that is void if w crashes first. */
-    private void on(W w, double t, Runnable r) {
-        int epoch = w.epoch;
-        at(t, () -> {
-            if (w.epoch == epoch) {
-                r.run();
-            }
-        });
-    }
-
-    private void emit(Step st) {
-        pre = state;
-        state = monitor(st.state());
-        sink.accept(st.event(), now);
-    }
-
-    /** The state before the event being emitted (its monitor's loads are the ones a decision cites). */
-    private ClusterState pre;
-
-    /** The state before the last event emitted, the gateway's monitor included ({@link ClusterState#citedFor}). */
-    public ClusterState before() {
-        return pre;
-    }
-
-    /** Events since the gateway's monitor last took every worker's report (citedLoads=stale). */
-    private long sinceReports;
-
-    /**
-     * The gateway's load monitor under citedLoads=stale: every UP worker reports its load once every
-     * N events under stale:N, so no decision rests on a report more than N-1 events old; under
-     * stale:Tms after every event (the runtime's clock is virtual, so a period in ms could not be
-     * kept within the bound across a quiet spell).
-     */
-    private ClusterState monitor(ClusterState s) {
-        Readings.CitedLoads c = cfg.readings().citedLoads();
-        if (c.exact() || (!c.millis() && ++sinceReports < (long) c.bound())) {
-            return s;
-        }
-        sinceReports = 0;
-        return s.heartbeat();
-    }
-
-    private RequestRec rec(int r) {
-        return state.request(r);
     }
 
     private boolean maybeFault(W w, Fault.Point point, double dur) {
@@ -328,27 +224,24 @@ public final class ClusterRuntime {
 
     // ---- requests ----------------------------------------------------------------------------
 
-    private void arrive(Arrival a) {
-        if (state.arriveTarget() < 0) {
-            at(now + cost.restartDelayMs(), () -> arrive(a));
-            return;
-        }
+    @Override
+    protected int[] admit(Arrival a) {
         Req r = new Req(a, models.reference(a.seed(), a.promptLen(), a.outLen()),
                 models.trueDigests(a.seed(), a.promptLen() + a.outLen()));
         reqs.put(a.id(), r);
-        emit(Core.arrive(state, a.id(), a.promptLen(), r.ref));
-        kick(rec(a.id()).server());
+        return r.ref;
     }
 
     private int[] queueOf(int w) {
         return state.worker(w).runq().keys();
     }
 
-    private void kick(int wid) {
+    @Override
+    protected void serve(W w) {
+        int wid = w.id;
         if (!state.isUp(wid)) {
             return;
         }
-        W w = ws[wid];
         for (int r : queueOf(wid)) {
             protect(r);
         }
@@ -374,21 +267,23 @@ public final class ClusterRuntime {
                 return;
             }
         }
+        startIteration(w);
         List<Integer> batch = new ArrayList<>();
         double ctx = 0;
-        double verify = 0;
+        int drafts = 0;
         for (int r : queueOf(wid)) {
             RequestRec rr = rec(r);
             if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.kvLen()) {
                 batch.add(r);
                 ctx += rr.ctx();
                 if (rr.proposal() != null) {
-                    verify += cost.verifyMs(rr.proposal().toks().length);
+                    drafts += rr.proposal().toks().length;
                 }
             }
         }
         if (!batch.isEmpty()) {
-            double dur = cost.decodeMs(batch.size(), ctx / batch.size()) + verify;
+            // the drafts on the batch are verified in the same forward pass
+            double dur = cost.decodeMs(batch.size(), ctx / batch.size(), drafts);
             w.busy = true;
             maybeFault(w, Fault.Point.MID_DECODE, dur);
             on(w, now + dur, () -> decodeDone(w, batch));
@@ -438,7 +333,7 @@ public final class ClusterRuntime {
                 emit(Core.prefill(state, r, new int[0], content(w, r, have + 1, rr.kvLen())));
             }
         }
-        kick(w.id);
+        serve(w);
     }
 
     private void decodeDone(W w, List<Integer> batch) {
@@ -475,7 +370,7 @@ public final class ClusterRuntime {
                 complete(r);
             }
         }
-        kick(w.id);
+        serve(w);
     }
 
     /** The content of r's pages on w's GPU that positions from..to touch, as the trace reports it. */
@@ -492,7 +387,7 @@ public final class ClusterRuntime {
     private void complete(int r) {
         RequestRec rr = rec(r);
         emit(Core.complete(state, r));
-        ws[rr.server()].gpu.free(r);
+        ws.get(rr.server()).gpu.free(r);
         dropCopies(rr);
         stats.completed++;
     }
@@ -500,10 +395,10 @@ public final class ClusterRuntime {
     /** Frees r's checkpoint copies in its holder's and its backup's host memory. */
     private void dropCopies(RequestRec rr) {
         if (rr.holder() >= 0) {
-            ws[rr.holder()].host.remove(rr.id());
+            ws.get(rr.holder()).host.remove(rr.id());
         }
         if (rr.backup() >= 0) {
-            ws[rr.backup()].host.remove(rr.id());
+            ws.get(rr.backup()).host.remove(rr.id());
         }
     }
 
@@ -547,7 +442,7 @@ public final class ClusterRuntime {
             RequestRec rr = rec(job[0]);
             int target = job[2] == 0 ? rr.holder() : rr.backup();
             if (!maybeFault(w, Fault.Point.MID_STREAM, dur) && target >= 0) {
-                maybeFault(ws[target], Fault.Point.MID_STREAM, dur);
+                maybeFault(ws.get(target), Fault.Point.MID_STREAM, dur);
             }
             on(w, now + dur, () -> streamDone(w, job[0], job[1], job[2] == 1));
         }
@@ -574,7 +469,7 @@ public final class ClusterRuntime {
         }
         if (valid) {
             byte[] sent = w.gpu.gather(r, page);
-            ws[target].host.computeIfAbsent(r, k -> new ArrayList<>()).add(sent);
+            ws.get(target).host.computeIfAbsent(r, k -> new ArrayList<>()).add(sent);
             // the content of the copy as the holder's host memory now has it
             PageDigest[] got = {new PageDigest(page * pt + 1, pt, PageBytes.pageDigest(sent, 0, opt.geometry().pageBytes()))};
             emit(toBackup ? Core.streamBackupPage(state, r, (page + 1) * pt, got) : Core.streamPage(state, r, (page + 1) * pt, got));
@@ -582,63 +477,44 @@ public final class ClusterRuntime {
         } else {
             stats.streamCopiesDiscarded++;
         }
-        kick(w.id);
+        serve(w);
         if (!w.busy) {
             startStreams(w);
         }
     }
 
-    // ---- failures and recovery ---------------------------------------------------------------
+    // ---- failures and recovery: what the driver's sequence does to the data plane ----------
 
-    private void fail(int wid) {
-        if (state.worker(wid).state() == WorkerState.FAILED || !state.anotherUp(wid)) {
-            stats.faultsSkipped++;
-            return;
-        }
-        W w = ws[wid];
-        Step st = Core.fail(state, wid);
-        emit(st);
+    @Override
+    protected void failureSkipped(int w) {
+        stats.faultsSkipped++;
+    }
+
+    @Override
+    protected void failed(W w, Event.Fail f) {
         stats.failures++;
-        w.epoch++;
-        drafting.values().removeIf(v -> v == wid);
         w.gpu.clear();
         w.host.clear();
         w.streamQ.clear();
         w.streaming = false;
-        w.busy = false;
-        w.fullLoaded = false;
-        Event.Fail f = (Event.Fail) st.event();
         for (int r : f.orphaned()) {
             reqs.get(r).resetPages(rec(r), cfg.pageTokens());
         }
         stats.promotions += f.promoted().length;
-        for (int r : f.interrupted()) {
-            route(r);
-        }
-        if (!externalRestarts) {
-            on(w, now + cost.restartDelayMs(), () -> restart(w));
-        }
-        for (int v = 0; v < ws.length; v++) {
-            kick(v);
-        }
     }
 
-    private void route(int r) {
-        RequestRec before = rec(r);
-        if (!state.useHolder(before)) {
-            emit(Core.route(state, r, new PageDigest[0]));
-            dropCopies(before);
-            stats.reprefills++;
-            reqs.get(r).resetPages(rec(r), cfg.pageTokens());
-            return;
+    /** A RESTORE: the holder loads the copy in its host memory into its GPU, then reports what the GPU now holds. */
+    @Override
+    protected PageDigest[] restoreContent(RequestRec before, boolean restore) {
+        if (!restore) {
+            return new PageDigest[0];
         }
-        // RESTORE: the holder loads the copy in its host memory into its GPU, then reports what
-        // the GPU now holds
-        W h = ws[before.holder()];
+        int r = before.id();
+        W h = ws.get(before.holder());
         int resumed = before.ckpt().length();
         List<byte[]> pages = h.host.remove(r);
         if (before.backup() >= 0) {
-            ws[before.backup()].host.remove(r);
+            ws.get(before.backup()).host.remove(r);
         }
         if (pages == null) {
             pages = List.of();
@@ -648,9 +524,18 @@ public final class ClusterRuntime {
         }
         checkRestored(r, pages, resumed);
         h.gpu.restore(r, pages, resumed);
-        emit(Core.route(state, r, content(h, r, 1, resumed)));
-        stats.restores++;
         stats.pagesRestored += pages.size();
+        return content(h, r, 1, resumed);
+    }
+
+    @Override
+    protected void routed(int r, RequestRec before, boolean restore) {
+        if (restore) {
+            stats.restores++;
+        } else {
+            dropCopies(before);
+            stats.reprefills++;
+        }
         reqs.get(r).resetPages(rec(r), cfg.pageTokens());
     }
 
@@ -672,73 +557,37 @@ public final class ClusterRuntime {
         }
     }
 
-    private void restart(W w) {
-        emit(Core.restart(state, w.id));
-        w.fullAt = now + cost.fullLoadMs();
-        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
-            on(w, now + cost.draftLoadMs(), () -> draftReady(w));
-        }
-        on(w, w.fullAt, () -> fullReady(w));
+    @Override
+    protected void draftLoaded(W w) {
+        maybeFault(w, Fault.Point.MID_HANDOVER, Math.max(0, w.fullReadyAt() - now));
     }
 
-    private void draftReady(W w) {
-        emit(Core.draftReady(state, w.id));
-        if (w.fullLoaded) {
-            fullReady(w);
-            return;
-        }
-        maybeFault(w, Fault.Point.MID_HANDOVER, Math.max(0, w.fullAt - now));
-        propose(w);
-    }
-
-    private void fullReady(W w) {
-        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
-            w.fullLoaded = true;
-            return;
-        }
-        emit(Core.fullReady(state, w.id));
+    @Override
+    protected void handedOver(W w) {
         stats.handovers++;
-        for (int v = 0; v < ws.length; v++) {
-            kick(v);
-        }
     }
 
-    private void propose(W w) {
-        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
-            return;
-        }
-        // several recovering workers spread over the requests: none drafts for one another is drafting for
-        int r = Core.assistCandidate(state, w.id, drafting::containsKey);
-        if (r < 0) {
-            on(w, now + cost.decodeMs(1, 0), () -> propose(w));
-            return;
-        }
-        if (!opt.assists()) {
-            return;
-        }
-        drafting.put(r, w.id);
-        RequestRec rr = rec(r);
-        Req q = reqs.get(r);
-        int k = cfg.k();
-        int[] toks = new int[k];
-        for (int i = 0; i < k; i++) {
+    @Override
+    protected boolean assists() {
+        return opt.assists();
+    }
+
+    /** The draft model's tokens for the positions after r's output so far. */
+    @Override
+    protected int[] draft(W w, RequestRec rr) {
+        Req q = reqs.get(rr.id());
+        int[] toks = new int[cfg.k()];
+        for (int i = 0; i < toks.length; i++) {
             int m = rr.outLen() + i + 1;
             toks[i] = models.draft(q.a.seed(), m, m <= q.ref.length ? q.ref[m - 1] : -1);
         }
         stats.draftsProposed++;
-        on(w, now + cost.draftProposeMs(k), () -> deliver(w, r, toks));
+        return toks;
     }
 
-    private void deliver(W w, int r, int[] toks) {
-        drafting.remove(r);
-        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
-            return;
-        }
-        if (Core.canAssist(state, w.id, r)) {
-            emit(Core.assist(state, w.id, r, toks));
-            stats.draftsDelivered++;
-            stats.draftTokensProposed += toks.length;
-        }
-        propose(w);
+    @Override
+    protected void assisted(W w, int r, int[] toks) {
+        stats.draftsDelivered++;
+        stats.draftTokensProposed += toks.length;
     }
 }

@@ -11,8 +11,12 @@ public interface CostModel {
     /** One decode iteration of a batch of {@code batch} requests with mean context {@code ctx}. */
     double decodeMs(int batch, double ctx);
 
-    /** Verifying a draft of {@code k} tokens in one pass of the target, for one request. */
-    double verifyMs(int k);
+    /**
+     * One decode iteration of {@code batch} requests with mean context {@code ctx} that also verifies
+     * {@code draftTokens} draft tokens (over the batch's requests) as extra tokens of the same
+     * forward pass.
+     */
+    double decodeMs(int batch, double ctx, int draftTokens);
 
     /** Streaming one physical page of {@code pageTokens} positions to the holder's host memory. */
     double streamPageMs(int pageTokens);
@@ -26,8 +30,8 @@ public interface CostModel {
     /** Loading the full model after a restart (in the background of the draft, under LUMEN). */
     double fullLoadMs();
 
-    /** The draft model proposing {@code k} tokens. */
-    double draftProposeMs(int k);
+    /** The draft model proposing {@code k} tokens for each of {@code batch} requests, in one batched step. */
+    double draftRoundMs(int k, int batch);
 
     /** Time from a worker's failure until it restarts (detection and process restart). */
     double restartDelayMs();

@@ -15,7 +15,8 @@ package lumen.runtime;
  * @param restorePerToken  cost per restored position
  * @param draftLoad        draft model load time
  * @param fullLoad         full model load time
- * @param proposePerToken  draft model cost per proposed token
+ * @param proposePerToken  draft model cost per proposed token of a round (a small model's step reads its
+ *                         weights once for the whole batch, so the batch does not change it here)
  * @param restartDelay     failure detection plus process restart
  */
 public record SimpleCostModel(double prefillFixedMs, double prefillPerToken, double decodeFixedMs,
@@ -44,8 +45,8 @@ public record SimpleCostModel(double prefillFixedMs, double prefillPerToken, dou
     }
 
     @Override
-    public double verifyMs(int k) {
-        return verifyPerToken * k;
+    public double decodeMs(int batch, double ctx, int draftTokens) {
+        return decodeMs(batch, ctx) + verifyPerToken * draftTokens;
     }
 
     @Override
@@ -69,7 +70,7 @@ public record SimpleCostModel(double prefillFixedMs, double prefillPerToken, dou
     }
 
     @Override
-    public double draftProposeMs(int k) {
+    public double draftRoundMs(int k, int batch) {
         return proposePerToken * k;
     }
 

@@ -68,7 +68,7 @@ public record GpuProfile(String backend, String device, String measuredAt, doubl
                 .orElse(stream.stream().mapToDouble(Stream::gbps).average().orElseThrow());
         ProfiledCostModel.Params p = m.params();
         return m.with(new ProfiledCostModel.Params(p.hardware(), p.tensorParallel(), p.computeScale(), p.kvBytesPerToken(),
-                Math.min(p.streamGBps(), s), restoreGBps, Math.max(0, decodeSlowdown), p.verifyTokenMs(), p.draftTokenMs(),
+                Math.min(p.streamGBps(), s), restoreGBps, Math.max(0, decodeSlowdown), p.draftTokenMs(),
                 p.draftLoadMs(), p.fullLoadMs(), p.restartDelayMs()));
     }
 }

@@ -67,7 +67,7 @@ public enum Preset {
 
     private ProfiledCostModel calibrate() {
         return ProfiledCostModel.calibrate(new ProfiledCostModel.Params(hardware, tensorParallel, computeScale, kvBytesPerToken(),
-                10, 20, 0.02, 0.5, 4, draftLoadMs, fullLoadMs, 3_000));
+                10, 20, 0.02, 4, draftLoadMs, fullLoadMs, 3_000));
     }
 
     public static Preset of(String key) {

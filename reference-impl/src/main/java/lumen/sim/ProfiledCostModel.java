@@ -25,8 +25,16 @@ import lumen.runtime.CostModel;
  *       varies the batch at prompt 512 and the prompt at batch 1, so the model is separable,
  *       {@code T(b, L) = T(b, 512) + b * (T(1, L) - T(1, 512))}: the attention part grows with
  *       every request's context, the weight reads with neither. Times {@code computeScale}.</li>
+ *   <li><b>Verification</b> of {@code d} draft tokens in a decode iteration: {@code d} more tokens
+ *       through the same forward pass, a mini-prefill fused into the decode step. They read no
+ *       weights and no KV that the step does not read already, so each costs what one more token
+ *       costs in the profile's prefill (token) curve: its slope from the first point to the last,
+ *       times {@code computeScale}.</li>
  *   <li><b>Streaming and restore</b>: bytes over bandwidth, with the KV size of Eq. 1.</li>
- *   <li><b>Loads, restart, draft</b>: stated constants (no public profile measures them).</li>
+ *   <li><b>Loads, restart, draft</b>: stated constants (no public profile measures them). A draft
+ *       round of {@code k} tokens for {@code b} requests takes {@code k * draftTokenMs} times the
+ *       profile's relative growth of a decode step from batch 1 to batch {@code b} (an assumption:
+ *       the draft model's batch curve is shaped like the target's).</li>
  * </ul>
  */
 public final class ProfiledCostModel implements CostModel {
@@ -41,14 +49,14 @@ public final class ProfiledCostModel implements CostModel {
      * @param streamGBps      checkpoint streaming to the holder's host memory, GB/s (the network)
      * @param restoreGBps     restore from host memory into the GPU, GB/s (PCIe on the holder)
      * @param streamSlowdown  fraction by which a decode iteration slows while pages stream (0.02 = 2%)
-     * @param verifyTokenMs   extra target time per draft token verified, ms
-     * @param draftTokenMs    draft model time per proposed token, ms
+     * @param draftTokenMs    draft model time per proposed token of one request, ms (a round for a batch
+     *                        grows with the batch as the profile's decode step does)
      * @param draftLoadMs     loading the draft model after a restart, ms
      * @param fullLoadMs      loading the full model after a restart, ms
      * @param restartDelayMs  failure detection and process restart, ms
      */
     public record Params(String hardware, int tensorParallel, double computeScale, long kvBytesPerToken, double streamGBps,
-                         double restoreGBps, double streamSlowdown, double verifyTokenMs, double draftTokenMs,
+                         double restoreGBps, double streamSlowdown, double draftTokenMs,
                          double draftLoadMs, double fullLoadMs, double restartDelayMs) {}
 
     private final Params p;
@@ -59,6 +67,8 @@ public final class ProfiledCostModel implements CostModel {
     private final double[] ctxX;
     private final double[] ctxY;
     private final double ctxBase;
+    /** ms per token of the prefill curve, from its first point to its last (before computeScale). */
+    private final double tokenSlope;
 
     private ProfiledCostModel(Params p, TreeMap<Integer, List<Double>> prefill, TreeMap<Integer, List<Double>> byBatch,
                               TreeMap<Integer, List<Double>> byCtx) {
@@ -70,6 +80,8 @@ public final class ProfiledCostModel implements CostModel {
         ctxX = keys(byCtx);
         ctxY = medians(byCtx);
         ctxBase = interpolate(ctxX, ctxY, 512);
+        int n = prefillX.length - 1;
+        tokenSlope = Math.max(0, (prefillY[n] - prefillY[0]) / (prefillX[n] - prefillX[0]));
     }
 
     private ProfiledCostModel(Params p, ProfiledCostModel o) {
@@ -81,6 +93,7 @@ public final class ProfiledCostModel implements CostModel {
         ctxX = o.ctxX;
         ctxY = o.ctxY;
         ctxBase = o.ctxBase;
+        tokenSlope = o.tokenSlope;
     }
 
     /** The same calibration with other knobs (for example a GPU profile's measured bandwidths). */
@@ -163,21 +176,21 @@ public final class ProfiledCostModel implements CostModel {
 
     @Override
     public double decodeMs(int batch, double ctx) {
+        return decodeMs(batch, ctx, 0);
+    }
+
+    @Override
+    public double decodeMs(int batch, double ctx, int draftTokens) {
         if (batch <= 0) {
             return 0;
         }
         double attention = Math.max(0, interpolate(ctxX, ctxY, ctx) - ctxBase);
-        return p.computeScale() * (interpolate(batchX, batchY, batch) + batch * attention);
+        return p.computeScale() * (interpolate(batchX, batchY, batch) + batch * attention + Math.max(0, draftTokens) * tokenSlope);
     }
 
-    /** A decode iteration while checkpoint pages stream out of this worker. */
-    public double decodeWhileStreamingMs(int batch, double ctx) {
-        return decodeMs(batch, ctx) * (1 + p.streamSlowdown());
-    }
-
-    @Override
-    public double verifyMs(int k) {
-        return k * p.verifyTokenMs();
+    /** A decode iteration (verifying {@code draftTokens} draft tokens) while checkpoint pages stream out of this worker. */
+    public double decodeWhileStreamingMs(int batch, double ctx, int draftTokens) {
+        return decodeMs(batch, ctx, draftTokens) * (1 + p.streamSlowdown());
     }
 
     @Override
@@ -206,8 +219,11 @@ public final class ProfiledCostModel implements CostModel {
     }
 
     @Override
-    public double draftProposeMs(int k) {
-        return k * p.draftTokenMs();
+    public double draftRoundMs(int k, int batch) {
+        // within the profile's batches: past them its extrapolation is not a curve's shape
+        double growth = Math.max(1, interpolate(batchX, batchY, Math.min(Math.max(batch, 1), batchX[batchX.length - 1]))
+                / interpolate(batchX, batchY, 1));
+        return k * p.draftTokenMs() * growth;
     }
 
     @Override

@@ -5,18 +5,15 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
-import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Core;
 import lumen.core.Event;
+import lumen.core.PageDigest;
 import lumen.core.RequestPhase;
 import lumen.core.RequestRec;
-import lumen.core.RouteMode;
-import lumen.core.Step;
-import lumen.core.WorkerState;
+import lumen.driver.Driver;
 import lumen.runtime.Arrival;
 
 /**
@@ -30,11 +27,12 @@ import lumen.runtime.Arrival;
  * streaming after each iteration at the cost model's bandwidth, shared by the worker's requests, with
  * its slowdown of decode while pages are in flight; restores at restore bandwidth before a restored
  * request's catch-up prefill. Failures, restarts, the draft's assist (each draft token agrees with
- * probability {@code draftAcceptance}) and the handover follow the policy. What it does not model:
+ * probability {@code draftAcceptance}) and the handover follow the policy, through the {@link
+ * Driver} the cluster runtime also runs; this class is its engine at scale. What it does not model:
  * token values (the reference tokens stand in), GPU memory limits on the batch, network contention
  * between workers.
  */
-public final class Simulator {
+public final class Simulator extends Driver<Simulator.W> {
 
     /**
      * @param chunkTokens      prefill tokens per iteration (chunked prefill)
@@ -64,54 +62,30 @@ public final class Simulator {
         void accept(Event e, double t);
     }
 
-    private record Timer(double t, long seq, Runnable action) {}
-
-    private final class W {
-        final int id;
-        int epoch;
-        boolean busy;
-        boolean fullLoaded;
-        double fullAt;
-        double draftReadyAt;
-        int proposals;
-
+    /** A worker: the driver's record; the simulator keeps its per-worker state in arrays. */
+    static final class W extends Driver.Worker {
         W(int id) {
-            this.id = id;
+            super(id);
         }
     }
 
     private final Options opt;
-    private final Config cfg;
     private final ProfiledCostModel cost;
-    private final Sink sink;
     private final SplittableRandom rnd;
-    private final W[] ws;
     /** Per worker: link time, in positions, left over from the last iteration's streaming (less than a page). */
     private final double[] streamCredit;
-    private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
     private final Map<Integer, Integer> progress = new HashMap<>();
-    /** The requests a recovering worker is preparing a draft for, and which worker. */
-    private final Map<Integer, Integer> drafting = new HashMap<>();
     private final Set<Integer> restoring = new HashSet<>();
     private final Map<Integer, SimResult.Req> metrics = new HashMap<>();
     private final SimResult result = new SimResult();
-    private ClusterState state;
-    private double now;
-    private long seq;
     private long tokens;
 
     public Simulator(Options opt, Sink sink) {
+        super(opt.config(), opt.config().recoveryPolicy(), opt.cost(), sink == null ? null : sink::accept, W::new);
         this.opt = opt;
-        this.cfg = opt.config();
         this.cost = opt.cost();
-        this.sink = sink;
         this.rnd = new SplittableRandom(opt.seed());
-        this.state = ClusterState.initial(cfg);
-        this.ws = new W[cfg.workers()];
         this.streamCredit = new double[cfg.workers()];
-        for (int i = 0; i < ws.length; i++) {
-            ws[i] = new W(i);
-        }
     }
 
     /** Runs the arrivals with worker failures at the given times until every request is done. */
@@ -134,15 +108,15 @@ public final class Simulator {
             result.failures.add(f);
         }
         double nextSample = 0;
-        while (!timers.isEmpty()) {
-            Timer x = timers.poll();
-            while (nextSample <= x.t()) {
+        while (!idle()) {
+            double t = nextTimer();
+            while (nextSample <= t) {
                 sample(nextSample);
                 nextSample += SAMPLE_MS;
             }
-            now = x.t();
-            x.action().run();
+            advanceTo(t);
         }
+        result.events = events();
         result.endMs = now;
         result.requests.addAll(metrics.values());
         result.requests.sort((a, b) -> Integer.compare(a.id, b.id));
@@ -156,7 +130,7 @@ public final class Simulator {
     private void sample(double t) {
         int queued = 0;
         int decoding = 0;
-        for (int w = 0; w < ws.length; w++) {
+        for (int w = 0; w < ws.size(); w++) {
             for (int id : state.worker(w).runq().keys()) {
                 if (state.request(id).phase() == RequestPhase.QUEUED) {
                     queued++;
@@ -168,61 +142,43 @@ public final class Simulator {
         result.samples.add(new SimResult.Sample(t, queued, decoding, tokens));
     }
 
-    private void at(double t, Runnable r) {
-        timers.add(new Timer(t, seq++, r));
-    }
-
-    private void on(W w, double t, Runnable r) {
-        int epoch = w.epoch;
-        at(t, () -> {
-            if (w.epoch == epoch) {
-                r.run();
-            }
-        });
-    }
-
-    private void emit(Step st) {
-        state = st.state();
-        result.events++;
-        if (sink != null) {
-            sink.accept(st.event(), now);
-        }
-    }
-
-    private RequestRec rec(int r) {
-        return state.request(r);
+    @Override
+    protected double detectMs() {
+        return opt.detectMs();
     }
 
     // ---- requests ----------------------------------------------------------------------------
 
-    private void arrive(Arrival a) {
-        if (state.arriveTarget() < 0) {
-            at(now + cost.restartDelayMs(), () -> arrive(a));
-            return;
-        }
+    /** The reference tokens stand in for the model's output (the simulator models no token values). */
+    @Override
+    protected int[] admit(Arrival a) {
         int[] ref = new int[a.outLen()];
         for (int i = 0; i < ref.length; i++) {
             ref[i] = (int) ((a.seed() + 31L * i) & 0x7fff);
         }
-        SimResult.Req m = new SimResult.Req(a.id(), a.atMs(), a.promptLen(), a.outLen());
-        metrics.put(a.id(), m);
-        emit(Core.arrive(state, a.id(), a.promptLen(), ref));
-        kick(rec(a.id()).server());
+        metrics.put(a.id(), new SimResult.Req(a.id(), a.atMs(), a.promptLen(), a.outLen()));
+        return ref;
     }
 
-    private void kick(int wid) {
+    /**
+     * One iteration of continuous batching, when the worker is free: chunked prefill, then a decode
+     * step of the running requests that verifies the drafts on them in the same pass.
+     */
+    @Override
+    protected void serve(W w) {
+        int wid = w.id;
         placeAll(wid);
-        if (!state.isUp(wid) || ws[wid].busy) {
+        if (!state.isUp(wid) || w.busy) {
             return;
         }
-        W w = ws[wid];
+        startIteration(w);
         int budget = opt.chunkTokens();
         int prefillTokens = 0;
         double restoreMs = 0;
         List<Integer> finishing = new ArrayList<>();
         List<Integer> batch = new ArrayList<>();
         double ctx = 0;
-        double verify = 0;
+        int drafts = 0;
         int running = running(wid);
         for (int r : state.worker(wid).runq().keys()) {
             RequestRec rr = rec(r);
@@ -250,16 +206,16 @@ public final class Simulator {
                 batch.add(r);
                 ctx += rr.ctx();
                 if (rr.proposal() != null) {
-                    verify += cost.verifyMs(rr.proposal().toks().length);
+                    drafts += rr.proposal().toks().length;
                 }
             }
         }
         if (finishing.isEmpty() && batch.isEmpty() && prefillTokens == 0) {
             return;
         }
-        double decode = batch.isEmpty() ? 0 : streamingFrom(wid) ? cost.decodeWhileStreamingMs(batch.size(), ctx / batch.size())
-                : cost.decodeMs(batch.size(), ctx / batch.size());
-        double dur = restoreMs + cost.prefillMs(prefillTokens) + decode + verify;
+        double decode = batch.isEmpty() ? 0 : streamingFrom(wid) ? cost.decodeWhileStreamingMs(batch.size(), ctx / batch.size(), drafts)
+                : cost.decodeMs(batch.size(), ctx / batch.size(), drafts);
+        double dur = restoreMs + cost.prefillMs(prefillTokens) + decode;
         w.busy = true;
         on(w, now + dur, () -> iterationDone(w, finishing, batch, dur));
     }
@@ -339,14 +295,17 @@ public final class Simulator {
             tokens += rec(r).outLen() - before;
             replayed(r);
             if (prop != null) {
-                int got = rec(r).outLen() - before;
-                result.drafts.add(new SimResult.Draft(now, now - ws[prop.src()].draftReadyAt, prop.toks().length,
-                        Math.min(prop.toks().length, got - 1 + (rec(r).outLen() == rr.refLen() ? 1 : 0))));
+                // the draft's tokens kept: its prefix that agrees with the reference
+                int kept = 0;
+                while (kept < prop.toks().length && before + kept < rr.refLen() && prop.toks()[kept] == rr.ref()[before + kept]) {
+                    kept++;
+                }
+                result.drafts.add(new SimResult.Draft(now, now - ws.get(prop.src()).draftReadyAt, prop.toks().length, kept));
             }
             completeIfDone(r);
         }
         stream(w.id, dur);
-        kick(w.id);
+        serve(w);
     }
 
     private void replayed(int r) {
@@ -419,7 +378,7 @@ public final class Simulator {
         for (int w : failing) {
             out.add(w);
         }
-        int[] held = new int[ws.length];
+        int[] held = new int[ws.size()];
         for (int w : failing) {
             if (!state.isUp(w)) {
                 continue;
@@ -442,19 +401,14 @@ public final class Simulator {
         return best;
     }
 
-    private void fail(int wid) {
-        streamCredit[wid] = 0;
-        if (state.worker(wid).state() == WorkerState.FAILED || !state.anotherUp(wid)) {
-            result.failuresSkipped++;
-            return;
-        }
-        W w = ws[wid];
-        Step st = Core.fail(state, wid);
-        emit(st);
-        w.epoch++;
-        w.busy = false;
-        w.fullLoaded = false;
-        Event.Fail f = (Event.Fail) st.event();
+    @Override
+    protected void failureSkipped(int w) {
+        result.failuresSkipped++;
+    }
+
+    @Override
+    protected void failed(W w, Event.Fail f) {
+        streamCredit[w.id] = 0;
         for (int r : f.interrupted()) {
             progress.remove(r);
             restoring.remove(r);
@@ -464,99 +418,33 @@ public final class Simulator {
                 m.interruptedMs = now;
             }
         }
-        if (opt.detectMs() > 0) {
-            at(now + opt.detectMs(), () -> routeInterrupted(f.interrupted()));
-        } else {
-            routeInterrupted(f.interrupted());
-        }
-        on(w, now + cost.restartDelayMs(), () -> restart(w));
-        for (int v = 0; v < ws.length; v++) {
-            kick(v);
+    }
+
+    @Override
+    protected PageDigest[] restoreContent(RequestRec before, boolean restore) {
+        return restore ? PageDigest.synthetic(before.id(), 1, before.ckpt().length(), cfg.pageTokens()) : new PageDigest[0];
+    }
+
+    @Override
+    protected void routed(int r, RequestRec before, boolean restore) {
+        if (restore) {
+            restoring.add(r);
+            metrics.get(r).restored = true;
         }
     }
 
-    /** Routes those of {@code rs} still waiting for it (Eq. 6 on the loads of now), then lets every worker run. */
-    private void routeInterrupted(int[] rs) {
-        for (int r : rs) {
-            if (rec(r).phase() != RequestPhase.INTERRUPTED) {
-                continue;
-            }
-            Step rt = Core.route(state, r);
-            emit(rt);
-            if (((Event.Route) rt.event()).mode() == RouteMode.RESTORE) {
-                restoring.add(r);
-                metrics.get(r).restored = true;
-            }
+    /** Each token agrees with the reference with the draft's acceptance after its proposals so far; the first disagreement ends the run of agreement. */
+    @Override
+    protected int[] draft(W w, RequestRec rr) {
+        int[] d = new int[cfg.k()];
+        boolean agree = true;
+        double pAgree = opt.acceptanceAfter(w.proposals);
+        for (int i = 0; i < d.length; i++) {
+            int pos = rr.outLen() + i;
+            int right = pos < rr.refLen() ? rr.ref()[pos] : 7;
+            agree &= rnd.nextDouble() < pAgree;
+            d[i] = agree ? right : right + 1;
         }
-        for (int v = 0; v < ws.length; v++) {
-            kick(v);
-        }
-    }
-
-    private void restart(W w) {
-        emit(Core.restart(state, w.id));
-        w.fullAt = now + cost.fullLoadMs();
-        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
-            on(w, now + cost.draftLoadMs(), () -> draftReady(w));
-        }
-        on(w, w.fullAt, () -> fullReady(w));
-    }
-
-    private void draftReady(W w) {
-        emit(Core.draftReady(state, w.id));
-        w.draftReadyAt = now;
-        w.proposals = 0;
-        if (w.fullLoaded) {
-            fullReady(w);
-            return;
-        }
-        propose(w);
-    }
-
-    private void fullReady(W w) {
-        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
-            w.fullLoaded = true;
-            return;
-        }
-        emit(Core.fullReady(state, w.id));
-        for (int v = 0; v < ws.length; v++) {
-            kick(v);
-        }
-    }
-
-    private void propose(W w) {
-        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
-            return;
-        }
-        // several recovering workers spread over the requests: none drafts for one another is drafting for
-        int r = Core.assistCandidate(state, w.id, drafting::containsKey);
-        int k = cfg.k();
-        if (r < 0) {
-            on(w, now + cost.draftProposeMs(k), () -> propose(w));
-            return;
-        }
-        drafting.put(r, w.id);
-        on(w, now + cost.draftProposeMs(k), () -> deliver(w, r));
-    }
-
-    private void deliver(W w, int r) {
-        drafting.remove(r);
-        if (state.worker(w.id).state() != WorkerState.ASSISTING) {
-            return;
-        }
-        RequestRec rr = rec(r);
-        if (Core.canAssist(state, w.id, r)) {
-            int[] d = new int[cfg.k()];
-            boolean agree = true;
-            double pAgree = opt.acceptanceAfter(w.proposals++);
-            for (int i = 0; i < d.length; i++) {
-                int pos = rr.outLen() + i;
-                int right = pos < rr.refLen() ? rr.ref()[pos] : 7;
-                agree &= rnd.nextDouble() < pAgree;
-                d[i] = agree ? right : right + 1;
-            }
-            emit(Core.assist(state, w.id, r, d));
-        }
-        propose(w);
+        return d;
     }
 }

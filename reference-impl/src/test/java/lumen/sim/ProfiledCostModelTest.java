@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class ProfiledCostModelTest {
     static final ProfiledCostModel H100 = ProfiledCostModel.calibrate(new ProfiledCostModel.Params("h100-80gb", 8, 1.0, 327_680, 10, 20, 0.02,
-            0.5, 4, 1_500, 35_000, 3_000));
+            4, 1_500, 35_000, 3_000));
 
     @Test
     void itPassesThroughTheProfilesMedians() {
@@ -47,7 +47,7 @@ class ProfiledCostModelTest {
     @Test
     void anUnprofiledSetupIsRefused() {
         assertThatExceptionOfType(IllegalArgumentException.class)
-                .isThrownBy(() -> ProfiledCostModel.calibrate(new ProfiledCostModel.Params("tpu-v5", 8, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0)));
+                .isThrownBy(() -> ProfiledCostModel.calibrate(new ProfiledCostModel.Params("tpu-v5", 8, 1, 1, 1, 1, 0, 0, 0, 0, 0)));
     }
 
     @Test

@@ -124,7 +124,7 @@ public final class Adapter {
             opt = bug.options(opt);
         }
         seen = ClusterState.initial(cfg);
-        rt = new ClusterRuntime(run, SimpleCostModel.fastReload(), opt, this::emit).withExternalRestarts();
+        rt = new ClusterRuntime(run, Bug.deciding(bug, run), SimpleCostModel.fastReload(), opt, this::emit).withExternalRestarts();
     }
 
     private void emit(Event e, double t) {

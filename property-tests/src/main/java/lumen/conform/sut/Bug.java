@@ -5,6 +5,7 @@ import lumen.core.ClusterState;
 import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.Readings;
+import lumen.core.RecoveryPolicy;
 import lumen.runtime.ClusterRuntime;
 
 /**
@@ -18,8 +19,8 @@ public interface Bug {
     /** The property the kit must name when it catches this bug ("INCOMPLETE" for an unfinished run). */
     String expected();
 
-    /** The policy key the implementation runs instead of the configured one, or null. */
-    default String policy(Config c) {
+    /** The policy the implementation runs instead of the configured one, or null ({@link SeededPolicies}). */
+    default RecoveryPolicy policy(Config c) {
         return null;
     }
 
@@ -28,13 +29,15 @@ public interface Bug {
         return c.readings();
     }
 
-    /** The config an implementation with {@code bug} (null: none) runs when told {@code told}: its policy and readings. */
+    /** The config an implementation with {@code bug} (null: none) runs when told {@code told}: the readings it runs under. */
     static Config running(Bug bug, Config told) {
-        if (bug == null) {
-            return told;
-        }
-        String p = bug.policy(told);
-        return (p == null ? told : told.withPolicy(p)).withReadings(bug.readings(told));
+        return bug == null ? told : told.withReadings(bug.readings(told));
+    }
+
+    /** The policy an implementation with {@code bug} (null: none) decides by when it runs {@code run}. */
+    static RecoveryPolicy deciding(Bug bug, Config run) {
+        RecoveryPolicy p = bug == null ? null : bug.policy(run);
+        return p == null ? run.recoveryPolicy() : p;
     }
 
     /** The runtime's options with this bug's behaviour. */

@@ -10,7 +10,6 @@ import lumen.core.Config;
 import lumen.core.Event;
 import lumen.core.PageDigest;
 import lumen.core.Readings;
-import lumen.core.Policies;
 import lumen.core.RecoveryPolicy;
 import lumen.core.RequestPhase;
 import lumen.core.RequestRec;
@@ -40,22 +39,22 @@ public enum Mutants implements Bug {
     /** Placement forgets to exclude the request's own server from the holder candidates. */
     HOLDER_IS_SERVER("S4") {
         @Override
-        public String policy(Config c) {
-            return register("mutant-holder-is-server");
+        public RecoveryPolicy policy(Config c) {
+            return SeededPolicies.HOLDER_IS_SERVER;
         }
     },
     /** Placement picks the least loaded worker without checking M_budget (Eq. 5). */
     IGNORES_BUDGET("A1") {
         @Override
-        public String policy(Config c) {
-            return register("mutant-ignores-budget");
+        public RecoveryPolicy policy(Config c) {
+            return SeededPolicies.IGNORES_BUDGET;
         }
     },
     /** Eq. 6 with the prefix test inverted: restore when |C_r| <= tau. */
     INVERTED_TAU("A2") {
         @Override
-        public String policy(Config c) {
-            return register("mutant-inverted-tau");
+        public RecoveryPolicy policy(Config c) {
+            return SeededPolicies.INVERTED_TAU;
         }
     },
     /** A restore resumes after the last page it received, counting a partly streamed page as whole. */
@@ -167,8 +166,8 @@ public enum Mutants implements Bug {
     /** The gateway places a request once per run: one that loses its holder runs unprotected although a worker has room. */
     NO_REPROTECTION("S14") {
         @Override
-        public String policy(Config c) {
-            return register("mutant-no-reprotection");
+        public RecoveryPolicy policy(Config c) {
+            return SeededPolicies.NO_REPROTECTION;
         }
     },
     /** The server keeps a stale holder table: it streams every page to the request's first holder, even after it was placed elsewhere. */
@@ -329,8 +328,8 @@ public enum Mutants implements Bug {
         }
 
         @Override
-        public String policy(Config c) {
-            return register("mutant-ring-ignores-budget");
+        public RecoveryPolicy policy(Config c) {
+            return SeededPolicies.RING_IGNORES_BUDGET;
         }
     },
     /** The implementation is told the waiting-queue reading of Q_w and counts the whole run queue anyway. */
@@ -510,99 +509,4 @@ public enum Mutants implements Bug {
         return -1;
     }
 
-    /** Registers the three policy mutants (once) and returns the key asked for. */
-    static synchronized String register(String key) {
-        if (Policies.find("mutant-holder-is-server") == null) {
-            Policies.register(new MutantPolicy("mutant-holder-is-server") {
-                @Override
-                public int chooseHolder(ClusterState s, RequestRec r) {
-                    return r.server();
-                }
-            });
-            Policies.register(new MutantPolicy("mutant-inverted-tau") {
-                @Override
-                public boolean restoreOnHolder(ClusterState s, RequestRec r) {
-                    return s.load(r.holder()) <= s.config().theta() || r.ckpt().length() <= s.config().tau();
-                }
-            });
-            Policies.register(new MutantPolicy("mutant-ignores-budget") {
-                @Override
-                public int chooseHolder(ClusterState s, RequestRec r) {
-                    return s.index().minLoadWithRoom(Long.MIN_VALUE, r.server());
-                }
-            });
-            Policies.register(new MutantPolicy("mutant-no-reprotection") {
-                @Override
-                public int chooseHolder(ClusterState s, RequestRec r) {
-                    // a request is placed once per run: with its decision taken, no holder is ever found again
-                    return r.placed() ? -1 : super.chooseHolder(s, r);
-                }
-            });
-            Policies.register(new MutantPolicy("mutant-ring-ignores-budget", "fixed-checkpointing") {
-                @Override
-                public int chooseHolder(ClusterState s, RequestRec r) {
-                    return s.ringNext(r.server());
-                }
-            });
-        }
-        return key;
-    }
-
-    /**
-     * LUMEN with one decision replaced, written consistently: the policy's own idea of what is
-     * allowed agrees with its buggy choice, so the core takes the step, as a buggy system would.
-     */
-    public abstract static class MutantPolicy implements RecoveryPolicy {
-        private final RecoveryPolicy base;
-        private final String key;
-
-        protected MutantPolicy(String key) {
-            this(key, "lumen");
-        }
-
-        protected MutantPolicy(String key, String baseKey) {
-            this.key = key;
-            this.base = Policies.find(baseKey);
-        }
-
-        @Override
-        public String key() {
-            return key;
-        }
-
-        @Override
-        public String description() {
-            return "seeded bug: " + key;
-        }
-
-        @Override
-        public int chooseHolder(ClusterState s, RequestRec r) {
-            return base.chooseHolder(s, r);
-        }
-
-        @Override
-        public boolean allowsHolder(ClusterState s, RequestRec r, int h) {
-            return h == chooseHolder(s, r);
-        }
-
-        @Override
-        public boolean restoreOnHolder(ClusterState s, RequestRec r) {
-            return base.restoreOnHolder(s, r);
-        }
-
-        @Override
-        public WorkerState restartState() {
-            return base.restartState();
-        }
-
-        @Override
-        public boolean loadAwarePlacement() {
-            return base.loadAwarePlacement();
-        }
-
-        @Override
-        public boolean eq6Routing() {
-            return base.eq6Routing();
-        }
-    }
 }

@@ -43,7 +43,7 @@ final class ReproduceCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--seeds", paramLabel = "N", description = "seeds (failed workers, drafts) per table cell (default: ${DEFAULT-VALUE})")
-    int seeds = 3;
+    int seeds = 5;
 
     @Option(names = "--quick", description = "shorter runs and one seed (a smoke run; the document says so)")
     boolean quick;
@@ -119,38 +119,52 @@ final class ReproduceCommand implements Callable<Integer> {
 
     /**
      * Each policy's run against its own failure-free run (recovery means back to what that policy does
-     * without failures), and "no failure": the failure-free run over the first policy's impact window.
+     * without failures), all over one window (the longest recovery), and "no failure": the failure-free
+     * run over that window.
      */
     static Map<String, SimMetrics.Summary> summaries(Map<String, Future<SimResult>> runs) throws Exception {
         SimResult first = runs.get("no failure").get();
-        Map<String, SimMetrics.Summary> m = new LinkedHashMap<>();
-        String firstPolicy = null;
+        Map<String, SimResult[]> pairs = new LinkedHashMap<>();
         for (Map.Entry<String, Future<SimResult>> r : runs.entrySet()) {
             if (r.getKey().startsWith(BASE) || r.getKey().equals("no failure")) {
                 continue;
             }
-            firstPolicy = firstPolicy == null ? r.getKey() : firstPolicy;
             Future<SimResult> own = runs.get(BASE + r.getKey());
-            m.put(r.getKey(), SimMetrics.summarize(r.getKey(), r.getValue().get(), own == null ? first : own.get()));
+            pairs.put(r.getKey(), new SimResult[] {r.getValue().get(), own == null ? first : own.get()});
         }
-        // the baseline over the first policy's failure-impact window: the same arrivals
+        // one window for all, the longest recovery; the baseline over it: the same arrivals
         Map<String, SimMetrics.Summary> out = new LinkedHashMap<>();
-        out.put("no failure", SimMetrics.baselineOver("no failure", first, m.get(firstPolicy)));
-        out.putAll(m);
+        for (SimMetrics.Summary s : SimMetrics.experiment(pairs, "no failure")) {
+            out.put(s.policy(), s);
+        }
         return out;
     }
 
-    /** Mean ± standard deviation over seeds of one figure, in the given unit. */
+    /** Mean ± the half-width of its 95% confidence interval over seeds of one figure, in the given unit. */
     static String cell(List<Map<String, SimMetrics.Summary>> seedsRuns, String policy, ToDoubleFunction<SimMetrics.Summary> f, double unit,
                                String fmt) {
         double[] v = seedsRuns.stream().mapToDouble(m -> f.applyAsDouble(m.get(policy)) / unit).filter(x -> !Double.isNaN(x)).toArray();
         if (v.length == 0) {
             return "n/a";
         }
-        double mean = java.util.Arrays.stream(v).average().orElse(Double.NaN);
-        double sd = v.length < 2 ? 0 : Math.sqrt(java.util.Arrays.stream(v).map(x -> (x - mean) * (x - mean)).sum() / (v.length - 1));
+        double[] ci = meanAndHalfWidth(v);
         String never = v.length < seedsRuns.size() ? " (" + (seedsRuns.size() - v.length) + " never)" : "";
-        return String.format(Locale.ROOT, fmt, mean) + (v.length > 1 ? " ± " + String.format(Locale.ROOT, fmt, sd) : "") + never;
+        return String.format(Locale.ROOT, fmt, ci[0]) + (v.length > 1 ? " ± " + String.format(Locale.ROOT, fmt, ci[1]) : "") + never;
+    }
+
+    /** Two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom. */
+    private static final double[] T95 = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+
+    /** {mean, half-width of the 95% confidence interval of the mean (Student's t; 0 for one value)}. */
+    static double[] meanAndHalfWidth(double[] v) {
+        double mean = java.util.Arrays.stream(v).average().orElse(Double.NaN);
+        if (v.length < 2) {
+            return new double[] {mean, 0};
+        }
+        double sd = Math.sqrt(java.util.Arrays.stream(v).map(x -> (x - mean) * (x - mean)).sum() / (v.length - 1));
+        double t = v.length - 1 <= T95.length ? T95[v.length - 2] : 1.96;
+        return new double[] {mean, t * sd / Math.sqrt(v.length)};
     }
 
     @Override

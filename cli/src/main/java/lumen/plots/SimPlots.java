@@ -218,12 +218,12 @@ public final class SimPlots {
         return new LinkedHashMap<>();
     }
 
-    /** The requests of a run that fall in its failure-impact window. */
+    /** The requests of a run whose (replay) first token falls in the summary's failure-impact window. */
     public static List<SimResult.Req> inWindow(SimResult r, SimMetrics.Summary s) {
         List<SimResult.Req> out = new ArrayList<>();
-        double end = Double.isNaN(s.recoveryMs()) ? Double.POSITIVE_INFINITY : s.failAtMs() + Math.max(s.recoveryMs(), SimMetrics.BIN_MS);
         for (SimResult.Req q : r.requests) {
-            if (Double.isNaN(s.failAtMs()) || q.interrupted || q.arriveMs >= s.failAtMs() && q.arriveMs < end) {
+            double first = q.interrupted ? q.replayFirstMs : q.firstMs;
+            if (Double.isNaN(s.failAtMs()) || first >= s.failAtMs() && first < s.failAtMs() + s.windowMs()) {
                 out.add(q);
             }
         }

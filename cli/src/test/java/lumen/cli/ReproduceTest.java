@@ -14,7 +14,7 @@ class ReproduceTest {
 
     static SimMetrics.Summary summary(String policy, double ttftMs, double recoveryMs) {
         SimMetrics.Stats s = new SimMetrics.Stats(10, ttftMs, ttftMs, ttftMs);
-        return new SimMetrics.Summary(policy, 100_000, recoveryMs, s, s, s, s, s, s, 10, 1, 1, Double.NaN);
+        return new SimMetrics.Summary(policy, 100_000, recoveryMs, 30_000, s, s, s, s, s, s, 10, 1, 1, Double.NaN, Double.NaN);
     }
 
     @Test
@@ -39,12 +39,35 @@ class ReproduceTest {
         List<Map<String, SimMetrics.Summary>> seeds = List.of(
                 Map.of("stop-and-restart", summary("stop-and-restart", 1000, 40_000), "lumen", summary("lumen", 700, Double.NaN)),
                 Map.of("stop-and-restart", summary("stop-and-restart", 1000, 50_000), "lumen", summary("lumen", 740, 30_000)));
-        assertThat(ReproductionDoc.change(seeds, "lumen", "stop-and-restart", s -> s.ttftAll().mean())).isEqualTo("-28%");
-        assertThat(ReproduceCommand.cell(seeds, "lumen", s -> s.ttftAll().mean(), 1000, "%.2f")).isEqualTo("0.72 ± 0.03");
-        assertThat(ReproductionDoc.recovery(seeds, "stop-and-restart")).isEqualTo("45 ± 7");
+        // two seeds: a 95% interval of Student's t with one degree of freedom (12.706 standard errors)
+        assertThat(ReproductionDoc.change(seeds, "lumen", "stop-and-restart", s -> s.ttftAll().mean())).isEqualTo("-28% ± 25");
+        assertThat(ReproduceCommand.cell(seeds, "lumen", s -> s.ttftAll().mean(), 1000, "%.2f")).isEqualTo("0.72 ± 0.25");
+        assertThat(ReproductionDoc.recovery(seeds, "stop-and-restart")).isEqualTo("45 ± 64");
         assertThat(ReproductionDoc.recovery(seeds, "lumen")).as("a seed that never recovers is counted, not averaged in").isEqualTo("30 (1 never)");
         List<Map<String, SimMetrics.Summary>> never = List.of(Map.of("lumen", summary("lumen", 700, Double.NaN)));
         assertThat(ReproductionDoc.recovery(never, "lumen")).isEqualTo("never");
+    }
+
+    @Test
+    void aChangeRowSaysWhetherOursGoesThePapersWayAndHowFar() {
+        double[] ci = ReproduceCommand.meanAndHalfWidth(new double[] {1, 2, 3, 4, 5});
+        assertThat(ci[0]).isCloseTo(3, within(1e-12));
+        assertThat(ci[1]).isCloseTo(2.776 * Math.sqrt(2.5) / Math.sqrt(5), within(1e-9));
+        List<Map<String, SimMetrics.Summary>> seeds = List.of(
+                Map.of("fixed-checkpointing", summary("fixed-checkpointing", 1000, 40_000), "lumen", summary("lumen", 700, 30_000)),
+                Map.of("fixed-checkpointing", summary("fixed-checkpointing", 1000, 40_000), "lumen", summary("lumen", 740, 30_000)));
+        StringBuilder b = new StringBuilder();
+        ReproductionDoc.changeRow(b, "LUMEN vs FC", "TTFT", "-44.4%", seeds, "lumen", "fixed-checkpointing", s -> s.ttftAll().mean());
+        assertThat(b.toString()).isEqualTo("| LUMEN vs FC | TTFT | -44.4% | -28% ± 25 | same | no |\n");
+        b.setLength(0);
+        ReproductionDoc.changeRow(b, "LUMEN vs FC", "TTFT", "-30%*", seeds, "lumen", "fixed-checkpointing", s -> s.ttftAll().mean());
+        assertThat(b.toString()).as("within a quarter of -30%").endsWith("| same | yes |\n");
+        b.setLength(0);
+        List<Map<String, SimMetrics.Summary>> noisy = List.of(
+                Map.of("fixed-checkpointing", summary("fixed-checkpointing", 1000, 40_000), "lumen", summary("lumen", 800, 30_000)),
+                Map.of("fixed-checkpointing", summary("fixed-checkpointing", 1000, 40_000), "lumen", summary("lumen", 1100, 30_000)));
+        ReproductionDoc.changeRow(b, "LUMEN vs FC", "TTFT", "-7.1%", noisy, "lumen", "fixed-checkpointing", s -> s.ttftAll().mean());
+        assertThat(b.toString()).as("an interval that holds 0").contains("| inside the noise |");
     }
 
     @Test

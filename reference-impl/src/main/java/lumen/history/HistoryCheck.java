@@ -69,6 +69,9 @@ public final class HistoryCheck {
         double done = Double.NaN;
         double afterFault = Double.NaN;
         double faultAt = Double.NaN;
+        /** The last chunk with tokens (ms), and each later one as {time, ms per token, tokens}: the client's decode steps. */
+        double last = Double.NaN;
+        final List<double[]> steps = new ArrayList<>();
 
         Seen(History.Request req, int[] ref, String refFinish) {
             this.req = req;
@@ -85,6 +88,10 @@ public final class HistoryCheck {
                 if (!Double.isNaN(faultAt) && Double.isNaN(afterFault)) {
                     afterFault = c.t();
                 }
+                if (!Double.isNaN(last)) {
+                    steps.add(new double[] {c.t(), (c.t() - last) / c.tokens().length, c.tokens().length});
+                }
+                last = c.t();
             }
             if (c.finishes() && Double.isNaN(done)) {
                 done = c.t();
@@ -283,6 +290,9 @@ public final class HistoryCheck {
             SimResult.Req q = new SimResult.Req(i++, r.t(), Math.max(0, r.promptTokens()), s.n);
             q.firstMs = s.first;
             q.doneMs = s.done;
+            for (double[] st : s.steps) {
+                out.tpotSteps.add(st[0], st[1], st[2]);
+            }
             if (!Double.isNaN(s.faultAt) && !Double.isNaN(s.afterFault)) {
                 q.interrupted = true;
                 q.interruptedMs = s.faultAt;
@@ -301,8 +311,7 @@ public final class HistoryCheck {
         SimMetrics.Summary s = SimMetrics.summarize("history", run, base);
         if (baseline == null) {
             // no failure-free run to compare with: no recovery time
-            s = new SimMetrics.Summary(s.policy(), s.failAtMs(), Double.NaN, s.ttftAll(), s.ttftInterrupted(), s.ttftSurvivors(),
-                    s.tpotAll(), s.tpotInterrupted(), s.tpotSurvivors(), s.requests(), s.interrupted(), s.restored(), s.draftAcceptance());
+            s = s.withoutRecovery();
         }
         return s;
     }

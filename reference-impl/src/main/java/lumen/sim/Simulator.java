@@ -277,6 +277,7 @@ public final class Simulator extends Driver<Simulator.W> {
                 emit(Core.prefill(state, r));
                 if (first) {
                     metrics.get(r).firstMs = now;
+                    metrics.get(r).lastTokenMs = now;
                     tokens++;
                     replayed(r);
                 }
@@ -292,7 +293,12 @@ public final class Simulator extends Driver<Simulator.W> {
             RequestRec.Proposal prop = rr.proposal();
             protect(r);
             emit(Core.decode(state, r));
-            tokens += rec(r).outLen() - before;
+            int got = rec(r).outLen() - before;
+            tokens += got;
+            SimResult.Req m = metrics.get(r);
+            // this step's time per token, since the request's last token (across a failure, the stall)
+            result.tpotSteps.add(now, (now - m.lastTokenMs) / got, got);
+            m.lastTokenMs = now;
             replayed(r);
             if (prop != null) {
                 // the draft's tokens kept: its prefix that agrees with the reference

@@ -40,8 +40,8 @@ import picocli.CommandLine.Spec;
                 + " and --set key=value change them. A key with a list of values (theta=0,1000,50000) sweeps it.",
             "Prints TTFT and TPOT (mean / p50 / p99) over the requests whose first token falls in the failure-impact window"
                 + " (one window for every policy: the longest recovery) for all requests, the interrupted ones (replay TTFT) and the"
-                + " survivors'; the recovery time (to the last second at which TTFT or the time per token of the decode steps still"
-                + " exceeds the same policy's run without the failure by more than 10%% plus three standard errors); and the excess"
+                + " survivors'; the recovery time (to the first 30 s in a row at which neither TTFT nor the time per token of the decode"
+                + " steps exceeds the same policy's run without the failure by more than 10%% plus three standard errors); and the excess"
                 + " TTFT in request-seconds over every request, against that run. --out DIR writes per-request CSV, each verified draft (drafts-<policy>.csv:"
                 + " the acceptance over time), the summary, the timeline around the failure and TTFT CDFs (PNG and SVG), and for"
                 + " sweeps sweep.csv and heat-maps. --traces DIR writes each failure run's trace for lumen validate."})

@@ -25,8 +25,10 @@ import org.jfree.data.xy.XYSeriesCollection;
 import org.jfree.svg.SVGGraphics2D;
 
 /**
- * The simulator's figures, as PNG and SVG: a timeline around the failure (TTFT by arrival time,
- * queue depth, throughput; one line per policy, like the paper's Figure 6) and TTFT CDFs.
+ * The simulator's figures, as PNG and SVG: a timeline around the failure (the two series the
+ * recovery time is measured on, TTFT by the time of the first token and the time per token of the
+ * decode steps; queue depth; throughput; one line per policy, like the paper's Figure 6) and TTFT
+ * CDFs.
  */
 public final class SimPlots {
     private static final Color[] COLORS = {new Color(0x33, 0x33, 0x33), new Color(0xD5, 0x5E, 0x00), new Color(0x00, 0x72, 0xB2),
@@ -42,21 +44,26 @@ public final class SimPlots {
     public static List<Path> timeline(Map<String, SimResult> runs, double[] failAtMs, double fromMs, double toMs, Path dir, String name)
             throws IOException {
         XYSeriesCollection ttft = new XYSeriesCollection();
+        XYSeriesCollection tpot = new XYSeriesCollection();
         XYSeriesCollection queue = new XYSeriesCollection();
         XYSeriesCollection tput = new XYSeriesCollection();
         for (Map.Entry<String, SimResult> e : runs.entrySet()) {
+            // the series the recovery time is measured on, in 2-s steps
             XYSeries t = new XYSeries(e.getKey());
-            double bin = 2_000;
-            Map<Long, double[]> sums = new java.util.TreeMap<>();
-            for (SimResult.Req r : e.getValue().requests) {
-                if (r.arriveMs >= fromMs && r.arriveMs <= toMs && !Double.isNaN(r.ttftMs())) {
-                    double[] a = sums.computeIfAbsent((long) (r.arriveMs / bin), k -> new double[2]);
-                    a[0] += r.ttftMs();
-                    a[1]++;
+            XYSeries p = new XYSeries(e.getKey());
+            SimResult.Series first = SimMetrics.ttftSeries(e.getValue());
+            for (int sec = (int) (fromMs / 1000) / 2 * 2; sec < toMs / 1000; sec += 2) {
+                double a = first.mean(sec, sec + 2);
+                double b = e.getValue().tpotSteps.mean(sec, sec + 2);
+                if (!Double.isNaN(a)) {
+                    t.add(sec + 1, a / 1000);
+                }
+                if (!Double.isNaN(b)) {
+                    p.add(sec + 1, b);
                 }
             }
-            sums.forEach((k, a) -> t.add((k + 0.5) * bin / 1000, a[0] / a[1] / 1000));
             ttft.addSeries(t);
+            tpot.addSeries(p);
             XYSeries q = new XYSeries(e.getKey());
             XYSeries th = new XYSeries(e.getKey());
             List<SimResult.Sample> ss = e.getValue().samples;
@@ -77,14 +84,15 @@ public final class SimPlots {
         NumberAxis time = new NumberAxis("time (s)");
         time.setAutoRangeIncludesZero(false);
         CombinedDomainXYPlot plot = new CombinedDomainXYPlot(time);
-        XYPlot top = panel(ttft, "mean TTFT (s), by arrival", failAtMs, runs.size());
+        XYPlot top = panel(ttft, "mean TTFT (s), by first token", failAtMs, runs.size());
         plot.add(top, 2);
+        plot.add(panel(tpot, "time per token (ms), by decode step", failAtMs, runs.size()), 2);
         plot.add(panel(queue, "queued requests", failAtMs, runs.size()), 1);
         plot.add(panel(tput, "output tokens/s", failAtMs, runs.size()), 1);
         plot.setFixedLegendItems(top.getLegendItems());
         JFreeChart chart = new JFreeChart(name, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
-        return save(chart, dir, name, 900, 700);
+        return save(chart, dir, name, 900, 850);
     }
 
     /** CDFs of TTFT, one line per run, over the requests {@code include} keeps. */

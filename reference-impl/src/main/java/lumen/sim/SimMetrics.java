@@ -20,13 +20,15 @@ import org.HdrHistogram.DoubleHistogram;
  *       TTFT by the second of its first token after the failure), and the time per output token of
  *       every decode step filed by the second the step ends, weighted by its tokens
  *       ({@link SimResult#tpotSteps}). A request's stall across a failure is one long step.</li>
- *   <li><b>Recovery time</b>: from the first failure to the end of the last second at which either
- *       series is still degraded, up to the last arrival. A second is degraded when the run's mean
- *       over the {@code 2 * HALF_WINDOW_S + 1} seconds around it exceeds the failure-free run's by
- *       more than the paper's 10% plus {@link #Z} standard errors of the difference of the two means
- *       (a noise-aware band: a second with few requests must be worse by more before it counts).
- *       One-second resolution, no bins to fall on edges, no hold period. NaN ("never") when the last
- *       second before the last arrival is still degraded.</li>
+ *   <li><b>Recovery time</b>: from the first failure to the start of the first {@link #SUSTAIN_S}
+ *       seconds in a row at which neither series is degraded (the metrics are back, and stay back),
+ *       before the last arrival. A second is degraded when the run's mean over the
+ *       {@code 2 * HALF_WINDOW_S + 1} seconds around it exceeds the failure-free run's by more than the
+ *       paper's 10% plus {@link #Z} standard errors of the difference of the two means (a noise-aware
+ *       band: a second with few requests must be worse by more before it counts). One-second
+ *       resolution, so no bin edges to fall on. NaN ("never") when no such stretch comes before the
+ *       last arrival. A divergence long after the recovery (a burst the two runs meet in different
+ *       states) does not undo it.</li>
  *   <li><b>Failure-impact window</b>: from the failure, as long as the longest recovery among the
  *       policies compared ({@link #experiment}), at least {@link #MIN_WINDOW_MS}; the same window for
  *       every policy and for the failure-free run, so that a policy that recovers early is not
@@ -45,6 +47,8 @@ public final class SimMetrics {
     public static final double BAND = 0.10;
     /** Standard errors of the difference that the band also allows. */
     public static final double Z = 3;
+    /** Seconds in a row that must be good for the metrics to count as back. */
+    public static final int SUSTAIN_S = 30;
     /** The shortest failure-impact window. */
     public static final double MIN_WINDOW_MS = 10_000;
 
@@ -133,32 +137,28 @@ public final class SimMetrics {
     }
 
     /**
-     * Recovery time after {@code failAtMs} of {@code run} against {@code baseline}: to the end of the
-     * last degraded second of either series, up to the last arrival; 0 when none is; NaN when the
-     * last second is.
+     * Recovery time after {@code failAtMs} of {@code run} against {@code baseline}: to the start of the
+     * first {@link #SUSTAIN_S} seconds in a row with neither series degraded, before the last arrival;
+     * 0 when they start at the failure; NaN when there are none.
      */
     public static double recoveryMs(SimResult run, SimResult baseline, double failAtMs) {
         double lastArrival = run.requests.stream().mapToDouble(r -> r.arriveMs).max().orElse(0);
         int from = (int) (failAtMs / 1000);
         int to = (int) (lastArrival / 1000);
-        List<SimResult.Series[]> pairs = List.of(new SimResult.Series[] {ttftSeries(run), ttftSeries(baseline)},
-                new SimResult.Series[] {run.tpotSteps, baseline.tpotSteps});
-        int last = -1;
-        for (SimResult.Series[] p : pairs) {
-            for (int s = to; s >= Math.max(from, last + 1); s--) {
-                if (degraded(p[0], p[1], s)) {
-                    last = s;
-                    break;
-                }
+        SimResult.Series[][] pairs = {{ttftSeries(run), ttftSeries(baseline)}, {run.tpotSteps, baseline.tpotSteps}};
+        int good = 0;
+        for (int s = from; s <= to; s++) {
+            boolean bad = false;
+            for (SimResult.Series[] p : pairs) {
+                bad |= degraded(p[0], p[1], s);
+            }
+            good = bad ? 0 : good + 1;
+            if (good == SUSTAIN_S) {
+                int start = s - SUSTAIN_S + 1;
+                return start == from ? 0 : start * 1000.0 - failAtMs;
             }
         }
-        if (last < 0) {
-            return 0;
-        }
-        if (last >= to) {
-            return Double.NaN;
-        }
-        return Math.max(0, (last + 1) * 1000.0 - failAtMs);
+        return Double.NaN;
     }
 
     /**

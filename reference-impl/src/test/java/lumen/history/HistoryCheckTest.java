@@ -226,7 +226,7 @@ class HistoryCheckTest {
     @Test
     void withAFailureFreeBaselineTheRecoveryTimeIsMeasured() throws Exception {
         Scenario base0 = Scenarios.find("single-failure-restore");
-        // a minute of arrivals, so that the metrics' 5-second bins can settle after the failure
+        // a minute of arrivals, so that 30 s in a row can be back to normal after the failure
         List<lumen.runtime.Arrival> minute = new ArrayList<>();
         for (int i = 0; i < 240; i++) {
             minute.add(new lumen.runtime.Arrival(i, i * 250.0, 8 + i % 24, 4 + i % 9, 1000L + i));

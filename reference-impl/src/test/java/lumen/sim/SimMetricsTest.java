@@ -34,23 +34,30 @@ class SimMetricsTest {
     }
 
     @Test
-    void recoveryEndsWithTheLastDegradedSecond() {
+    void recoveryEndsWhereTheMetricsAreBackAndStayBack() {
         SimResult base = run(Double.NaN, 0);
         SimResult hit = run(20_000, 47_000);
         // the last slow request's first token comes at 46.9 s: the second of 46 s is degraded, and the
-        // five seconds averaged around each of the next two still are
+        // five seconds averaged around each of the next two still are; from there on every second is good
         double rec = SimMetrics.recoveryMs(hit, base, 20_000);
         assertThat(rec).isBetween(27_000.0, 27_000.0 + 1_000 * (SimMetrics.HALF_WINDOW_S + 1));
         assertThat(SimMetrics.recoveryMs(base, base, 20_000)).isCloseTo(0, within(1e-9));
         assertThat(SimMetrics.recoveryMs(run(20_000, 1e9), base, 20_000)).as("never recovers").isNaN();
-        // a later degraded stretch moves the end of recovery: the metric stays where it is only once it is back
-        SimResult relapse = run(20_000, 47_000);
-        for (SimResult.Req q : relapse.requests) {
-            if (q.arriveMs >= 70_000 && q.arriveMs < 75_000) {
+        // a relapse within the 30 s after the metrics came back means they had not stayed back
+        assertThat(SimMetrics.recoveryMs(slowAt(70_000, 75_000), base, 20_000)).isGreaterThan(50_000);
+        // one after they stayed back for 30 s does not undo the recovery
+        assertThat(SimMetrics.recoveryMs(slowAt(85_000, 90_000), base, 20_000)).isEqualTo(rec);
+    }
+
+    /** The degraded run, with the requests arriving in [from, to) slow again. */
+    private static SimResult slowAt(double from, double to) {
+        SimResult r = run(20_000, 47_000);
+        for (SimResult.Req q : r.requests) {
+            if (q.arriveMs >= from && q.arriveMs < to) {
                 q.firstMs = q.arriveMs + 400;
             }
         }
-        assertThat(SimMetrics.recoveryMs(relapse, base, 20_000)).isGreaterThan(50_000);
+        return r;
     }
 
     /** One slow request among the ten of five seconds is noise, not a degradation: the band allows for the few requests behind the mean. */

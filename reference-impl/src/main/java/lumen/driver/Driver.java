@@ -87,6 +87,8 @@ public abstract class Driver<W extends Driver.Worker> {
     private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t) : Long.compare(a.seq, b.seq));
     /** The requests a recovering worker is drafting for, and that worker. */
     private final Map<Integer, Integer> draftingFor = new HashMap<>();
+    /** The workers restarted with a draft model and not yet handed over, in the order they restarted. */
+    private final List<W> recovering = new ArrayList<>();
     protected ClusterState state;
     /** The state before the event being emitted (its monitor's loads are the ones a decision cites). */
     private ClusterState pre;
@@ -305,6 +307,7 @@ public abstract class Driver<W extends Driver.Worker> {
         w.busy = false;
         w.fullLoaded = false;
         w.drafting = false;
+        recovering.remove(w);
         draftingFor.values().removeIf(v -> v == wid);
         // the drafts it had received and not yet verified are gone with its memory
         for (int[] d : w.delivered) {
@@ -344,6 +347,7 @@ public abstract class Driver<W extends Driver.Worker> {
         emit(Core.restart(state, w.id));
         w.fullAt = now + cost.fullLoadMs();
         if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
+            recovering.add(w);
             on(w, now + cost.draftLoadMs(), () -> draftReady(w));
         }
         on(w, w.fullAt, () -> fullReady(w));
@@ -368,6 +372,7 @@ public abstract class Driver<W extends Driver.Worker> {
             return;
         }
         emit(Core.fullReady(state, w.id));
+        recovering.remove(w);
         handedOver(w);
         kickAll();
     }
@@ -396,12 +401,15 @@ public abstract class Driver<W extends Driver.Worker> {
                 assisted(w, r, toks);
             }
         }
+        if (recovering.isEmpty()) {
+            return;
+        }
         // the recovering workers free to draft whose target is t share its requests, the one that
         // has proposed least first, so none waits while another drafts for every request
         List<W> group = new ArrayList<>();
         int[] eligible = new int[0];
-        for (W w : ws) {
-            if (!w.drafting && state.worker(w.id).state() == WorkerState.ASSISTING && assists()) {
+        for (W w : recovering) {
+            if (!w.drafting && state.worker(w.id).state() == WorkerState.ASSISTING && assists() && state.mayAssist(w.id, t.id)) {
                 int[] round = Core.assistRound(state, w.id, draftingFor::containsKey);
                 if (round.length > 0 && rec(round[0]).server() == t.id) {
                     group.add(w);

@@ -35,7 +35,7 @@ import lumen.runtime.CostModel;
  * tokens of the same forward pass ({@link CostModel#decodeMs(int, double, int)}), so the accepted
  * tokens and one more per request are credited when it ends, and never in an iteration that did
  * not pay for them. The target is the one the reading in force names ({@link
- * Readings#keepsAssistTarget}: kept for the session, or chosen again each round), checked again
+ * Readings#sessionTarget}: kept for the session, or chosen again each round), checked again
  * when the draft becomes a step. A draft is taken as aligned with the target's output when it is
  * verified: its staleness and the draft's cold start are in the engine's acceptance.
  *

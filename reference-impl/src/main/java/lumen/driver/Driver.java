@@ -407,15 +407,18 @@ public abstract class Driver<W extends Driver.Worker> {
         // the recovering workers free to draft whose target is t share its requests, the one that
         // has proposed least first, so none waits while another drafts for every request
         List<W> group = new ArrayList<>();
-        int[] eligible = new int[0];
         for (W w : recovering) {
             if (!w.drafting && state.worker(w.id).state() == WorkerState.ASSISTING && assists() && state.mayAssist(w.id, t.id)) {
-                int[] round = Core.assistRound(state, w.id, draftingFor::containsKey);
-                if (round.length > 0 && rec(round[0]).server() == t.id) {
-                    group.add(w);
-                    eligible = round;
-                }
+                group.add(w);
             }
+        }
+        if (group.isEmpty()) {
+            return;
+        }
+        // t is a target of every one of them, so their rounds would take the same requests
+        int[] eligible = Core.assistRound(state, group.get(0).id, draftingFor::containsKey);
+        if (eligible.length == 0 || rec(eligible[0]).server() != t.id) {
+            return;
         }
         group.sort(java.util.Comparator.<W>comparingInt(w -> w.proposals).thenComparingInt(w -> w.id));
         for (int g = 0; g < group.size() && g < eligible.length; g++) {

@@ -38,11 +38,6 @@ import lumen.driver.Driver;
  * change goes through {@link Core}, and every event goes to the sink with its time.
  */
 public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
-    /** Where events go, with their virtual time in ms. */
-    public interface Sink {
-        void accept(Event e, double t);
-    }
-
     /**
      * Runtime knobs besides the spec's constants.
      *
@@ -134,7 +129,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
 
     /** A runtime that decides by {@code policy} while its config names another: a seeded bug of the property tests. */
     public ClusterRuntime(Config cfg, RecoveryPolicy policy, CostModel cost, Options opt, Sink sink) {
-        super(checked(cfg, opt), policy, cost, sink::accept, id -> new W(id, opt.dataPlanes().apply(opt.geometry())));
+        super(checked(cfg, opt), policy, cost, sink, id -> new W(id, opt.dataPlanes().apply(opt.geometry())));
         this.opt = opt;
         this.models = new TokenModels(opt.vocab(), opt.draftAgreement(), opt.geometry());
     }
@@ -581,7 +576,6 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             int m = rr.outLen() + i + 1;
             toks[i] = models.draft(q.a.seed(), m, m <= q.ref.length ? q.ref[m - 1] : -1);
         }
-        stats.draftsProposed++;
         return toks;
     }
 

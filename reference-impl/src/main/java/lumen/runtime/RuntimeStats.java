@@ -14,7 +14,6 @@ public final class RuntimeStats {
     public int pagesRestored;
     public long restoredBytesChecked;
     public long restoredBytesWrong;
-    public int draftsProposed;
     public int draftsDelivered;
     public int draftTokensProposed;
     public int draftTokensAccepted;

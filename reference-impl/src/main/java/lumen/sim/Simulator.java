@@ -57,11 +57,6 @@ public final class Simulator extends Driver<Simulator.W> {
         }
     }
 
-    /** Receives every spec event with its time in ms (for traces); may be null. */
-    public interface Sink {
-        void accept(Event e, double t);
-    }
-
     /** A worker: the driver's record; the simulator keeps its per-worker state in arrays. */
     static final class W extends Driver.Worker {
         W(int id) {
@@ -81,7 +76,7 @@ public final class Simulator extends Driver<Simulator.W> {
     private long tokens;
 
     public Simulator(Options opt, Sink sink) {
-        super(opt.config(), opt.config().recoveryPolicy(), opt.cost(), sink == null ? null : sink::accept, W::new);
+        super(opt.config(), opt.config().recoveryPolicy(), opt.cost(), sink, W::new);
         this.opt = opt;
         this.cost = opt.cost();
         this.rnd = new SplittableRandom(opt.seed());

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
         description = {"Simulates a serving cluster on the decision core: a workload, a failure of a fraction of the workers,"
                 + " each policy in turn and once without the failure (the baseline). Runs go in parallel on every core.",
             "Every knob is a key of a commented config (--print-config shows them, with units and defaults); --config FILE"
-                + " and --set key=value change them. A key with a list of values (theta=0,1000,50000) sweeps it.",
+                + " and --set key=value change them. A key with a list of values (theta=0.5x,1x,2x) sweeps it.",
             "Prints TTFT and TPOT (mean / p50 / p99) over the requests whose first token falls in the failure-impact window"
                 + " (one window for every policy: the longest recovery) for all requests, the interrupted ones (replay TTFT) and the"
                 + " survivors'; the recovery time (to the first 30 s in a row at which neither TTFT nor the time per token of the decode"

@@ -18,6 +18,23 @@ public interface CostModel {
      */
     double decodeMs(int batch, double ctx, int draftTokens);
 
+    /**
+     * One iteration of continuous batching: prefill chunks ({@code chunks[i]} new positions of a
+     * request after {@code cached[i]} already in the GPU; null for none), a decode step of
+     * {@code batch} requests with mean context {@code ctx}, and {@code draftTokens} draft tokens
+     * verified in it. A model that knows one forward pass serves them all prices it as one pass;
+     * this default prices the prefill and the decode as two.
+     */
+    default double iterationMs(int[] chunks, int[] cached, int batch, double ctx, int draftTokens) {
+        int tokens = 0;
+        if (chunks != null) {
+            for (int c : chunks) {
+                tokens += c;
+            }
+        }
+        return (tokens > 0 ? prefillMs(tokens) : 0) + (batch > 0 ? decodeMs(batch, ctx, draftTokens) : 0);
+    }
+
     /** Streaming one physical page of {@code pageTokens} positions to the holder's host memory. */
     double streamPageMs(int pageTokens);
 

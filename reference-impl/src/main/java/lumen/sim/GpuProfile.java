@@ -67,8 +67,6 @@ public record GpuProfile(String backend, String device, String measuredAt, doubl
         double s = stream.stream().filter(x -> x.pageTokens() == 16).mapToDouble(Stream::gbps).average()
                 .orElse(stream.stream().mapToDouble(Stream::gbps).average().orElseThrow());
         ProfiledCostModel.Params p = m.params();
-        return m.with(new ProfiledCostModel.Params(p.hardware(), p.tensorParallel(), p.computeScale(), p.kvBytesPerToken(),
-                Math.min(p.streamGBps(), s), restoreGBps, Math.max(0, decodeSlowdown), p.draftTokenMs(),
-                p.draftLoadMs(), p.fullLoadMs(), p.restartDelayMs()));
+        return m.with(p.withLinks(Math.min(p.streamGBps(), s), restoreGBps, Math.max(0, decodeSlowdown)));
     }
 }

@@ -108,7 +108,7 @@ public final class SimConfig {
         }
         List<Experiment> out = new ArrayList<>();
         for (Map<String, String> c : combos) {
-            out.add(new Experiment(c, axes, origins));
+            out.add(new Experiment(c, axes, origins, new java.util.concurrent.ConcurrentHashMap<>()));
         }
         return out;
     }
@@ -127,7 +127,13 @@ public final class SimConfig {
      * One experiment: the values of every key, which keys the sweep varies, and where each key's value
      * came from (the defaults, the config file, or a --set), which every error message names.
      */
-    public record Experiment(Map<String, String> values, List<String> axes, Map<String, String> origins) {
+    /**
+     * One combination of the sweep axes.
+     *
+     * @param preFailureLoads per policy, the mean Eq. 4 load before the first failure, measured once
+     *                        for a relative theta ({@link #options})
+     */
+    public record Experiment(Map<String, String> values, List<String> axes, Map<String, String> origins, Map<String, Double> preFailureLoads) {
 
         private String from(String k) {
             return origins.getOrDefault(k, "the defaults");
@@ -312,12 +318,57 @@ public final class SimConfig {
             }
         }
 
+        /** Positions per KV page: the paged-attention block the paper streams and counts Eq. 4 and tau in. */
+        public static final int PAGE_TOKENS = 16;
+        /** The window before the first failure over which a relative theta's load is averaged, ms. */
+        public static final double THETA_WINDOW_MS = 60_000;
+
+        /**
+         * The run of one policy. The keys are in the paper's units and are converted to the
+         * spec's, whose unit is one position: {@code alpha} per KV page of {@link #PAGE_TOKENS}
+         * positions becomes alpha / 16 per position, {@code tau} in pages becomes tau * 16
+         * positions, {@code beta} stays per queued request, so Eq. 4's load is in pages. A theta
+         * written {@code Nx} is N times the mean Eq. 4 load of the workers over the minute before
+         * the first failure, measured on this policy's own run (the run is the same until then).
+         */
         public Simulator.Options options(String policy) {
             Preset p = preset();
             long budget = (long) (number("budget_gb") * 1e9 / p.kvBytesPerToken());
-            Config c = new Config(policy, workers(), number("alpha"), number("beta"), number("theta"), whole("tau"), budget, 16, whole("k"));
-            return new Simulator.Options(c, costModel(p), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
+            double alpha = number("alpha");
+            double beta = number("beta");
+            int tau = whole("tau");
+            if (!(alpha >= 0) || !(beta >= 0) || tau < 0) {
+                throw new BadValue(from(alpha >= 0 ? beta >= 0 ? "tau" : "beta" : "alpha") + ": keys 'alpha', 'beta' and 'tau' must be 0 or more");
+            }
+            Config c0 = new Config(policy, workers(), alpha / PAGE_TOKENS, beta, 0, tau * PAGE_TOKENS, budget, PAGE_TOKENS, whole("k"));
+            ProfiledCostModel cost = costModel(p);
+            String th = raw("theta").trim();
+            double theta;
+            if (th.endsWith("x")) {
+                double mult = parse("theta", th.substring(0, th.length() - 1).trim());
+                if (!(mult >= 0)) {
+                    throw new BadValue(from("theta") + ": key 'theta' must be 0 or more times the pre-failure load, found '" + th + "'");
+                }
+                // only Eq. 6 reads theta; the others' runs keep the multiple as given
+                theta = !c0.recoveryPolicy().eq6Routing() ? mult : mult * preFailureLoads.computeIfAbsent(policy, q -> {
+                    double at = number("fail_at_s") * 1000;
+                    Simulator.Options probe = new Simulator.Options(c0, cost, whole("chunk_tokens"), whole("max_batch"), 0.5, 0.5, 1, detectMs(), whole("seed"));
+                    return new Simulator(probe, null).meanLoadBefore(arrivals(), at - THETA_WINDOW_MS, at);
+                });
+            } else {
+                theta = number("theta");
+            }
+            Config c = new Config(policy, c0.workers(), c0.alpha(), c0.beta(), theta, c0.tau(), budget, PAGE_TOKENS, c0.k());
+            return new Simulator.Options(c, cost, whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
                     number("draft_acceptance_cold"), number("draft_warmup_proposals"), detectMs(), whole("seed"));
+        }
+
+        private double parse(String k, String v) {
+            try {
+                return Double.parseDouble(v);
+            } catch (NumberFormatException ex) {
+                throw new BadValue(from(k) + ": key '" + k + "' must be a number or a multiple such as 2x, found '" + raw(k) + "'");
+            }
         }
     }
 }

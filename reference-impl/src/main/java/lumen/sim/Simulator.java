@@ -119,6 +119,35 @@ public final class Simulator extends Driver<Simulator.W> {
         return result;
     }
 
+    /**
+     * The mean Eq. 4 load of the workers, sampled each second from {@code fromMs} until
+     * {@code toMs}, of the arrivals before {@code toMs} run without failures: the load before a
+     * failure at {@code toMs}, which a run with that failure shares (both are the same run until
+     * then). The unit is the config's (pages when {@code alpha} is per position over the page size).
+     */
+    public double meanLoadBefore(List<Arrival> arrivals, double fromMs, double toMs) {
+        for (Arrival a : arrivals) {
+            if (a.atMs() < toMs) {
+                at(a.atMs(), () -> arrive(a));
+            }
+        }
+        double sum = 0;
+        int n = 0;
+        double next = Math.max(0, fromMs);
+        while (next < toMs) {
+            if (!idle() && nextTimer() <= next) {
+                advanceTo(nextTimer());
+                continue;
+            }
+            for (int w = 0; w < ws.size(); w++) {
+                sum += state.load(w);
+            }
+            n += ws.size();
+            next += SAMPLE_MS;
+        }
+        return n == 0 ? 0 : sum / n;
+    }
+
     /** The sampling period of {@link SimResult#samples}, ms. */
     public static final double SAMPLE_MS = 1_000;
 
@@ -169,6 +198,7 @@ public final class Simulator extends Driver<Simulator.W> {
         startIteration(w);
         int budget = opt.chunkTokens();
         int prefillTokens = 0;
+        List<int[]> chunks = new ArrayList<>();
         double restoreMs = 0;
         List<Integer> finishing = new ArrayList<>();
         List<Integer> batch = new ArrayList<>();
@@ -190,6 +220,9 @@ public final class Simulator extends Driver<Simulator.W> {
                 int take = Math.min(budget, need - done);
                 budget -= take;
                 prefillTokens += take;
+                if (take > 0) {
+                    chunks.add(new int[] {take, rr.kv().length() + done});
+                }
                 if (done + take >= need) {
                     finishing.add(r);
                     progress.remove(r);
@@ -208,9 +241,15 @@ public final class Simulator extends Driver<Simulator.W> {
         if (finishing.isEmpty() && batch.isEmpty() && prefillTokens == 0) {
             return;
         }
-        double decode = batch.isEmpty() ? 0 : streamingFrom(wid) ? cost.decodeWhileStreamingMs(batch.size(), ctx / batch.size(), drafts)
-                : cost.decodeMs(batch.size(), ctx / batch.size(), drafts);
-        double dur = restoreMs + cost.prefillMs(prefillTokens) + decode;
+        int[] take = new int[chunks.size()];
+        int[] cached = new int[chunks.size()];
+        for (int i = 0; i < take.length; i++) {
+            take[i] = chunks.get(i)[0];
+            cached[i] = chunks.get(i)[1];
+        }
+        // one fused forward pass: the prefill chunks, the decode step and the drafts it verifies
+        double pass = cost.iterationMs(take, cached, batch.size(), batch.isEmpty() ? 0 : ctx / batch.size(), drafts);
+        double dur = restoreMs + (streamingFrom(wid) ? pass * cost.streamingFactor() : pass);
         w.busy = true;
         on(w, now + dur, () -> iterationDone(w, finishing, batch, dur));
     }

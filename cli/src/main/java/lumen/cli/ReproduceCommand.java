@@ -54,14 +54,41 @@ final class ReproduceCommand implements Callable<Integer> {
     /** The Azure conv trace: 19,366 requests in 3,501.7 s, mean prompt 1,155 and output 211.1 tokens, inter-arrival CV 1.09. */
     static final double CONV_RPS = 19_366 / 3_501.7;
     static final double CONV_SECONDS = 3_501.7;
-    /** The default load: this share of the cluster's service capacity. */
-    static final double DEFAULT_LOAD = 0.85;
     /** The loads of the load section. */
     static final String[] LOADS = {"0.6", "0.7", "0.8", "0.85", "0.9", "0.95"};
+    /** The reload times of the reload section, s. */
+    static final String[] RELOADS_S = {"8", "16", "32", "64", "128"};
 
-    @Option(names = "--load", paramLabel = "F", description = "share of the cluster's capacity the workload asks for (default: ${DEFAULT-VALUE});"
-            + " with a quarter of the workers down, the survivors are asked for F / 0.75")
-    double load = DEFAULT_LOAD;
+    @Option(names = "--load", paramLabel = "F", description = "share of the cluster's capacity the workload asks for, instead of the"
+            + " calibrated one; with a quarter of the workers down, the survivors are asked for F / 0.75")
+    Double load;
+
+    /** The paper's Stop-and-Restart against no failure, 4-worker prototype: TTFT 4.69 / 1.16 s, TPOT 224.6 / 138.9 ms. */
+    static final double TARGET_TTFT = 4.69 / 1.16;
+    static final double TARGET_TPOT = 224.6 / 138.9;
+    /** The paper's Stop-and-Restart recovery: ~20 s (4 workers), ~25 s (8 workers). */
+    static final double TARGET_RECOVERY_4W_S = 20;
+    static final double TARGET_RECOVERY_8W_S = 25;
+    /** The calibration grid: loads, and full-model reload times (s). */
+    static final double[] CAL_LOADS = {0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95};
+    static final double[] CAL_RELOADS_S = {4, 8, 16, 32, 64};
+    static final int CAL_SEEDS = 2;
+    /** The presets' process restart after a failure, s (ProfiledCostModel.Params#restartDelayMs). */
+    static final double RESTART_S = 3;
+
+    /**
+     * One cell of the calibration: Stop-and-Restart at a load and a full-model reload time, against the
+     * same seeds' failure-free runs, averaged over {@link #CAL_SEEDS} seeds. Its error is the sum of the
+     * squared logarithms of the three ratios to the paper's (a never-recovering cell is infinitely far).
+     */
+    record Cell(double load, double reloadS, double ttftRatio, double tpotRatio, double recoveryS, double error) {}
+
+    /** A prototype's operating point: the calibration's best cell, or the --load given with the preset's reload. */
+    record Point(double load, double reloadS, List<Cell> grid) {
+        List<String> reload() {
+            return List.of("full_load_s=" + fmt(reloadS));
+        }
+    }
 
     /**
      * Requests per second that put {@code w} workers of {@code p} at the load in use of their capacity:
@@ -171,7 +198,7 @@ final class ReproduceCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         System.setProperty("java.awt.headless", "true");
         PrintWriter pw = spec.commandLine().getOut();
-        if (!(load > 0 && load < 2)) {
+        if (load != null && !(load > 0 && load < 2)) {
             throw new UserError("--load must be between 0 and 2, not " + load);
         }
         Path doc = out != null ? out : KitPaths.home().resolve("docs").resolve("reproduction.md");
@@ -181,14 +208,19 @@ final class ReproduceCommand implements Callable<Integer> {
         String failAt = quick ? "100" : "200";
         pool = Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
         long t0 = System.nanoTime();
+        // 0: the operating points, by the stated procedure (or --load)
+        Point p4 = point(Preset.QWEN3_32B_4W, "0.25", TARGET_RECOVERY_4W_S, dur, failAt);
+        Point p8 = point(Preset.QWEN3_14B_8W, "0.125", TARGET_RECOVERY_8W_S, dur, failAt);
+        all.clear();
         List<String> main = List.of("stop-and-restart", "fixed-checkpointing", "lumen");
         // 1 and 2: the prototypes, one worker failing
         Map<String, List<Map<String, Future<SimResult>>>> proto = new LinkedHashMap<>();
-        for (Object[] pr : new Object[][] {{Preset.QWEN3_32B_4W, "0.25"}, {Preset.QWEN3_14B_8W, "0.125"}}) {
+        for (Object[] pr : new Object[][] {{Preset.QWEN3_32B_4W, "0.25", p4}, {Preset.QWEN3_14B_8W, "0.125", p8}}) {
             Preset p = (Preset) pr[0];
+            Point pt = (Point) pr[2];
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                runs.add(submit(with(workload(p, p.defaultWorkers, Double.parseDouble(dur), load), "preset=" + p.key,
+                runs.add(submit(with(operating(p, pt, dur), "preset=" + p.key,
                         "duration_s=" + dur, "fail_at_s=" + failAt, "fail_fraction=" + pr[1], "policies=" + String.join(",", main), "seed=" + s)));
             }
             proto.put(p.key, runs);
@@ -196,47 +228,62 @@ final class ReproduceCommand implements Callable<Integer> {
         // 3: Table 1, Stop-and-Restart at 25% from 4 to 64 workers, the same load per worker
         int[] sizes = quick ? new int[] {4, 16, 64} : new int[] {4, 8, 16, 32, 64};
         Map<Integer, List<Map<String, Future<SimResult>>>> table1 = new LinkedHashMap<>();
+        Map<Integer, List<Map<String, Future<SimResult>>>> table1Back = new LinkedHashMap<>();
         for (int w : sizes) {
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                runs.add(submit(with(workload(Preset.LLAMA3_70B, w, 180, load), "preset=llama3-70b", "workers=" + w,
+                runs.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload().get(0)), "preset=llama3-70b", "workers=" + w,
                         "duration_s=180", "fail_at_s=60", "fail_fraction=0.25", "policies=stop-and-restart", "seed=" + s)));
             }
             table1.put(w, runs);
+            // the same, with the interrupted requests routed only once the failed workers are back (restart, reload, then 1 s)
+            List<Map<String, Future<SimResult>>> back = new ArrayList<>();
+            for (int s = 1; s <= nSeeds; s++) {
+                back.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload().get(0)), "preset=llama3-70b", "workers=" + w,
+                        "duration_s=180", "fail_at_s=60", "fail_fraction=0.25", "policies=stop-and-restart", "seed=" + s,
+                        "detect_s=" + fmt(RESTART_S + p4.reloadS() + 1))));
+            }
+            table1Back.put(w, back);
         }
         // 4: ablations on the 4-worker prototype
         List<String> ablation = List.of("stop-and-restart", "fixed-checkpointing", "lumen-placement-only", "lumen-routing-only", "lumen-assist-only",
                 "lumen-no-placement", "lumen-no-routing", "lumen-no-assist", "lumen", "lumen-dual");
-        Preset p4 = Preset.QWEN3_32B_4W;
+        Preset q4 = Preset.QWEN3_32B_4W;
         List<Map<String, Future<SimResult>>> abl = new ArrayList<>();
         for (int s = 1; s <= nSeeds; s++) {
-            abl.add(submit(with(workload(p4, 4, Double.parseDouble(dur), load), "preset=" + p4.key, "duration_s=" + dur,
+            abl.add(submit(with(operating(q4, p4, dur), "preset=" + q4.key, "duration_s=" + dur,
                     "fail_at_s=" + failAt, "policies=" + String.join(",", ablation), "seed=" + s)));
         }
         // 5: theta x tau, LUMEN on the 4-worker prototype
-        String[] thetas = {"0", "20000", "100000", "1000000"};
-        String[] taus = {"16", "256", "2048", "16384"};
+        String[] thetas = {"0.5x", "1x", "2x", "4x"};
+        String[] taus = {"1", "16", "128", "1024"};
         Map<String, Map<String, Future<SimResult>>> sens = new LinkedHashMap<>();
         for (String th : thetas) {
             for (String ta : taus) {
-                sens.put(th + "/" + ta, submit(with(workload(p4, 4, Double.parseDouble(dur), load), "preset=" + p4.key,
+                sens.put(th + "/" + ta, submit(with(operating(q4, p4, dur), "preset=" + q4.key,
                         "duration_s=" + dur, "fail_at_s=" + failAt, "policies=lumen", "theta=" + th, "tau=" + ta, "seed=1")));
             }
         }
         // 6: load: the same comparison on the 4-worker prototype from a light to a heavy load
         Map<String, Map<String, Future<SimResult>>> loads = new LinkedHashMap<>();
         for (String l : LOADS) {
-            loads.put(l, submit(with(workload(p4, 4, Double.parseDouble(dur), Double.parseDouble(l)), "preset=" + p4.key, "duration_s=" + dur,
+            loads.put(l, submit(with(with(workload(q4, 4, Double.parseDouble(dur), Double.parseDouble(l)), p4.reload().get(0)), "preset=" + q4.key, "duration_s=" + dur,
+                    "fail_at_s=" + failAt, "policies=" + String.join(",", main), "seed=1")));
+        }
+        // 6b: reload: the same comparison at the calibrated load, with a shorter to a longer full-model reload (the assist's window)
+        Map<String, Map<String, Future<SimResult>>> reloads = new LinkedHashMap<>();
+        for (String r : RELOADS_S) {
+            reloads.put(r, submit(with(workload(q4, 4, Double.parseDouble(dur), p4.load()), "full_load_s=" + r, "preset=" + q4.key, "duration_s=" + dur,
                     "fail_at_s=" + failAt, "policies=" + String.join(",", main), "seed=1")));
         }
         // 7: the scenarios the paper leaves open, on the 8-worker prototype: a worker and its busiest holder, and one worker failing again mid-reload
         List<String> withDual = List.of("stop-and-restart", "fixed-checkpointing", "lumen", "lumen-dual");
-        Preset p8 = Preset.QWEN3_14B_8W;
+        Preset q8 = Preset.QWEN3_14B_8W;
         Map<String, List<Map<String, Future<SimResult>>>> open = new LinkedHashMap<>();
         for (String[] sc : new String[][] {{"holder", "fail_holder=true"}, {"repeated", "fail_events=2", "fail_every_s=5", "fail_workers=same"}}) {
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                List<String> o = with(workload(p8, 8, Double.parseDouble(dur), load), "preset=" + p8.key, "duration_s=" + dur, "fail_at_s=" + failAt,
+                List<String> o = with(operating(q8, p8, dur), "preset=" + q8.key, "duration_s=" + dur, "fail_at_s=" + failAt,
                         "fail_fraction=0.125", "policies=" + String.join(",", withDual), "seed=" + s);
                 o.addAll(List.of(sc).subList(1, sc.length));
                 runs.add(submit(o));
@@ -255,7 +302,7 @@ final class ReproduceCommand implements Callable<Integer> {
             }
         }
         double minutes = (System.nanoTime() - t0) / 60e9;
-        String md = ReproductionDoc.render(this, new ReproductionDoc.Runs(proto, table1, abl, ablation, sens, thetas, taus, loads, open, withDual),
+        String md = ReproductionDoc.render(this, new ReproductionDoc.Runs(p4, p8, proto, table1, table1Back, abl, ablation, sens, thetas, taus, loads, reloads, open, withDual),
                 figs, doc, nSeeds, dur, failAt, sizes, minutes);
         AtomicFiles.writeString(doc, md);
         pw.printf(Locale.ROOT, "%d simulated runs in %.1f min; written %s and its figures in %s%n", all.size(), minutes, doc, figs);
@@ -271,7 +318,100 @@ final class ReproduceCommand implements Callable<Integer> {
         return quick;
     }
 
-    double load() {
+    /** The workload and reload of an operating point. */
+    static List<String> operating(Preset p, Point pt, String dur) {
+        return with(workload(p, p.defaultWorkers, Double.parseDouble(dur), pt.load()), pt.reload().get(0));
+    }
+
+    /**
+     * The operating point of a prototype. With --load, that load and the preset's stated reload.
+     * Otherwise the stated procedure: run Stop-and-Restart and the failure-free run over the grid of
+     * loads and reload times, and take the cell nearest the paper's Stop-and-Restart (TTFT and TPOT
+     * against no failure, and recovery time).
+     */
+    private Point point(Preset p, String fraction, double targetRecoveryS, String dur, String failAt) throws Exception {
+        if (load != null) {
+            return new Point(load, p.fullLoadMs / 1000, List.of());
+        }
+        double[] loads = quick ? new double[] {0.7, 0.85} : CAL_LOADS;
+        double[] reloads = quick ? new double[] {8, 32} : CAL_RELOADS_S;
+        int seeds = quick ? 1 : CAL_SEEDS;
+        // per load and seed the failure-free run; per reload too the failing one
+        Map<String, Future<SimResult>> runs = new LinkedHashMap<>();
+        Map<String, SimConfig.Experiment> exps = new LinkedHashMap<>();
+        for (double l : loads) {
+            for (int s = 1; s <= seeds; s++) {
+                for (double r : reloads) {
+                    SimConfig.Experiment e = SimConfig.load(null, null, with(workload(p, p.defaultWorkers, Double.parseDouble(dur), l), "preset=" + p.key,
+                            "duration_s=" + dur, "fail_at_s=" + failAt, "fail_fraction=" + fraction, "policies=stop-and-restart",
+                            "full_load_s=" + fmt(r), "seed=" + s)).expand().get(0);
+                    String key = l + "/" + s;
+                    if (!runs.containsKey(key)) {
+                        runs.put(key, pool.submit(() -> new Simulator(e.options("stop-and-restart"), null).run(e.arrivals(), List.of())));
+                    }
+                    runs.put(key + "/" + r, pool.submit(() -> new Simulator(e.options("stop-and-restart"), null).run(e.arrivals(), e.failures())));
+                }
+            }
+        }
+        all.addAll(runs.values());
+        List<Cell> grid = new ArrayList<>();
+        for (double l : loads) {
+            for (double r : reloads) {
+                double[] ttft = new double[seeds];
+                double[] tpot = new double[seeds];
+                double[] rec = new double[seeds];
+                for (int s = 1; s <= seeds; s++) {
+                    Map<String, SimResult[]> pairs = new LinkedHashMap<>();
+                    pairs.put("stop-and-restart", new SimResult[] {runs.get(l + "/" + s + "/" + r).get(), runs.get(l + "/" + s).get()});
+                    Map<String, SimMetrics.Summary> m = new LinkedHashMap<>();
+                    for (SimMetrics.Summary x : SimMetrics.experiment(pairs, "no failure")) {
+                        m.put(x.policy(), x);
+                    }
+                    ttft[s - 1] = m.get("stop-and-restart").ttftAll().mean() / m.get("no failure").ttftAll().mean();
+                    tpot[s - 1] = m.get("stop-and-restart").tpotAll().mean() / m.get("no failure").tpotAll().mean();
+                    rec[s - 1] = m.get("stop-and-restart").recoveryMs() / 1000;
+                }
+                double tt = java.util.Arrays.stream(ttft).average().orElse(Double.NaN);
+                double tp = java.util.Arrays.stream(tpot).average().orElse(Double.NaN);
+                double rc = java.util.Arrays.stream(rec).average().orElse(Double.NaN);
+                grid.add(new Cell(l, r, tt, tp, rc, error(tt, tp, rc, targetRecoveryS)));
+            }
+        }
+        Cell best = best(grid);
+        if (best == null) {
+            throw new UserError("no cell of the calibration grid for " + p.key + " recovers under Stop-and-Restart; give --load");
+        }
+        return new Point(best.load(), best.reloadS(), grid);
+    }
+
+    /**
+     * How far Stop-and-Restart's ratios lie from the paper's: the sum of the squared logarithms of
+     * TTFT ratio, TPOT ratio and recovery time over the paper's (twice and half as far count alike);
+     * infinite when it never recovers.
+     */
+    static double error(double ttftRatio, double tpotRatio, double recoveryS, double targetRecoveryS) {
+        if (Double.isNaN(recoveryS) || Double.isNaN(ttftRatio) || Double.isNaN(tpotRatio)) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return sq(Math.log(ttftRatio / TARGET_TTFT)) + sq(Math.log(tpotRatio / TARGET_TPOT)) + sq(Math.log(recoveryS / targetRecoveryS));
+    }
+
+    /** The cell of least error, the first of equals; null when none recovers. */
+    static Cell best(List<Cell> grid) {
+        Cell best = null;
+        for (Cell c : grid) {
+            if (!Double.isInfinite(c.error()) && (best == null || c.error() < best.error())) {
+                best = c;
+            }
+        }
+        return best;
+    }
+
+    private static double sq(double x) {
+        return x * x;
+    }
+
+    Double loadOverride() {
         return load;
     }
 

@@ -71,6 +71,22 @@ class ReproduceTest {
     }
 
     @Test
+    void theCalibrationTakesTheCellNearestThePapersStopAndRestart() {
+        double t = ReproduceCommand.TARGET_TTFT;
+        double p = ReproduceCommand.TARGET_TPOT;
+        assertThat(ReproduceCommand.error(t, p, 20, 20)).isZero();
+        assertThat(ReproduceCommand.error(2 * t, p, 20, 20)).as("twice and half as far count alike")
+                .isCloseTo(ReproduceCommand.error(t / 2, p, 20, 20), within(1e-12)).isGreaterThan(0);
+        assertThat(ReproduceCommand.error(t, p, Double.NaN, 20)).as("a cell that never recovers").isInfinite();
+        List<ReproduceCommand.Cell> grid = List.of(
+                new ReproduceCommand.Cell(0.7, 8, t / 3, p, 15, ReproduceCommand.error(t / 3, p, 15, 20)),
+                new ReproduceCommand.Cell(0.85, 8, t * 1.1, p / 1.2, 25, ReproduceCommand.error(t * 1.1, p / 1.2, 25, 20)),
+                new ReproduceCommand.Cell(0.95, 64, t, p, Double.NaN, ReproduceCommand.error(t, p, Double.NaN, 20)));
+        assertThat(ReproduceCommand.best(grid)).isSameAs(grid.get(1));
+        assertThat(ReproduceCommand.best(grid.subList(2, 3))).as("none recovers").isNull();
+    }
+
+    @Test
     void aLoadOutsideItsRangeIsRefused() throws Exception {
         CliRun r = CliRun.of("reproduce", "--load", "3", "--out", "/nonexistent/never-written.md");
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.BAD_INPUT);

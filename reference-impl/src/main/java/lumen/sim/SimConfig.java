@@ -307,12 +307,22 @@ public final class SimConfig {
 
         /** The preset's cost model, or with a GPU profile's measured figures when {@code gpu_profile} names one. */
         private ProfiledCostModel costModel(Preset p) {
+            ProfiledCostModel m = p.costModel();
+            double full = number("full_load_s");
+            double draft = number("draft_load_s");
+            if (!(full >= 0) || !(draft >= 0)) {
+                throw new BadValue(from(full >= 0 ? "draft_load_s" : "full_load_s") + ": keys 'full_load_s' and 'draft_load_s' must be 0 or more");
+            }
+            if (full > 0 || draft > 0) {
+                ProfiledCostModel.Params q = m.params();
+                m = m.with(q.withLoads(draft > 0 ? draft * 1000 : q.draftLoadMs(), full > 0 ? full * 1000 : q.fullLoadMs()));
+            }
             String f = raw("gpu_profile");
             if (f.isEmpty()) {
-                return p.costModel();
+                return m;
             }
             try {
-                return GpuProfile.read(java.nio.file.Path.of(f)).applyTo(p.costModel(), f);
+                return GpuProfile.read(java.nio.file.Path.of(f)).applyTo(m, f);
             } catch (IllegalArgumentException e) {
                 throw new BadValue(from("gpu_profile") + ": key 'gpu_profile': " + e.getMessage());
             }

@@ -334,10 +334,13 @@ public final class SimConfig {
         public static final double THETA_WINDOW_MS = 60_000;
 
         /**
-         * The run of one policy. The keys are in the paper's units and are converted to the
-         * spec's, whose unit is one position: {@code alpha} per KV page of {@link #PAGE_TOKENS}
-         * positions becomes alpha / 16 per position, {@code tau} in pages becomes tau * 16
-         * positions, {@code beta} stays per queued request, so Eq. 4's load is in pages. A theta
+         * The run of one policy. The keys are in the paper's units (loads in KV pages of
+         * {@link #PAGE_TOKENS} positions, tau in pages) and are converted to the spec's, whose unit
+         * is one position: Eq. 4's load is counted in positions, 16 per page, so {@code alpha} per
+         * checkpointed page stays the weight per checkpointed position, {@code beta} and an
+         * absolute {@code theta} in pages are multiplied by 16, and {@code tau} becomes tau * 16
+         * positions. Every comparison of Eq. 4 and Eq. 6 is the same either way (both sides scale
+         * by 16), and the weights stay whole numbers, as the TLC trace check needs. A theta
          * written {@code Nx} is N times the mean Eq. 4 load of the workers over the minute before
          * the first failure, measured on this policy's own run (the run is the same until then).
          */
@@ -350,7 +353,7 @@ public final class SimConfig {
             if (!(alpha >= 0) || !(beta >= 0) || tau < 0) {
                 throw new BadValue(from(alpha >= 0 ? beta >= 0 ? "tau" : "beta" : "alpha") + ": keys 'alpha', 'beta' and 'tau' must be 0 or more");
             }
-            Config c0 = new Config(policy, workers(), alpha / PAGE_TOKENS, beta, 0, tau * PAGE_TOKENS, budget, PAGE_TOKENS, whole("k"));
+            Config c0 = new Config(policy, workers(), alpha, beta * PAGE_TOKENS, 0, tau * PAGE_TOKENS, budget, PAGE_TOKENS, whole("k"));
             ProfiledCostModel cost = costModel(p);
             String th = raw("theta").trim();
             double theta;
@@ -366,7 +369,7 @@ public final class SimConfig {
                     return new Simulator(probe, null).meanLoadBefore(arrivals(), at - THETA_WINDOW_MS, at);
                 });
             } else {
-                theta = number("theta");
+                theta = number("theta") * PAGE_TOKENS;
             }
             Config c = new Config(policy, c0.workers(), c0.alpha(), c0.beta(), theta, c0.tau(), budget, PAGE_TOKENS, c0.k());
             return new Simulator.Options(c, cost, whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),

@@ -28,11 +28,12 @@ class PaperUnitsTest {
     @Test
     void pagesAreConvertedToTheSpecsPositions() throws IOException {
         Config c = small("alpha=2", "beta=64", "tau=32", "theta=500").options("lumen").config();
+        // loads are counted in positions, 16 to a page: 2 per page is 2 per position of a page, 64 pages per queued request 1,024 positions
         assertThat(c.pageTokens()).isEqualTo(16);
-        assertThat(c.alpha()).as("2 per page of 16 positions").isCloseTo(2.0 / 16, within(1e-12));
-        assertThat(c.beta()).isEqualTo(64);
+        assertThat(c.alpha()).isEqualTo(2);
+        assertThat(c.beta()).isEqualTo(64 * 16);
         assertThat(c.tau()).as("32 pages, the paper's 512 tokens").isEqualTo(512);
-        assertThat(c.theta()).as("an absolute theta is a load in pages, as given").isEqualTo(500);
+        assertThat(c.theta()).as("an absolute theta of 500 pages").isEqualTo(500 * 16);
     }
 
     @Test

@@ -85,8 +85,8 @@ final class ReproduceCommand implements Callable<Integer> {
 
     /** A prototype's operating point: the calibration's best cell, or the --load given with the preset's reload. */
     record Point(double load, double reloadS, List<Cell> grid) {
-        List<String> reload() {
-            return List.of("full_load_s=" + fmt(reloadS));
+        String reload() {
+            return "full_load_s=" + fmt(reloadS);
         }
     }
 
@@ -211,7 +211,6 @@ final class ReproduceCommand implements Callable<Integer> {
         // 0: the operating points, by the stated procedure (or --load)
         Point p4 = point(Preset.QWEN3_32B_4W, "0.25", TARGET_RECOVERY_4W_S, dur, failAt);
         Point p8 = point(Preset.QWEN3_14B_8W, "0.125", TARGET_RECOVERY_8W_S, dur, failAt);
-        all.clear();
         List<String> main = List.of("stop-and-restart", "fixed-checkpointing", "lumen");
         // 1 and 2: the prototypes, one worker failing
         Map<String, List<Map<String, Future<SimResult>>>> proto = new LinkedHashMap<>();
@@ -232,14 +231,14 @@ final class ReproduceCommand implements Callable<Integer> {
         for (int w : sizes) {
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                runs.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload().get(0)), "preset=llama3-70b", "workers=" + w,
+                runs.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload()), "preset=llama3-70b", "workers=" + w,
                         "duration_s=180", "fail_at_s=60", "fail_fraction=0.25", "policies=stop-and-restart", "seed=" + s)));
             }
             table1.put(w, runs);
             // the same, with the interrupted requests routed only once the failed workers are back (restart, reload, then 1 s)
             List<Map<String, Future<SimResult>>> back = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                back.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload().get(0)), "preset=llama3-70b", "workers=" + w,
+                back.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload()), "preset=llama3-70b", "workers=" + w,
                         "duration_s=180", "fail_at_s=60", "fail_fraction=0.25", "policies=stop-and-restart", "seed=" + s,
                         "detect_s=" + fmt(RESTART_S + p4.reloadS() + 1))));
             }
@@ -267,7 +266,7 @@ final class ReproduceCommand implements Callable<Integer> {
         // 6: load: the same comparison on the 4-worker prototype from a light to a heavy load
         Map<String, Map<String, Future<SimResult>>> loads = new LinkedHashMap<>();
         for (String l : LOADS) {
-            loads.put(l, submit(with(with(workload(q4, 4, Double.parseDouble(dur), Double.parseDouble(l)), p4.reload().get(0)), "preset=" + q4.key, "duration_s=" + dur,
+            loads.put(l, submit(with(with(workload(q4, 4, Double.parseDouble(dur), Double.parseDouble(l)), p4.reload()), "preset=" + q4.key, "duration_s=" + dur,
                     "fail_at_s=" + failAt, "policies=" + String.join(",", main), "seed=1")));
         }
         // 6b: reload: the same comparison at the calibrated load, with a shorter to a longer full-model reload (the assist's window)
@@ -320,7 +319,7 @@ final class ReproduceCommand implements Callable<Integer> {
 
     /** The workload and reload of an operating point. */
     static List<String> operating(Preset p, Point pt, String dur) {
-        return with(workload(p, p.defaultWorkers, Double.parseDouble(dur), pt.load()), pt.reload().get(0));
+        return with(workload(p, p.defaultWorkers, Double.parseDouble(dur), pt.load()), pt.reload());
     }
 
     /**
@@ -353,7 +352,6 @@ final class ReproduceCommand implements Callable<Integer> {
                 }
             }
         }
-        all.addAll(runs.values());
         List<Cell> grid = new ArrayList<>();
         for (double l : loads) {
             for (double r : reloads) {

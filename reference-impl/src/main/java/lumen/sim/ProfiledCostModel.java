@@ -212,7 +212,7 @@ public final class ProfiledCostModel implements CostModel {
         linear = Math.max(linear, t.floor(tp));
         double allReduce = tp > 1 ? 2 * t.allReduceMs(tp, (double) n * m.hidden() * 2) : 0;
         double decodeAttn = 0;
-        if (batch + drafts > 0 && batch > 0) {
+        if (batch > 0) {
             double kvScale = Math.max(1.0, (double) m.kvHeads() / tp) * m.headDim() / PROFILE_KV_WIDTH / HBM_H100_OVER_A100;
             decodeAttn = (t.decC + t.decB * batch + t.decKv * (ctxSum + drafts)) * kvScale;
         }

@@ -354,7 +354,8 @@ public final class SimConfig {
                 throw new BadValue(from(alpha >= 0 ? beta >= 0 ? "tau" : "beta" : "alpha") + ": keys 'alpha', 'beta' and 'tau' must be 0 or more");
             }
             Config c0 = new Config(policy, workers(), alpha, beta * PAGE_TOKENS, 0, tau * PAGE_TOKENS, budget, PAGE_TOKENS, whole("k"));
-            ProfiledCostModel cost = costModel(p);
+            Simulator.Options o = new Simulator.Options(c0, costModel(p), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
+                    number("draft_acceptance_cold"), number("draft_warmup_proposals"), detectMs(), whole("seed"));
             String th = raw("theta").trim();
             double theta;
             if (th.endsWith("x")) {
@@ -365,15 +366,14 @@ public final class SimConfig {
                 // only Eq. 6 reads theta; the others' runs keep the multiple as given
                 theta = !c0.recoveryPolicy().eq6Routing() ? mult : mult * preFailureLoads.computeIfAbsent(policy, q -> {
                     double at = number("fail_at_s") * 1000;
-                    Simulator.Options probe = new Simulator.Options(c0, cost, whole("chunk_tokens"), whole("max_batch"), 0.5, 0.5, 1, detectMs(), whole("seed"));
-                    return new Simulator(probe, null).meanLoadBefore(arrivals(), at - THETA_WINDOW_MS, at);
+                    return new Simulator(o, null).meanLoadBefore(arrivals(), at - THETA_WINDOW_MS, at);
                 });
             } else {
                 theta = number("theta") * PAGE_TOKENS;
             }
             Config c = new Config(policy, c0.workers(), c0.alpha(), c0.beta(), theta, c0.tau(), budget, PAGE_TOKENS, c0.k());
-            return new Simulator.Options(c, cost, whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),
-                    number("draft_acceptance_cold"), number("draft_warmup_proposals"), detectMs(), whole("seed"));
+            return new Simulator.Options(c, o.cost(), o.chunkTokens(), o.maxBatch(), o.draftAcceptance(), o.coldAcceptance(), o.warmupProposals(),
+                    o.detectMs(), o.seed());
         }
 
         private double parse(String k, String v) {

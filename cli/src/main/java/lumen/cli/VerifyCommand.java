@@ -95,14 +95,14 @@ final class VerifyCommand implements Callable<Integer> {
         }
         double conformSeconds = (System.nanoTime() - t4) / 1e9;
         out.println();
-        out.println("== stage 5/5: simulation (lumen simulate on its defaults, 240 s of the Azure conv trace at 4x, about 80% of the cluster's capacity) ==");
+        out.println("== stage 5/5: simulation (lumen simulate on its defaults, 240 s of the Azure conv trace at 3x, about 80% of the cluster's capacity) ==");
         out.flush();
         long t5 = System.nanoTime();
         SimulateCommand sim = new SimulateCommand();
         sim.spec = spec;
         sim.durationS = "240";
         sim.failAtS = "90";
-        sim.rateScale = "4";
+        sim.rateScale = "3";
         sim.quiet = true;
         sim.out = KitPaths.home().resolve("target").resolve("verify-sim");
         boolean simOk;

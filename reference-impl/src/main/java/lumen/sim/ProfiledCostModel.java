@@ -109,12 +109,18 @@ public final class ProfiledCostModel implements CostModel {
     private final double[] ovX;
     private final double[] ovY;
 
+    /** {@link ModelShape#opRatios} of the served model and of the draft, taken once. */
+    private final double[] modelRatios;
+    private final double[] draftRatios;
+
     private ProfiledCostModel(Params p, Tables t, double g, double[] ovX, double[] ovY) {
         this.p = p;
         this.t = t;
         this.g = g;
         this.ovX = ovX;
         this.ovY = ovY;
+        this.modelRatios = p.model().opRatios();
+        this.draftRatios = p.draft().opRatios();
     }
 
     /** The same calibration with other knobs (for example a GPU profile's measured bandwidths); the shapes stay. */
@@ -203,13 +209,8 @@ public final class ProfiledCostModel implements CostModel {
         if (n == 0) {
             return 0;
         }
-        double[] r = m.opRatios();
-        double[] at = t.opsAt(tp, n);
-        double linear = 0;
-        for (int i = 0; i < r.length; i++) {
-            linear += r[i] * at[i];
-        }
-        linear = Math.max(linear, t.floor(tp));
+        double[] r = m == p.model() ? modelRatios : m == p.draft() ? draftRatios : m.opRatios();
+        double linear = Math.max(t.weightedOpsAt(tp, n, r), t.floor(tp));
         double allReduce = tp > 1 ? 2 * t.allReduceMs(tp, (double) n * m.hidden() * 2) : 0;
         double decodeAttn = 0;
         if (batch > 0) {
@@ -467,30 +468,31 @@ public final class ProfiledCostModel implements CostModel {
             return x;
         }
 
-        /** Each operator's median per layer at {@code n} tokens: interpolated, and proportional to the tokens past the profile's last point. */
-        double[] opsAt(int tp, int n) {
+        /**
+         * The operators' medians per layer at {@code n} tokens, weighted by {@code r} and summed:
+         * interpolated, and proportional to the tokens past the profile's last point.
+         */
+        double weightedOpsAt(int tp, int n, double[] r) {
             double[] x = tokens.get(tp);
             double[][] y = ops.get(tp);
-            double[] out = new double[OPS.length];
             int i = Arrays.binarySearch(x, n);
-            if (i >= 0) {
-                return y[i].clone();
-            }
-            int hi = -i - 1;
-            if (hi == 0) {
-                return y[0].clone();
-            }
-            if (hi == x.length) {
-                for (int o = 0; o < OPS.length; o++) {
-                    out[o] = y[x.length - 1][o] * n / x[x.length - 1];
-                }
-                return out;
-            }
-            double f = (n - x[hi - 1]) / (x[hi] - x[hi - 1]);
+            int hi = i >= 0 ? i : -i - 1;
+            double sum = 0;
             for (int o = 0; o < OPS.length; o++) {
-                out[o] = y[hi - 1][o] + f * (y[hi][o] - y[hi - 1][o]);
+                double v;
+                if (i >= 0) {
+                    v = y[i][o];
+                } else if (hi == 0) {
+                    v = y[0][o];
+                } else if (hi == x.length) {
+                    v = y[x.length - 1][o] * n / x[x.length - 1];
+                } else {
+                    double f = (n - x[hi - 1]) / (x[hi] - x[hi - 1]);
+                    v = y[hi - 1][o] + f * (y[hi][o] - y[hi - 1][o]);
+                }
+                sum += r[o] * v;
             }
-            return out;
+            return sum;
         }
 
         /** The least a layer's operators take together at this TP: the profile's one-token sum of its element-wise operators (launch-bound). */

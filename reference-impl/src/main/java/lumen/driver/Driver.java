@@ -190,8 +190,8 @@ public abstract class Driver<W extends Driver.Worker> {
         return timers.isEmpty();
     }
 
-    /** The time of the next timer, or +infinity. */
-    protected double nextTimer() {
+    /** The time of the next timer, or +infinity (a live cluster's loop sleeps until then). */
+    public double nextTimer() {
         return timers.isEmpty() ? Double.POSITIVE_INFINITY : timers.peek().t();
     }
 
@@ -328,6 +328,21 @@ public abstract class Driver<W extends Driver.Worker> {
             on(w, now + cost.restartDelayMs(), () -> restart(w));
         }
         kickAll();
+    }
+
+    /**
+     * Routes every request still INTERRUPTED: in a live cluster a second failure can be found while
+     * the first one's requests are being routed (the holder of one of them is dead too), and those
+     * are routed once that failure's step is taken.
+     */
+    protected final void routeStranded() {
+        List<Integer> stranded = new ArrayList<>();
+        for (int r : state.requests().keys()) {
+            if (rec(r).phase() == lumen.core.RequestPhase.INTERRUPTED) {
+                stranded.add(r);
+            }
+        }
+        routeAll(stranded.stream().mapToInt(Integer::intValue).toArray());
     }
 
     /** Routes those of {@code rs} still waiting for it (Eq. 6 on the loads of now). */

@@ -47,9 +47,28 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
      */
     public record Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity,
                           boolean flipRestoredBit, java.util.function.Function<KvGeometry, KvDataPlane> dataPlanes,
-                          boolean streams, boolean assists) {
+                          boolean streams, boolean assists, java.util.function.IntFunction<WorkerMemory> memories) {
+        public Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity, boolean flipRestoredBit,
+                       java.util.function.Function<KvGeometry, KvDataPlane> dataPlanes, boolean streams, boolean assists) {
+            this(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, null);
+        }
+
         public Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity, boolean flipRestoredBit) {
             this(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, CpuKvPlane::new, true, true);
+        }
+
+        /**
+         * Worker w's memories made by {@code memories} (for example in a process of its own, reached
+         * over the network) instead of a {@link WorkerMemory.Local} over {@link #dataPlanes}.
+         */
+        public Options withMemories(java.util.function.IntFunction<WorkerMemory> memories) {
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories);
+        }
+
+        /** Worker w's memories: {@link #memories}'s, else both in this process. */
+        WorkerMemory memory(int w) {
+            return memories != null ? memories.apply(w)
+                    : new WorkerMemory.Local(dataPlanes.apply(geometry), new TokenModels(vocab, draftAgreement, geometry));
         }
 
         public static Options defaults(int pageTokens) {
@@ -57,50 +76,49 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         }
 
         public Options withDraftAgreement(double a) {
-            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists);
+            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories);
         }
 
         public Options withFlipRestoredBit(boolean f) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f, dataPlanes, streams, assists);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f, dataPlanes, streams, assists, memories);
         }
 
         public Options withStreamQueueCapacity(int c) {
-            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit, dataPlanes, streams, assists);
+            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit, dataPlanes, streams, assists, memories);
         }
 
         /** Each worker's KV data plane made by {@code planes} (for example a GPU harness backend) instead of {@link CpuKvPlane}. */
         public Options withDataPlanes(java.util.function.Function<KvGeometry, KvDataPlane> planes) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, planes, streams, assists);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, planes, streams, assists, memories);
         }
 
         public Options withVocab(int v) {
-            return new Options(geometry, v, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists);
+            return new Options(geometry, v, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories);
         }
 
         /** Seeded bugs: a runtime that never streams a checkpoint page, or whose recovering workers never propose a draft. */
         public Options withMechanisms(boolean stream, boolean assist) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, stream, assist);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, stream, assist, memories);
         }
     }
 
     /** A worker: its GPU memory (a KV data plane), the checkpoints it holds in host memory, its outgoing page stream. */
     static final class W extends Driver.Worker {
+        final WorkerMemory mem;
         final KvDataPlane gpu;
-        final Map<Integer, List<byte[]>> host = new HashMap<>();
         final ArrayDeque<int[]> streamQ = new ArrayDeque<>();
         boolean streaming;
 
-        W(int id, KvDataPlane gpu) {
+        W(int id, WorkerMemory mem) {
             super(id);
-            this.gpu = gpu;
+            this.mem = mem;
+            this.gpu = mem.gpu();
         }
     }
 
     private static final class Req {
         final Arrival a;
         final int[] ref;
-        /** truth[k-1]: the digest of the true KV of positions 1..k, which the target compares with what it reads. */
-        final long[] truth;
         final List<Integer> out = new ArrayList<>();
         int nextPage;
         int nextBackupPage;
@@ -110,10 +128,9 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             nextBackupPage = r.bckpt().length() / pageTokens;
         }
 
-        Req(Arrival a, int[] ref, long[] truth) {
+        Req(Arrival a, int[] ref) {
             this.a = a;
             this.ref = ref;
-            this.truth = truth;
         }
     }
 
@@ -129,7 +146,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
 
     /** A runtime that decides by {@code policy} while its config names another: a seeded bug of the property tests. */
     public ClusterRuntime(Config cfg, RecoveryPolicy policy, CostModel cost, Options opt, Sink sink) {
-        super(checked(cfg, opt), policy, cost, sink, id -> new W(id, opt.dataPlanes().apply(opt.geometry())));
+        super(checked(cfg, opt), policy, cost, sink, id -> new W(id, opt.memory(id)));
         this.opt = opt;
         this.models = new TokenModels(opt.vocab(), opt.draftAgreement(), opt.geometry());
     }
@@ -204,6 +221,16 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         }
     }
 
+    /**
+     * Worker w is found dead now, by a live cluster's failure detector: its Fail step (unless it is
+     * FAILED already), then every request still waiting to be routed is routed, and the workers act.
+     */
+    public void failNow(int w) {
+        fail(w);
+        routeStranded();
+        kickAll();
+    }
+
     private boolean maybeFault(W w, Fault.Point point, double dur) {
         Iterator<Fault> it = faults.iterator();
         while (it.hasNext()) {
@@ -221,8 +248,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
 
     @Override
     protected int[] admit(Arrival a) {
-        Req r = new Req(a, models.reference(a.seed(), a.promptLen(), a.outLen()),
-                models.trueDigests(a.seed(), a.promptLen() + a.outLen()));
+        Req r = new Req(a, models.reference(a.seed(), a.promptLen(), a.outLen()));
         reqs.put(a.id(), r);
         return r.ref;
     }
@@ -308,24 +334,12 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             protect(r);
             rr = rec(r);
             Req q = reqs.get(r);
-            int have = w.gpu.positions(r);
-            if (have != rr.kv().length()) {
-                throw new IllegalStateException("worker " + w.id + " holds " + have + " KV positions of request " + r + ", the core " + rr.kv().length());
-            }
-            int p = rr.promptLen();
-            if (rr.outLen() == 0) {
-                if (have < p) {
-                    w.gpu.compute(r, q.a.seed(), have + 1, p);
-                }
-                // the first token's own KV is written by the first decode step, which feeds it back
-                int tok = models.target(q.a.seed(), 1, w.gpu.digest(r, p), q.truth[p - 1]);
-                emit(Core.prefill(state, r, new int[] {tok}, content(w, r, have + 1, p)));
-                q.out.add(tok);
-            } else {
-                if (have < rr.kvLen()) {
-                    w.gpu.compute(r, q.a.seed(), have + 1, rr.kvLen());
-                }
-                emit(Core.prefill(state, r, new int[0], content(w, r, have + 1, rr.kvLen())));
+            int upTo = rr.outLen() == 0 ? rr.promptLen() : rr.kvLen();
+            TargetPass.Pass pass = w.mem.run(List.of(TargetPass.Job.prefill(r, q.a.seed(), rr.promptLen(), rr.promptLen() + rr.refLen(),
+                    rr.kv().length(), upTo, rr.outLen())))[0];
+            emit(Core.prefill(state, r, pass.tokens(), pass.content()));
+            for (int t : pass.tokens()) {
+                q.out.add(t);
             }
         }
         serve(w);
@@ -333,24 +347,26 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
 
     private void decodeDone(W w, List<Integer> batch) {
         w.busy = false;
+        // the iteration's verification passes, all on w's target at once
+        List<Integer> live = new ArrayList<>();
+        List<TargetPass.Job> jobs = new ArrayList<>();
         for (int r : batch) {
             RequestRec rr = rec(r);
             if (rr == null || rr.phase() != RequestPhase.DECODE || rr.server() != w.id || !state.isUp(w.id)) {
                 continue;
             }
-            protect(r);
-            rr = rec(r);
-            Req q = reqs.get(r);
-            int n = rr.outLen();
-            int p = rr.promptLen();
             int[] d = rr.proposal() == null ? new int[0] : rr.proposal().toks();
-            // one verification pass: it feeds back the last token (and each draft token it keeps),
-            // writing that position's KV, and reads the KV up to it for the next token
-            int[] out = Verification.greedy(d, rr.refLen() - n, i -> {
-                int m = n + i + 1;
-                w.gpu.compute(r, q.a.seed(), p + m - 1, p + m - 1);
-                return models.target(q.a.seed(), m, w.gpu.digest(r, p + m - 1), q.truth[p + m - 2]);
-            });
+            live.add(r);
+            jobs.add(TargetPass.Job.decode(r, reqs.get(r).a.seed(), rr.promptLen(), rr.promptLen() + rr.refLen(), rr.outLen(), d,
+                    rr.refLen() - rr.outLen()));
+        }
+        TargetPass.Pass[] passes = jobs.isEmpty() ? new TargetPass.Pass[0] : w.mem.run(jobs);
+        for (int i = 0; i < passes.length; i++) {
+            int r = live.get(i);
+            protect(r);
+            Req q = reqs.get(r);
+            int[] d = jobs.get(i).drafts();
+            int[] out = passes[i].tokens();
             int kept = 0;
             while (kept < d.length && kept < out.length && d[kept] == out[kept]) {
                 kept++;
@@ -359,8 +375,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             for (int t : out) {
                 q.out.add(t);
             }
-            int kv = w.gpu.positions(r);
-            emit(Core.decode(state, r, out, content(w, r, kv - out.length + 1, kv)));
+            emit(Core.decode(state, r, out, passes[i].content()));
             if (rec(r).outLen() == rec(r).refLen()) {
                 complete(r);
             }
@@ -368,21 +383,10 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         serve(w);
     }
 
-    /** The content of r's pages on w's GPU that positions from..to touch, as the trace reports it. */
-    private PageDigest[] content(W w, int r, int from, int to) {
-        int[][] shape = PageDigest.shape(from, to, cfg.pageTokens());
-        PageDigest[] out = new PageDigest[shape.length];
-        for (int i = 0; i < shape.length; i++) {
-            int page = (shape[i][0] - 1) / cfg.pageTokens();
-            out[i] = new PageDigest(shape[i][0], shape[i][1], w.gpu.pageDigest(r, page, shape[i][1]));
-        }
-        return out;
-    }
-
     private void complete(int r) {
         RequestRec rr = rec(r);
         emit(Core.complete(state, r));
-        ws.get(rr.server()).gpu.free(r);
+        ws.get(rr.server()).mem.free(r);
         dropCopies(rr);
         stats.completed++;
     }
@@ -390,10 +394,10 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
     /** Frees r's checkpoint copies in its holder's and its backup's host memory. */
     private void dropCopies(RequestRec rr) {
         if (rr.holder() >= 0) {
-            ws.get(rr.holder()).host.remove(rr.id());
+            ws.get(rr.holder()).mem.dropCopy(rr.id());
         }
         if (rr.backup() >= 0) {
-            ws.get(rr.backup()).host.remove(rr.id());
+            ws.get(rr.backup()).mem.dropCopy(rr.id());
         }
     }
 
@@ -463,10 +467,8 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             valid = false;
         }
         if (valid) {
-            byte[] sent = w.gpu.gather(r, page);
-            ws.get(target).host.computeIfAbsent(r, k -> new ArrayList<>()).add(sent);
             // the content of the copy as the holder's host memory now has it
-            PageDigest[] got = {new PageDigest(page * pt + 1, pt, PageBytes.pageDigest(sent, 0, opt.geometry().pageBytes()))};
+            PageDigest[] got = {new PageDigest(page * pt + 1, pt, w.mem.sendPage(r, page, ws.get(target).mem))};
             emit(toBackup ? Core.streamBackupPage(state, r, (page + 1) * pt, got) : Core.streamPage(state, r, (page + 1) * pt, got));
             stats.pagesStreamed++;
         } else {
@@ -488,8 +490,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
     @Override
     protected void failed(W w, Event.Fail f) {
         stats.failures++;
-        w.gpu.clear();
-        w.host.clear();
+        w.mem.clear();
         w.streamQ.clear();
         w.streaming = false;
         for (int r : f.orphaned()) {
@@ -507,12 +508,9 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         int r = before.id();
         W h = ws.get(before.holder());
         int resumed = before.ckpt().length();
-        List<byte[]> pages = h.host.remove(r);
+        List<byte[]> pages = h.mem.takeCopy(r);
         if (before.backup() >= 0) {
-            ws.get(before.backup()).host.remove(r);
-        }
-        if (pages == null) {
-            pages = List.of();
+            ws.get(before.backup()).mem.dropCopy(r);
         }
         if (opt.flipRestoredBit() && !pages.isEmpty()) {
             pages.get(0)[0] ^= 1;
@@ -520,7 +518,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         checkRestored(r, pages, resumed);
         h.gpu.restore(r, pages, resumed);
         stats.pagesRestored += pages.size();
-        return content(h, r, 1, resumed);
+        return TargetPass.content(h.gpu, r, 1, resumed);
     }
 
     @Override

@@ -1,0 +1,100 @@
+package lumen.runtime;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One worker's memories as the runtime drives them: its GPU's paged KV ({@link #gpu}) and the
+ * checkpoint copies it holds for other workers' requests in its host memory. In the runtime both
+ * live in the runtime's own process ({@link Local}); in {@code lumen serve} each worker is a
+ * process of its own and these calls go over the network, so a page streamed to a holder goes from
+ * the server's process to the holder's, and a crash takes both memories with the process.
+ */
+public interface WorkerMemory {
+    KvDataPlane gpu();
+
+    /** Runs one iteration's steps on this worker's target, in order ({@link TargetPass}); what each did. */
+    TargetPass.Pass[] run(List<TargetPass.Job> jobs);
+
+    /** r is done on this worker: its KV is freed. */
+    void free(int r);
+
+    /**
+     * Streams page {@code page} (0-based) of request r from this worker's GPU to {@code holder}'s host
+     * memory, appended to r's copy there; returns the content digest of the page as the holder
+     * stored it ({@link PageBytes#pageDigest} over the whole page).
+     */
+    long sendPage(int r, int page, WorkerMemory holder);
+
+    /** Takes r's checkpoint copy out of host memory: its pages in order (none when it holds none). */
+    List<byte[]> takeCopy(int r);
+
+    /** Frees r's checkpoint copy in host memory, if any. */
+    void dropCopy(int r);
+
+    /** A crash: the GPU's KV and the host memory are gone. */
+    void clear();
+
+    /** Both memories in this process: a KV data plane and a map of copies. */
+    final class Local implements WorkerMemory {
+        private final KvDataPlane gpu;
+        private final TargetPass target;
+        private final Map<Integer, List<byte[]>> host = new HashMap<>();
+
+        public Local(KvDataPlane gpu, TokenModels models) {
+            this.gpu = gpu;
+            this.target = new TargetPass(gpu, models);
+        }
+
+        @Override
+        public KvDataPlane gpu() {
+            return gpu;
+        }
+
+        @Override
+        public TargetPass.Pass[] run(List<TargetPass.Job> jobs) {
+            TargetPass.Pass[] out = new TargetPass.Pass[jobs.size()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = target.run(jobs.get(i));
+            }
+            return out;
+        }
+
+        @Override
+        public void free(int r) {
+            target.free(r);
+        }
+
+        /** Stores a streamed page at the end of r's copy; returns its digest as stored. */
+        public long store(int r, byte[] page) {
+            host.computeIfAbsent(r, k -> new java.util.ArrayList<>()).add(page);
+            return PageBytes.pageDigest(page, 0, page.length);
+        }
+
+        @Override
+        public long sendPage(int r, int page, WorkerMemory holder) {
+            if (!(holder instanceof Local h)) {
+                throw new IllegalArgumentException("a worker in this process streams to another in this process");
+            }
+            return h.store(r, gpu.gather(r, page));
+        }
+
+        @Override
+        public List<byte[]> takeCopy(int r) {
+            List<byte[]> pages = host.remove(r);
+            return pages == null ? new java.util.ArrayList<>() : pages;
+        }
+
+        @Override
+        public void dropCopy(int r) {
+            host.remove(r);
+        }
+
+        @Override
+        public void clear() {
+            target.clear();
+            host.clear();
+        }
+    }
+}

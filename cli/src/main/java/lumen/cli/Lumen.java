@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "lumen 0.1.0",
         description = "The LUMEN verification kit: model-check LUMEN's TLA+ specs, validate traces, run the reference scenarios, verify the kit.",
-        subcommands = {CheckCommand.class, ValidateCommand.class, HistoryCommand.class, ScenariosCommand.class, FuzzCommand.class, ConformCommand.class, SimulateCommand.class, ReproduceCommand.class, VerifyCommand.class,
+        subcommands = {CheckCommand.class, ValidateCommand.class, HistoryCommand.class, ScenariosCommand.class, FuzzCommand.class, ConformCommand.class, ServeCommand.class, SimulateCommand.class, ReproduceCommand.class, VerifyCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class})
 public final class Lumen {

@@ -1,0 +1,159 @@
+package lumen.cli;
+
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import lumen.core.Config;
+import lumen.core.Policies;
+import lumen.live.Gateway;
+import lumen.live.LiveCluster;
+import lumen.live.LiveServer;
+import lumen.live.WorkerProcess;
+import lumen.runtime.CostModel;
+import lumen.runtime.SimpleCostModel;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code lumen serve}: the reference LUMEN as real processes on loopback (docs/serve.md). */
+@Command(name = "serve",
+        mixinStandardHelpOptions = true,
+        description = {"Runs the reference LUMEN as a gateway and worker processes on 127.0.0.1: the gateway serves an"
+                + " OpenAI-compatible streaming endpoint (POST /v1/completions) and runs the control plane on the decision core;"
+                + " each worker is a JVM of its own holding paged KV with real bytes and the checkpoint copies of its holder role."
+                + " A worker killed (kill -9 $(cat RUN_DIR/worker-W.pid)) is detected by heartbeats, its requests are routed by"
+                + " Eq. 6, and it is restarted.",
+            "--worker W --listen HOST:PORT runs one worker alone, and --connect HOST:PORT,... a gateway over workers started"
+                + " so, for a cluster on several machines (restarts are then the operator's)."})
+final class ServeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--workers", paramLabel = "N", defaultValue = "4", description = "worker processes (default: ${DEFAULT-VALUE})")
+    int workers;
+
+    @Option(names = "--port", paramLabel = "P", defaultValue = "8000", description = "the endpoint's port on 127.0.0.1 (0: any free"
+            + " one; default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--policy", paramLabel = "P", defaultValue = "lumen", description = "the recovery policy (default: ${DEFAULT-VALUE})")
+    String policy;
+
+    @Option(names = "--trace", paramLabel = "FILE", description = "write the gateway's spec trace (lumen validate reads it)")
+    Path trace;
+
+    @Option(names = "--run-dir", paramLabel = "DIR", description = "the workers' pid files and output (default: a new temporary"
+            + " directory, printed)")
+    Path runDir;
+
+    @Option(names = "--restart-delay-ms", paramLabel = "MS", defaultValue = "500", description = "a worker process that exits is"
+            + " started again this long after (default: ${DEFAULT-VALUE})")
+    long restartDelayMs;
+
+    @Option(names = "--heartbeat-ms", paramLabel = "MS", defaultValue = "100", description = "how often the gateway pings each worker"
+            + " (default: ${DEFAULT-VALUE})")
+    long heartbeatMs;
+
+    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "600", description = "a worker silent this long is failed"
+            + " (default: ${DEFAULT-VALUE})")
+    long timeoutMs;
+
+    @Option(names = "--cost", paramLabel = "MODEL", defaultValue = "fast", description = "the durations the workers run at:"
+            + " fast (model loads of 0.15 s and 1.2 s) or default (3 s and 30 s) (default: ${DEFAULT-VALUE})")
+    String cost;
+
+    @Option(names = "--duration-s", paramLabel = "S", defaultValue = "0", description = "stop after S seconds (0: when interrupted)")
+    long durationS;
+
+    @Option(names = "--connect", paramLabel = "HOST:PORT", split = ",", description = "run the gateway only, over these workers"
+            + " (worker i at the i-th address)")
+    List<String> connect;
+
+    @Option(names = "--worker", paramLabel = "W", description = "run worker W only (with --listen)")
+    Integer worker;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "where --worker listens")
+    String listen;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (worker != null) {
+            if (listen == null || !listen.matches(".+:[0-9]+")) {
+                throw new UserError("--worker needs --listen HOST:PORT");
+            }
+            int colon = listen.lastIndexOf(':');
+            WorkerProcess.main(new String[] {"--id", worker.toString(), "--host", listen.substring(0, colon), "--port",
+                listen.substring(colon + 1)});
+            return 0;
+        }
+        if (!Policies.keys().contains(policy)) {
+            throw new UserError("--policy: unknown policy '" + policy + "' (known: " + String.join(", ", Policies.keys()) + ")");
+        }
+        if (workers < 2 || workers > 64) {
+            throw new UserError("--workers: 2 to 64 worker processes, not " + workers);
+        }
+        if (heartbeatMs < 10 || timeoutMs < 2 * heartbeatMs) {
+            throw new UserError("--heartbeat-ms at least 10 and --timeout-ms at least twice it, not " + heartbeatMs + " and " + timeoutMs);
+        }
+        CostModel cm = switch (cost) {
+            case "fast" -> SimpleCostModel.fastReload();
+            case "default" -> SimpleCostModel.defaults();
+            default -> throw new UserError("--cost: fast or default, not '" + cost + "'");
+        };
+        int n = connect != null ? connect.size() : workers;
+        Config cfg = Config.defaults(policy).withWorkers(n);
+        Path dir = runDir != null ? Files.createDirectories(runDir) : Files.createTempDirectory("lumen-serve-");
+        OutputStream traceOut = trace == null ? null : new BufferedOutputStream(Files.newOutputStream(trace), 1 << 16);
+        LiveCluster.Options co = new LiveCluster.Options(heartbeatMs, timeoutMs);
+        AutoCloseable running;
+        String url;
+        if (connect != null) {
+            LiveCluster c = new LiveCluster(cfg, cm, connect, co, traceOut);
+            if (!c.awaitReady(30_000)) {
+                c.close();
+                throw new UserError("--connect: not every worker answered within 30 s (" + String.join(", ", connect) + ")");
+            }
+            Gateway g = new Gateway(c, "127.0.0.1", port, 120_000);
+            running = () -> {
+                g.close();
+                c.close();
+            };
+            url = "http://127.0.0.1:" + g.port();
+        } else {
+            LiveServer s = LiveServer.start(new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir), traceOut, 60_000);
+            running = s;
+            url = s.url();
+            StringBuilder pids = new StringBuilder();
+            for (int w = 0; w < n; w++) {
+                pids.append(w == 0 ? "" : ", ").append(w).append(": ").append(s.workers().pid(w));
+            }
+            out.printf("lumen serve: %d workers (pids %s); pid files and output in %s%n", n, pids, dir);
+        }
+        out.printf("lumen serve: %s policy, OpenAI-compatible endpoint at %s/v1/completions%s%n", policy, url,
+                trace != null ? "; trace to " + trace : "");
+        out.flush();
+        CountDownLatch stop = new CountDownLatch(1);
+        Thread hook = new Thread(stop::countDown);
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            if (durationS > 0) {
+                stop.await(durationS, TimeUnit.SECONDS);
+            } else {
+                stop.await();
+            }
+        } finally {
+            running.close();
+            out.println("lumen serve: stopped");
+            out.flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,271 @@
+package lumen.live;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The gateway's OpenAI-compatible endpoint (docs/serve.md) on Jetty: {@code POST /v1/completions},
+ * streamed as server-sent events when {@code stream} is true, each chunk with the tokens' ids
+ * ({@code token_ids}) besides their text; {@code GET /v1/models}; {@code GET /health}. A request
+ * is served by the {@link LiveCluster}, on the kit's token model: its output is a function of its
+ * {@code seed} and {@code max_tokens}, so a client can tell a right answer from a wrong one.
+ */
+public final class Gateway implements AutoCloseable {
+    /** The most tokens a prompt or an answer may have. */
+    static final int MAX_TOKENS = 1 << 16;
+    static final String MODEL = "lumen-reference";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final LiveCluster cluster;
+    private final Server server;
+    private final long requestTimeoutMs;
+
+    public Gateway(LiveCluster cluster, String host, int port, long requestTimeoutMs) throws Exception {
+        this.cluster = cluster;
+        this.requestTimeoutMs = requestTimeoutMs;
+        QueuedThreadPool pool = new QueuedThreadPool(256, 8);
+        pool.setName("lumen-gateway-http");
+        pool.setDaemon(true);
+        this.server = new Server(pool);
+        ServerConnector c = new ServerConnector(server);
+        c.setHost(host);
+        c.setPort(port);
+        server.addConnector(c);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                try {
+                    route(request, response);
+                    callback.succeeded();
+                } catch (Throwable ex) {
+                    callback.failed(ex);
+                }
+                return true;
+            }
+        });
+        server.start();
+    }
+
+    /** The port the endpoint listens on. */
+    public int port() {
+        return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    }
+
+    private void route(Request req, Response res) throws IOException {
+        String path = Request.getPathInContext(req);
+        String method = req.getMethod();
+        if (path.equals("/health") && method.equals("GET")) {
+            send(res, 200, "application/json", "{\"status\":\"ok\"}");
+        } else if (path.equals("/v1/models") && method.equals("GET")) {
+            send(res, 200, "application/json", "{\"object\":\"list\",\"data\":[{\"id\":\"" + MODEL + "\",\"object\":\"model\",\"owned_by\":\"lumen\"}]}");
+        } else if (path.equals("/v1/completions") && method.equals("POST")) {
+            completions(req, res);
+        } else {
+            error(res, 404, "no route " + method + " " + path + " (POST /v1/completions, GET /v1/models, GET /health)");
+        }
+    }
+
+    /** A request the endpoint accepts: its prompt's length in tokens, its output length, its seed, whether streamed. */
+    record Ask(int promptTokens, int maxTokens, long seed, boolean stream) {}
+
+    /** Reads a completion request; a message naming the field when it cannot be served. */
+    static Ask parse(String body) throws BadRequest {
+        JsonNode n;
+        try {
+            n = JSON.readTree(body);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            throw new BadRequest("the body is not JSON: " + ex.getOriginalMessage());
+        }
+        if (n == null || !n.isObject()) {
+            throw new BadRequest("the body must be a JSON object");
+        }
+        JsonNode p = n.get("prompt");
+        int promptTokens;
+        long hash;
+        if (p != null && p.isArray()) {
+            promptTokens = p.size();
+            hash = 17;
+            for (JsonNode t : p) {
+                if (!t.canConvertToInt() || t.asInt() < 0 || !t.isIntegralNumber()) {
+                    throw new BadRequest("prompt: a token id must be a non-negative integer, not " + t);
+                }
+                hash = hash * 31 + t.asInt();
+            }
+        } else if (p != null && p.isTextual()) {
+            String s = p.asText().trim();
+            promptTokens = s.isEmpty() ? 0 : s.split("\\s+").length;
+            hash = s.hashCode();
+        } else {
+            throw new BadRequest("prompt: required, a string or an array of token ids");
+        }
+        if (promptTokens < 1 || promptTokens > MAX_TOKENS) {
+            throw new BadRequest("prompt: " + promptTokens + " tokens; 1 to " + MAX_TOKENS + " are served");
+        }
+        JsonNode m = n.get("max_tokens");
+        int maxTokens = 16;
+        if (m != null && !m.isNull()) {
+            if (!m.isIntegralNumber() || m.asLong() < 1 || m.asLong() > MAX_TOKENS) {
+                throw new BadRequest("max_tokens: an integer from 1 to " + MAX_TOKENS + ", not " + m);
+            }
+            maxTokens = m.asInt();
+        }
+        JsonNode sd = n.get("seed");
+        long seed;
+        if (sd != null && !sd.isNull()) {
+            if (!sd.isIntegralNumber() || !sd.canConvertToLong()) {
+                throw new BadRequest("seed: an integer, not " + sd);
+            }
+            seed = sd.asLong();
+        } else {
+            seed = hash & Long.MAX_VALUE;
+        }
+        JsonNode st = n.get("stream");
+        if (st != null && !st.isNull() && !st.isBoolean()) {
+            throw new BadRequest("stream: true or false, not " + st);
+        }
+        return new Ask(promptTokens, maxTokens, seed, st != null && st.asBoolean());
+    }
+
+    static final class BadRequest extends Exception {
+        BadRequest(String m) {
+            super(m, null, false, false);
+        }
+    }
+
+    private void completions(Request req, Response res) throws IOException {
+        Ask ask;
+        try {
+            ask = parse(Content.Source.asString(req, StandardCharsets.UTF_8));
+        } catch (BadRequest ex) {
+            error(res, 400, ex.getMessage());
+            return;
+        }
+        LiveCluster.Admitted a = cluster.submit(ask.promptTokens(), ask.maxTokens(), ask.seed());
+        long created = System.currentTimeMillis() / 1000;
+        String id = "cmpl-" + a.id();
+        res.getHeaders().put("X-Lumen-Request", Integer.toString(a.id()));
+        if (!ask.stream()) {
+            ArrayNode all = JSON.createArrayNode();
+            String err = drain(a, ask.maxTokens(), toks -> {
+                for (int t : toks) {
+                    all.add(t);
+                }
+            });
+            if (err != null) {
+                error(res, 503, err);
+                return;
+            }
+            ObjectNode out = chunk(id, created, all, "length");
+            out.putObject("usage").put("prompt_tokens", ask.promptTokens()).put("completion_tokens", all.size())
+                    .put("total_tokens", ask.promptTokens() + all.size());
+            send(res, 200, "application/json", JSON.writeValueAsString(out));
+            return;
+        }
+        res.setStatus(200);
+        res.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+        res.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        OutputStream os = Content.Sink.asOutputStream(res);
+        int[] sent = {0};
+        String err = drain(a, ask.maxTokens(), toks -> {
+            ArrayNode ids = JSON.createArrayNode();
+            for (int t : toks) {
+                ids.add(t);
+            }
+            sent[0] += toks.length;
+            event(os, JSON.writeValueAsString(chunk(id, created, ids, sent[0] >= ask.maxTokens() ? "length" : null)));
+        });
+        if (err != null) {
+            ObjectNode e = JSON.createObjectNode();
+            e.putObject("error").put("message", err).put("type", "server_error");
+            event(os, JSON.writeValueAsString(e));
+        }
+        event(os, "[DONE]");
+        os.close();
+    }
+
+    private interface Tokens {
+        void accept(int[] toks) throws IOException;
+    }
+
+    /** Hands each chunk of a's tokens to {@code out} until all {@code n} have come; an error message, or null. */
+    private String drain(LiveCluster.Admitted a, int n, Tokens out) throws IOException {
+        int got = 0;
+        while (got < n) {
+            int[] toks;
+            try {
+                toks = a.tokens().poll(requestTimeoutMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+            if (toks == null) {
+                return "no token for " + requestTimeoutMs + " ms";
+            }
+            if (toks == LiveCluster.END) {
+                return "the request ended after " + got + " of " + n + " tokens";
+            }
+            got += toks.length;
+            out.accept(toks);
+        }
+        return null;
+    }
+
+    private static ObjectNode chunk(String id, long created, ArrayNode ids, String finish) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("id", id).put("object", "text_completion").put("created", created).put("model", MODEL);
+        ObjectNode c = o.putArray("choices").addObject();
+        StringBuilder text = new StringBuilder();
+        for (JsonNode t : ids) {
+            text.append(' ').append(t.asInt());
+        }
+        c.put("index", 0).put("text", text.toString());
+        c.set("token_ids", ids);
+        c.putNull("logprobs");
+        if (finish == null) {
+            c.putNull("finish_reason");
+        } else {
+            c.put("finish_reason", finish);
+        }
+        return o;
+    }
+
+    private static void event(OutputStream os, String data) throws IOException {
+        os.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
+        os.flush();
+    }
+
+    private static void send(Response res, int status, String type, String body) throws IOException {
+        res.setStatus(status);
+        res.getHeaders().put(HttpHeader.CONTENT_TYPE, type);
+        try (OutputStream os = Content.Sink.asOutputStream(res)) {
+            os.write(body.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static void error(Response res, int status, String message) throws IOException {
+        ObjectNode e = JSON.createObjectNode();
+        e.putObject("error").put("message", message).put("type", status < 500 ? "invalid_request_error" : "server_error");
+        send(res, status, "application/json", JSON.writeValueAsString(e));
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+}

@@ -1,0 +1,128 @@
+package lumen.live;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A client of any OpenAI-compatible endpoint that records what it sent and saw as a client history
+ * (docs/history-format.md): a {@code request} record per request, each streamed chunk as it came
+ * with the request's id and the client's time, an {@code error} record when the stream fails, and
+ * {@code fault} records for faults injected meanwhile. Thread-safe: each request streams on the
+ * caller's thread, and records are written whole.
+ */
+public final class HistoryClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI completions;
+    private final OutputStream out;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1).build();
+    private final long t0 = System.nanoTime();
+    private final Duration timeout;
+
+    /** A client of the endpoint at {@code baseUrl} (http://host:port), recording to {@code out}. */
+    public HistoryClient(String baseUrl, OutputStream out, Duration timeout) {
+        this.completions = URI.create(baseUrl + "/v1/completions");
+        this.out = out;
+        this.timeout = timeout;
+    }
+
+    /** The client's clock, ms since it was made. */
+    public double nowMs() {
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /**
+     * Sends request {@code id}: a prompt of {@code promptTokens} token ids, {@code maxTokens}
+     * tokens wanted, the kit's token model's {@code seed}; streams it to its end. Returns the
+     * tokens received (also on error).
+     */
+    public int send(String id, int promptTokens, int maxTokens, long seed) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("model", Gateway.MODEL);
+        var prompt = body.putArray("prompt");
+        for (int i = 0; i < promptTokens; i++) {
+            prompt.add((int) Long.remainderUnsigned(seed * 31 + i, 32_000));
+        }
+        body.put("max_tokens", maxTokens).put("seed", seed).put("stream", true).put("temperature", 0);
+        ObjectNode rq = JSON.createObjectNode();
+        rq.put("object", "request").put("request", id).put("t", round(nowMs())).put("prompt_tokens", promptTokens)
+                .put("max_tokens", maxTokens).put("seed", seed);
+        record(rq);
+        int got = 0;
+        try {
+            HttpRequest req = HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+            HttpResponse<InputStream> res = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(res.body(), StandardCharsets.UTF_8))) {
+                if (res.statusCode() != 200) {
+                    error(id, "HTTP " + res.statusCode() + ": " + r.lines().reduce("", String::concat));
+                    return got;
+                }
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (!line.startsWith("data:")) {
+                        continue;
+                    }
+                    String data = line.substring(5).trim();
+                    if (data.equals("[DONE]")) {
+                        return got;
+                    }
+                    JsonNode chunk = JSON.readTree(data);
+                    if (chunk.has("error")) {
+                        error(id, chunk.get("error").path("message").asText(chunk.get("error").toString()));
+                        continue;
+                    }
+                    ObjectNode o = (ObjectNode) chunk;
+                    o.put("request", id).put("t", round(nowMs()));
+                    got += o.path("choices").path(0).path("token_ids").size();
+                    record(o);
+                }
+            }
+            error(id, "the stream ended without [DONE]");
+        } catch (IOException ex) {
+            error(id, "the connection failed: " + ex.getMessage());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            error(id, "interrupted");
+        }
+        return got;
+    }
+
+    /** Records a fault injected now on {@code target} (a worker, a process: free text). */
+    public void fault(String target) {
+        ObjectNode f = JSON.createObjectNode();
+        f.put("object", "fault").put("t", round(nowMs())).put("worker", target);
+        record(f);
+    }
+
+    private void error(String id, String message) {
+        ObjectNode e = JSON.createObjectNode();
+        e.put("object", "error").put("request", id).put("t", round(nowMs())).put("error", message);
+        record(e);
+    }
+
+    private synchronized void record(JsonNode n) {
+        try {
+            out.write((JSON.writeValueAsString(n) + "\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        } catch (IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    private static double round(double ms) {
+        return Math.round(ms * 1000) / 1000.0;
+    }
+}

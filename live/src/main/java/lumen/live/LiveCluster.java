@@ -1,0 +1,305 @@
+package lumen.live;
+
+import io.grpc.ConnectivityState;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import lumen.core.Config;
+import lumen.core.Event;
+import lumen.core.KitTokens;
+import lumen.core.WorkerState;
+import lumen.runtime.Arrival;
+import lumen.runtime.ClusterRuntime;
+import lumen.runtime.CostModel;
+import lumen.runtime.KvGeometry;
+import lumen.trace.TraceWriter;
+
+/**
+ * The gateway's control plane on real time: the reference runtime ({@link ClusterRuntime}, the
+ * decision core behind it) driving worker processes whose memories it reaches over gRPC
+ * ({@link Remote}). One thread, the loop, owns the runtime: requests, heartbeats and failures reach
+ * it through its inbox, and its timers fire on the wall clock (the runtime's ms are ms since the
+ * cluster started). Every spec event goes to the trace, if any, and the tokens to their clients.
+ *
+ * <p>Failure detection: every worker is pinged every {@link Options#heartbeatMs}; one that has not
+ * answered for {@link Options#timeoutMs} is failed (the Fail step, then routing by Eq. 6). A call
+ * of the runtime's that finds a worker's process gone fails it at once. A worker that answers with
+ * a new boot id is a restarted process: it rejoins (Restart, then the model loads on the cost
+ * model's delays), and if its death was not noticed yet, it is failed first.
+ */
+public final class LiveCluster implements AutoCloseable {
+    /**
+     * @param heartbeatMs how often the gateway pings each worker
+     * @param timeoutMs   a worker silent for this long is failed
+     */
+    public record Options(long heartbeatMs, long timeoutMs) {
+        public static Options defaults() {
+            return new Options(100, 600);
+        }
+    }
+
+    /** What a client receives for one request: token chunks, then {@link #END}. */
+    public static final int[] END = new int[0];
+
+    private final Config cfg;
+    private final Options opt;
+    private final List<Remote> workers;
+    private final ClusterRuntime rt;
+    private final BlockingQueue<Runnable> inbox = new LinkedBlockingQueue<>();
+    private final Map<Integer, BlockingQueue<int[]>> streams = new ConcurrentHashMap<>();
+    private final AtomicInteger nextId = new AtomicInteger();
+    private final TraceWriter trace;
+    private final long t0 = System.nanoTime();
+    private final Thread loop;
+    private final ScheduledExecutorService pinger = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "lumen-heartbeats");
+        t.setDaemon(true);
+        return t;
+    });
+    private final long[] boot;
+    private final double[] lastOk;
+    private volatile boolean closed;
+    private volatile Throwable crashed;
+    private final java.util.concurrent.CountDownLatch ready;
+    /** How late the loop took each due timer, µs. */
+    private final org.HdrHistogram.Recorder late = new org.HdrHistogram.Recorder(3);
+    private org.HdrHistogram.Histogram lateSoFar;
+    /** Failures the gateway detected, and how: for the report. */
+    private final List<String> detections = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * A cluster over the workers at {@code addresses} (host:port each, worker i at index i), deciding
+     * by {@code cfg} on {@code cost}'s durations; the trace goes to {@code traceOut} (null: none).
+     */
+    public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut) throws IOException {
+        if (addresses.size() != cfg.workers()) {
+            throw new IllegalArgumentException(cfg.workers() + " workers configured, " + addresses.size() + " addresses given");
+        }
+        this.cfg = cfg;
+        this.opt = opt;
+        KvGeometry g = KvGeometry.small(cfg.pageTokens());
+        this.workers = new java.util.ArrayList<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            workers.add(new Remote(i, addresses.get(i), g));
+        }
+        this.trace = traceOut == null ? null : new TraceWriter(traceOut, cfg);
+        ClusterRuntime.Options ro = ClusterRuntime.Options.defaults(cfg.pageTokens()).withMemories(workers::get);
+        this.rt = new ClusterRuntime(cfg, cost, ro, this::emitted).withExternalRestarts();
+        this.boot = new long[addresses.size()];
+        this.lastOk = new double[addresses.size()];
+        this.ready = new java.util.concurrent.CountDownLatch(addresses.size());
+        this.loop = new Thread(this::loop, "lumen-gateway-loop");
+        loop.setDaemon(true);
+        loop.start();
+        pinger.scheduleWithFixedDelay(this::pingAll, 0, opt.heartbeatMs(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Ms since the cluster started: the runtime's clock. */
+    public double nowMs() {
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /** Waits until every worker has answered once; false on timeout. */
+    public boolean awaitReady(long ms) throws InterruptedException {
+        return ready.await(ms, TimeUnit.MILLISECONDS);
+    }
+
+    public Config config() {
+        return cfg;
+    }
+
+    /** The failures the gateway detected so far, one line each. */
+    public List<String> detections() {
+        return List.copyOf(detections);
+    }
+
+    /**
+     * Admits a request: its prompt length, its output length and its seed (the kit's token model);
+     * returns its id and the queue its tokens arrive on, ending with {@link #END}.
+     */
+    public Admitted submit(int promptLen, int outLen, long seed) {
+        int id = nextId.getAndIncrement();
+        BlockingQueue<int[]> q = new LinkedBlockingQueue<>();
+        streams.put(id, q);
+        post(() -> rt.submit(new Arrival(id, nowMs(), promptLen, outLen, seed)));
+        return new Admitted(id, q);
+    }
+
+    /** An admitted request: the id the trace knows it by, and its token chunks. */
+    public record Admitted(int id, BlockingQueue<int[]> tokens) {}
+
+    private void post(Runnable r) {
+        if (crashed != null) {
+            throw new IllegalStateException("the gateway's loop stopped: " + crashed, crashed);
+        }
+        inbox.add(r);
+    }
+
+    /** On the loop: where the runtime's events go. */
+    private void emitted(Event e, double t) {
+        if (trace != null) {
+            try {
+                trace.write(e, Math.round(t * 1000) / 1000.0);
+            } catch (IOException ex) {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        }
+        int[] toks = e instanceof Event.Prefill p ? p.tokens() : e instanceof Event.Decode d ? d.tokens() : null;
+        if (toks != null && toks.length > 0) {
+            BlockingQueue<int[]> q = streams.get(e.req());
+            if (q != null) {
+                q.add(toks);
+            }
+        } else if (e instanceof Event.Complete) {
+            BlockingQueue<int[]> q = streams.remove(e.req());
+            if (q != null) {
+                q.add(END);
+            }
+        } else if (e instanceof Event.Fail f) {
+            detections.add(String.format(java.util.Locale.ROOT, "worker %d failed at %.1f ms (%d interrupted)", f.worker(), t,
+                    f.interrupted().length));
+        }
+    }
+
+    private void loop() {
+        try {
+            while (!closed) {
+                double next = rt.nextTimer();
+                long waitMs = Double.isInfinite(next) ? 50 : (long) Math.max(0, Math.ceil(next - nowMs()));
+                Runnable task = waitMs > 0 ? inbox.poll(Math.min(waitMs, 50), TimeUnit.MILLISECONDS) : inbox.poll();
+                while (task != null) {
+                    guarded(task);
+                    task = inbox.poll();
+                }
+                double due = rt.nextTimer();
+                double wall = nowMs();
+                if (due <= wall) {
+                    // how late the loop takes its earliest due timer: the live cluster's own delay
+                    late.recordValue(Math.min(60_000_000L, (long) ((wall - due) * 1000)));
+                }
+                guarded(() -> rt.advanceTo(wall));
+                if (trace != null && inbox.isEmpty()) {
+                    trace.flush();
+                }
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable ex) {
+            crashed = ex;
+            ex.printStackTrace();
+        }
+    }
+
+    /** Runs a task on the loop; a worker it finds gone is failed, and so on until none is. */
+    private void guarded(Runnable task) {
+        Runnable next = task;
+        for (int tries = 0; next != null; tries++) {
+            try {
+                next.run();
+                next = null;
+            } catch (WorkerLost lost) {
+                if (tries > 4 * workers.size()) {
+                    throw lost;
+                }
+                int w = lost.worker;
+                detections.add(String.format(java.util.Locale.ROOT, "worker %d found gone by a call at %.1f ms", w, nowMs()));
+                next = () -> rt.failNow(w);
+            }
+        }
+    }
+
+    private void pingAll() {
+        for (Remote w : workers) {
+            if (closed) {
+                return;
+            }
+            long b;
+            try {
+                if (w.channelForPing().getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+                    w.channelForPing().resetConnectBackoff();
+                }
+                b = Remote.call(w.channelForPing(), Wire.PING, Wire.Op.req(0), Math.max(50, opt.heartbeatMs())).boot();
+            } catch (StatusRuntimeException ex) {
+                b = 0;
+            }
+            long seen = b;
+            double t = nowMs();
+            post(() -> heartbeat(w.id(), seen, t));
+        }
+    }
+
+    /** On the loop: worker w answered with boot id b (0: no answer) at time t. */
+    private void heartbeat(int w, long b, double t) {
+        WorkerState st = rt.state().worker(w).state();
+        if (b == 0) {
+            if (st != WorkerState.FAILED && boot[w] != 0 && t - lastOk[w] > opt.timeoutMs()) {
+                detections.add(String.format(java.util.Locale.ROOT, "worker %d silent for %.0f ms at %.1f ms", w, t - lastOk[w], t));
+                guarded(() -> rt.failNow(w));
+            }
+            return;
+        }
+        lastOk[w] = t;
+        if (boot[w] == 0) {
+            boot[w] = b;
+            ready.countDown();
+            return;
+        }
+        if (b != boot[w]) {
+            // a new process: the old one died, noticed or not
+            boot[w] = b;
+            if (rt.state().worker(w).state() != WorkerState.FAILED) {
+                detections.add(String.format(java.util.Locale.ROOT, "worker %d came back as a new process at %.1f ms", w, t));
+                guarded(() -> rt.failNow(w));
+            }
+            guarded(() -> rt.restartWorker(w));
+            guarded(() -> rt.advanceTo(nowMs()));
+        }
+    }
+
+    /** How late the loop has taken its due timers so far (µs): a loop that keeps up takes them within a ms or two. */
+    public synchronized org.HdrHistogram.Histogram lateness() {
+        org.HdrHistogram.Histogram h = late.getIntervalHistogram();
+        if (lateSoFar == null) {
+            lateSoFar = h;
+        } else {
+            lateSoFar.add(h);
+        }
+        return lateSoFar.copy();
+    }
+
+    /** Whether any request is still being served. */
+    public boolean busy() {
+        return !streams.isEmpty();
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        pinger.shutdownNow();
+        try {
+            loop.join(5_000);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        for (Remote w : workers) {
+            w.close();
+        }
+        if (trace != null) {
+            trace.close();
+        }
+    }
+
+    /** The kit's token model's vocabulary: what {@code lumen history} judges this cluster's outputs on. */
+    public static int vocab() {
+        return KitTokens.VOCAB;
+    }
+}

@@ -1,0 +1,80 @@
+package lumen.live;
+
+import java.io.OutputStream;
+import java.nio.file.Path;
+import lumen.core.Config;
+import lumen.runtime.CostModel;
+
+/**
+ * {@code lumen serve} on one machine: the worker processes ({@link Workers}), the gateway's control
+ * plane over them ({@link LiveCluster}) and its OpenAI-compatible endpoint ({@link Gateway}), all
+ * on loopback. Closing it stops the endpoint and kills every worker process.
+ */
+public final class LiveServer implements AutoCloseable {
+    /**
+     * @param port            the endpoint's port (0: any free one)
+     * @param restartDelayMs  a killed worker's process is started again this long after it exits
+     * @param logDir          where the workers' output goes (null: discarded)
+     */
+    public record Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster,
+                           long requestTimeoutMs, Path logDir) {}
+
+    private final Workers workers;
+    private final LiveCluster cluster;
+    private final Gateway gateway;
+
+    private LiveServer(Workers workers, LiveCluster cluster, Gateway gateway) {
+        this.workers = workers;
+        this.cluster = cluster;
+        this.gateway = gateway;
+    }
+
+    /** Starts the workers, waits until each answers (up to {@code readyMs}), then the endpoint; the trace goes to {@code trace} (null: none). */
+    public static LiveServer start(Settings s, OutputStream trace, long readyMs) throws Exception {
+        Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir());
+        LiveCluster c = null;
+        try {
+            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace);
+            if (!c.awaitReady(readyMs)) {
+                throw new IllegalStateException("the workers did not all answer within " + readyMs + " ms"
+                        + (s.logDir() != null ? " (their output is in " + s.logDir() + ")" : ""));
+            }
+            return new LiveServer(ws, c, new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs()));
+        } catch (Exception | Error ex) {
+            if (c != null) {
+                c.close();
+            }
+            ws.close();
+            throw ex;
+        }
+    }
+
+    public int port() {
+        return gateway.port();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    public Workers workers() {
+        return workers;
+    }
+
+    public LiveCluster cluster() {
+        return cluster;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            gateway.close();
+        } finally {
+            try {
+                cluster.close();
+            } finally {
+                workers.close();
+            }
+        }
+    }
+}

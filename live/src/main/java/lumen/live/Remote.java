@@ -1,0 +1,167 @@
+package lumen.live;
+
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import lumen.runtime.KvDataPlane;
+import lumen.runtime.KvGeometry;
+import lumen.runtime.WorkerMemory;
+
+/**
+ * A worker's memories in another process, as the gateway's runtime drives them: every call is a
+ * gRPC call to that worker ({@link Wire}), and a call that finds the process gone throws
+ * {@link WorkerLost}, which the gateway's loop takes as the failure of that worker.
+ */
+final class Remote implements WorkerMemory, KvDataPlane {
+    /** The deadline of one call to a worker, ms: a live worker answers in well under it. */
+    static final long CALL_MS = 2_000;
+
+    private final int id;
+    private final String address;
+    private final KvGeometry g;
+    private final ManagedChannel channel;
+
+    Remote(int id, String address, KvGeometry g) {
+        this.id = id;
+        this.address = address;
+        this.g = g;
+        this.channel = channel(address);
+    }
+
+    static ManagedChannel channel(String address) {
+        int colon = address.lastIndexOf(':');
+        return NettyChannelBuilder.forAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))
+                .usePlaintext().build();
+    }
+
+    static Wire.Reply call(ManagedChannel ch, MethodDescriptor<Wire.Op, Wire.Reply> m, Wire.Op op, long deadlineMs) {
+        return ClientCalls.blockingUnaryCall(ch, m, CallOptions.DEFAULT.withDeadlineAfter(deadlineMs, TimeUnit.MILLISECONDS), op);
+    }
+
+    int id() {
+        return id;
+    }
+
+    String address() {
+        return address;
+    }
+
+    ManagedChannel channelForPing() {
+        return channel;
+    }
+
+    /** Every call's round trip, µs. */
+    static final org.HdrHistogram.ConcurrentHistogram CALLS = new org.HdrHistogram.ConcurrentHistogram(3);
+
+    private Wire.Reply call(MethodDescriptor<Wire.Op, Wire.Reply> m, Wire.Op op) {
+        long t = System.nanoTime();
+        try {
+            return call(channel, m, op, CALL_MS);
+        } catch (StatusRuntimeException ex) {
+            Status.Code c = ex.getStatus().getCode();
+            if (c == Status.Code.INVALID_ARGUMENT) {
+                // the worker refused the call: a bug of the gateway, not a failure of the worker
+                throw new IllegalStateException(ex.getStatus().getDescription(), ex);
+            }
+            throw new WorkerLost(id, ex.getStatus().toString());
+        } finally {
+            CALLS.recordValue(Math.min(60_000_000L, (System.nanoTime() - t) / 1000));
+        }
+    }
+
+    void close() {
+        channel.shutdownNow();
+    }
+
+    // ---- WorkerMemory ----
+
+    @Override
+    public KvDataPlane gpu() {
+        return this;
+    }
+
+    @Override
+    public long sendPage(int r, int page, WorkerMemory holder) {
+        Remote h = (Remote) holder;
+        try {
+            return call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address), CALL_MS).value();
+        } catch (StatusRuntimeException ex) {
+            if (ex.getStatus().getCode() == Status.Code.FAILED_PRECONDITION && Wire.HOLDER_LOST.equals(ex.getStatus().getDescription())) {
+                throw new WorkerLost(h.id, "its server " + id + " could not reach it");
+            }
+            if (ex.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
+                throw new IllegalStateException(ex.getStatus().getDescription(), ex);
+            }
+            throw new WorkerLost(id, ex.getStatus().toString());
+        }
+    }
+
+    @Override
+    public lumen.runtime.TargetPass.Pass[] run(List<lumen.runtime.TargetPass.Job> jobs) {
+        return call(Wire.RUN, Wire.Op.jobs(jobs)).passes().toArray(new lumen.runtime.TargetPass.Pass[0]);
+    }
+
+    @Override
+    public List<byte[]> takeCopy(int r) {
+        List<byte[]> pages = call(Wire.TAKE_COPY, Wire.Op.req(r)).pages();
+        return pages == null ? new ArrayList<>() : new ArrayList<>(pages);
+    }
+
+    @Override
+    public void dropCopy(int r) {
+        call(Wire.DROP_COPY, Wire.Op.req(r));
+    }
+
+    /** The process is gone, and its memories with it: nothing to clear (a restarted process starts empty). */
+    @Override
+    public void clear() {}
+
+    // ---- KvDataPlane ----
+
+    @Override
+    public KvGeometry geometry() {
+        return g;
+    }
+
+    @Override
+    public void compute(int req, long seed, int from, int to) {
+        call(Wire.COMPUTE, new Wire.Op(req, seed, from, to, 0, 0, null, null, null));
+    }
+
+    @Override
+    public int positions(int req) {
+        return (int) call(Wire.POSITIONS, Wire.Op.req(req)).value();
+    }
+
+    @Override
+    public byte[] gather(int req, int page) {
+        return call(Wire.GATHER, new Wire.Op(req, 0, 0, 0, page, 0, null, null, null)).data();
+    }
+
+    @Override
+    public void restore(int req, List<byte[]> pages, int positions) {
+        call(Wire.RESTORE, new Wire.Op(req, 0, 0, 0, 0, positions, pages, null, null));
+    }
+
+    @Override
+    public long pageDigest(int req, int page, int count) {
+        return call(Wire.PAGE_DIGEST, new Wire.Op(req, 0, 0, 0, page, count, null, null, null)).value();
+    }
+
+    @Override
+    public long digest(int req, int n) {
+        return call(Wire.DIGEST, new Wire.Op(req, 0, 0, 0, 0, n, null, null, null)).value();
+    }
+
+    @Override
+    public void free(int req) {
+        call(Wire.FREE, Wire.Op.req(req));
+    }
+}

@@ -1,0 +1,124 @@
+package lumen.live;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.grpc.MethodDescriptor;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+/**
+ * The worker service's methods on gRPC: unary calls whose messages are JSON (Jackson), so the
+ * service needs no generated code. The gateway calls a worker for what the runtime asks of its
+ * memories ({@link lumen.runtime.WorkerMemory}); a server calls its holder's {@link #STORE} to
+ * stream a checkpoint page, process to process.
+ */
+final class Wire {
+    private Wire() {}
+
+    /** A call's arguments; each method reads the fields it names. */
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+    record Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder,
+              List<lumen.runtime.TargetPass.Job> jobs) {
+        Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder) {
+            this(req, seed, from, to, page, count, pages, data, holder, null);
+        }
+
+        static Op req(int r) {
+            return new Op(r, 0, 0, 0, 0, 0, null, null, null);
+        }
+
+        static Op jobs(List<lumen.runtime.TargetPass.Job> jobs) {
+            return new Op(0, 0, 0, 0, 0, 0, null, null, null, jobs);
+        }
+    }
+
+    /** A call's answer. */
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+    record Reply(long value, byte[] data, List<byte[]> pages, long boot, long pid, List<lumen.runtime.TargetPass.Pass> passes) {
+        static final Reply OK = new Reply(0, null, null, 0, 0, null);
+
+        Reply(long value, byte[] data, List<byte[]> pages, long boot, long pid) {
+            this(value, data, pages, boot, pid, null);
+        }
+
+        static Reply of(long value) {
+            return new Reply(value, null, null, 0, 0);
+        }
+    }
+
+    static final String SERVICE = "lumen.Worker";
+
+    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private static final class Json<T> implements MethodDescriptor.Marshaller<T> {
+        private final Class<T> type;
+
+        Json(Class<T> type) {
+            this.type = type;
+        }
+
+        @Override
+        public InputStream stream(T value) {
+            try {
+                return new ByteArrayInputStream(JSON.writeValueAsBytes(value));
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+        @Override
+        public T parse(InputStream in) {
+            try {
+                return JSON.readValue(in, type);
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+    }
+
+    private static MethodDescriptor<Op, Reply> method(String name) {
+        return MethodDescriptor.<Op, Reply>newBuilder()
+                .setType(MethodDescriptor.MethodType.UNARY)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
+                .setRequestMarshaller(new Json<>(Op.class))
+                .setResponseMarshaller(new Json<>(Reply.class))
+                .build();
+    }
+
+    /** One iteration's steps on the worker's target ({@link lumen.runtime.TargetPass}): tokens and page content for each. */
+    static final MethodDescriptor<Op, Reply> RUN = method("Run");
+    /** Liveness: the process's boot id (new at every start) and pid. */
+    static final MethodDescriptor<Op, Reply> PING = method("Ping");
+    /** Writes the true KV of positions from..to of req (seed). */
+    static final MethodDescriptor<Op, Reply> COMPUTE = method("Compute");
+    /** Positions of req held in the GPU's KV. */
+    static final MethodDescriptor<Op, Reply> POSITIONS = method("Positions");
+    /** A copy of page {@code page} of req. */
+    static final MethodDescriptor<Op, Reply> GATHER = method("Gather");
+    /** Replaces req's KV with {@code pages} holding positions 1..count. */
+    static final MethodDescriptor<Op, Reply> RESTORE = method("Restore");
+    /** The digest of page {@code page} of req over its first {@code count} positions. */
+    static final MethodDescriptor<Op, Reply> PAGE_DIGEST = method("PageDigest");
+    /** The digest of req's KV for positions 1..count. */
+    static final MethodDescriptor<Op, Reply> DIGEST = method("Digest");
+    /** Frees req's KV. */
+    static final MethodDescriptor<Op, Reply> FREE = method("Free");
+    /** Streams page {@code page} of req to the host memory of the worker at {@code holder}; answers its digest as stored. */
+    static final MethodDescriptor<Op, Reply> SEND_PAGE = method("SendPage");
+    /** Stores {@code data} at the end of req's checkpoint copy in host memory; answers its digest. */
+    static final MethodDescriptor<Op, Reply> STORE = method("Store");
+    /** Takes req's checkpoint copy out of host memory. */
+    static final MethodDescriptor<Op, Reply> TAKE_COPY = method("TakeCopy");
+    /** Frees req's checkpoint copy in host memory. */
+    static final MethodDescriptor<Op, Reply> DROP_COPY = method("DropCopy");
+
+    static final List<MethodDescriptor<Op, Reply>> ALL = List.of(RUN, PING, COMPUTE, POSITIONS, GATHER, RESTORE, PAGE_DIGEST, DIGEST, FREE,
+            SEND_PAGE, STORE, TAKE_COPY, DROP_COPY);
+
+    /** The status a server answers when the holder it streams to cannot be reached (the holder, not the server, is lost). */
+    static final String HOLDER_LOST = "holder unreachable";
+}

@@ -1,0 +1,164 @@
+package lumen.live;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCalls;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import lumen.runtime.CpuKvPlane;
+import lumen.runtime.KvGeometry;
+import lumen.runtime.PageBytes;
+import lumen.runtime.TargetPass;
+import lumen.runtime.TokenModels;
+
+/**
+ * One worker of {@code lumen serve}, as a process of its own: its GPU memory (a paged KV data
+ * plane holding real bytes) and its host memory (the checkpoint copies it holds for requests served
+ * elsewhere), behind the worker service ({@link Wire}) on a TCP port. It streams a checkpoint page
+ * to its holder's process itself. Nothing of it survives the process: a {@code kill -9} takes both
+ * memories, and a restarted process starts empty, with a new boot id.
+ *
+ * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--parent-pid PID]}.
+ * With a parent pid, the process ends when its parent does, so a supervisor that dies leaves
+ * nothing behind.
+ */
+public final class WorkerProcess {
+    private final int id;
+    private final CpuKvPlane gpu;
+    private final TargetPass target;
+    private final Map<Integer, List<byte[]>> host = new HashMap<>();
+    private final long boot = System.nanoTime() ^ ProcessHandle.current().pid() << 32;
+    private final Map<String, ManagedChannel> holders = new ConcurrentHashMap<>();
+
+    WorkerProcess(int id, KvGeometry g, int vocab) {
+        this.id = id;
+        this.gpu = new CpuKvPlane(g);
+        this.target = new TargetPass(gpu, new TokenModels(vocab, 0.0, g));
+    }
+
+    /** The service: every method runs under this worker's lock, so the memories see one call at a time. */
+    ServerServiceDefinition service() {
+        ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(Wire.SERVICE);
+        bind(b, Wire.RUN, op -> {
+            List<TargetPass.Pass> passes = new ArrayList<>();
+            for (TargetPass.Job j : op.jobs()) {
+                passes.add(target.run(j));
+            }
+            return new Wire.Reply(0, null, null, 0, 0, passes);
+        });
+        bind(b, Wire.PING, op -> new Wire.Reply(id, null, null, boot, ProcessHandle.current().pid()));
+        bind(b, Wire.COMPUTE, op -> {
+            gpu.compute(op.req(), op.seed(), op.from(), op.to());
+            return Wire.Reply.OK;
+        });
+        bind(b, Wire.POSITIONS, op -> Wire.Reply.of(gpu.positions(op.req())));
+        bind(b, Wire.GATHER, op -> new Wire.Reply(0, gpu.gather(op.req(), op.page()), null, 0, 0));
+        bind(b, Wire.RESTORE, op -> {
+            gpu.restore(op.req(), op.pages() == null ? List.of() : op.pages(), op.count());
+            return Wire.Reply.OK;
+        });
+        bind(b, Wire.PAGE_DIGEST, op -> Wire.Reply.of(gpu.pageDigest(op.req(), op.page(), op.count())));
+        bind(b, Wire.DIGEST, op -> Wire.Reply.of(gpu.digest(op.req(), op.count())));
+        bind(b, Wire.FREE, op -> {
+            target.free(op.req());
+            return Wire.Reply.OK;
+        });
+        bind(b, Wire.STORE, op -> {
+            host.computeIfAbsent(op.req(), k -> new ArrayList<>()).add(op.data());
+            return Wire.Reply.of(PageBytes.pageDigest(op.data(), 0, op.data().length));
+        });
+        bind(b, Wire.TAKE_COPY, op -> {
+            List<byte[]> pages = host.remove(op.req());
+            return new Wire.Reply(0, null, pages == null ? List.of() : pages, 0, 0);
+        });
+        bind(b, Wire.DROP_COPY, op -> {
+            host.remove(op.req());
+            return Wire.Reply.OK;
+        });
+        b.addMethod(Wire.SEND_PAGE, ServerCalls.asyncUnaryCall((op, out) -> {
+            byte[] page;
+            synchronized (this) {
+                page = gpu.gather(op.req(), op.page());
+            }
+            // the page goes from this process to the holder's, not through the gateway
+            try {
+                Wire.Reply stored = Remote.call(holders.computeIfAbsent(op.holder(), Remote::channel), Wire.STORE,
+                        new Wire.Op(op.req(), 0, 0, 0, 0, 0, null, page, null), Remote.CALL_MS);
+                out.onNext(stored);
+                out.onCompleted();
+            } catch (StatusRuntimeException ex) {
+                out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.HOLDER_LOST).asRuntimeException());
+            }
+        }));
+        return b.build();
+    }
+
+    private void bind(ServerServiceDefinition.Builder b, io.grpc.MethodDescriptor<Wire.Op, Wire.Reply> m,
+                      Function<Wire.Op, Wire.Reply> f) {
+        b.addMethod(m, ServerCalls.asyncUnaryCall((op, out) -> {
+            Wire.Reply r;
+            try {
+                synchronized (this) {
+                    r = f.apply(op);
+                }
+            } catch (RuntimeException ex) {
+                // a call this worker's memories refuse (a bug of the caller): said, not swallowed
+                out.onError(Status.INVALID_ARGUMENT.withDescription("worker " + id + ": " + ex.getMessage()).asRuntimeException());
+                return;
+            }
+            out.onNext(r);
+            out.onCompleted();
+        }));
+    }
+
+    /** Starts the service on host:port; the server, already listening. */
+    static Server start(int id, String host, int port, KvGeometry g, int vocab) throws IOException {
+        WorkerProcess w = new WorkerProcess(id, g, vocab);
+        return NettyServerBuilder.forAddress(new InetSocketAddress(host, port)).addService(w.service()).build().start();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int id = -1;
+        int port = -1;
+        int pageTokens = 16;
+        int vocab = lumen.core.KitTokens.VOCAB;
+        String host = "127.0.0.1";
+        long parent = -1;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--id" -> id = Integer.parseInt(args[i + 1]);
+                case "--port" -> port = Integer.parseInt(args[i + 1]);
+                case "--host" -> host = args[i + 1];
+                case "--page-tokens" -> pageTokens = Integer.parseInt(args[i + 1]);
+                case "--vocab" -> vocab = Integer.parseInt(args[i + 1]);
+                case "--parent-pid" -> parent = Long.parseLong(args[i + 1]);
+                default -> {
+                    System.err.println("WorkerProcess: unknown option " + args[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        if (id < 0 || port < 0) {
+            System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--parent-pid PID]");
+            System.exit(2);
+        }
+        if (parent > 0) {
+            ProcessHandle.of(parent).ifPresentOrElse(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(0)),
+                    () -> Runtime.getRuntime().halt(0));
+        }
+        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab);
+        System.out.println("worker " + id + " listening on " + host + ":" + s.getPort() + " pid " + ProcessHandle.current().pid());
+        System.out.flush();
+        s.awaitTermination();
+    }
+}

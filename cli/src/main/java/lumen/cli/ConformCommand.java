@@ -52,7 +52,18 @@ final class ConformCommand implements Callable<Integer> {
 
         @Option(names = "--mutants", description = "check the reference adapter and every shipped mutant; print the kill table")
         boolean mutants;
+
+        @Option(names = "--live", paramLabel = "URL", description = "a live system: drive the OpenAI-compatible endpoint at URL"
+                + " (http://host:port) with a workload and faults, and judge what its clients saw (docs/serve.md)")
+        String live;
+
+        @Option(names = "--live-mutants", description = "run lumen serve and each of its seeded distributed bugs on loopback, each"
+                + " with the same workload and kill -9; print which check caught each")
+        boolean liveMutants;
     }
+
+    @picocli.CommandLine.Mixin
+    LiveOptions liveOptions = new LiveOptions();
 
     @ArgGroup(multiplicity = "1")
     Target target;
@@ -177,6 +188,9 @@ final class ConformCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter pw = spec.commandLine().getOut();
+        if (target.live != null || target.liveMutants) {
+            return liveOptions.run(target.live, pw);
+        }
         if (target.mutants) {
             return killTable(pw, quiet);
         }

@@ -51,6 +51,9 @@ public final class LiveCluster implements AutoCloseable {
     public static final int[] END = new int[0];
 
     private final Config cfg;
+    private final LiveMutant mutant;
+    /** Each admitted request's arrival, while it runs (the reissue-interrupted bug sends it again). */
+    private final Map<Integer, Arrival> admitted = new ConcurrentHashMap<>();
     private final Options opt;
     private final List<Remote> workers;
     private final ClusterRuntime rt;
@@ -81,6 +84,13 @@ public final class LiveCluster implements AutoCloseable {
      * by {@code cfg} on {@code cost}'s durations; the trace goes to {@code traceOut} (null: none).
      */
     public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut) throws IOException {
+        this(cfg, cost, addresses, opt, traceOut, LiveMutant.NONE);
+    }
+
+    /** The same, running a seeded bug ({@link LiveMutant}): the gateway's, or the runtime's late drafts. */
+    public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut, LiveMutant mutant)
+            throws IOException {
+        this.mutant = mutant;
         if (addresses.size() != cfg.workers()) {
             throw new IllegalArgumentException(cfg.workers() + " workers configured, " + addresses.size() + " addresses given");
         }
@@ -92,7 +102,8 @@ public final class LiveCluster implements AutoCloseable {
             workers.add(new Remote(i, addresses.get(i), g));
         }
         this.trace = traceOut == null ? null : new TraceWriter(traceOut, cfg);
-        ClusterRuntime.Options ro = ClusterRuntime.Options.defaults(cfg.pageTokens()).withMemories(workers::get);
+        ClusterRuntime.Options ro = ClusterRuntime.Options.defaults(cfg.pageTokens()).withMemories(workers::get)
+                .withLateDrafts(mutant == LiveMutant.LATE_DRAFT);
         this.rt = new ClusterRuntime(cfg, cost, ro, this::emitted).withExternalRestarts();
         this.boot = new long[addresses.size()];
         this.lastOk = new double[addresses.size()];
@@ -108,16 +119,64 @@ public final class LiveCluster implements AutoCloseable {
         return (System.nanoTime() - t0) / 1e6;
     }
 
-    /** Waits until every worker has answered once; false on timeout. */
+    /**
+     * Waits until every worker has answered once, then warms the paths every request takes (the
+     * calls of an iteration, a page streamed, a copy taken) on a scratch request of each worker's,
+     * so that the first requests are not served by cold code; false when a worker did not answer in time.
+     */
     public boolean awaitReady(long ms) throws InterruptedException {
-        return ready.await(ms, TimeUnit.MILLISECONDS);
+        if (!ready.await(ms, TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        java.util.concurrent.CompletableFuture<Void> warm = new java.util.concurrent.CompletableFuture<>();
+        post(() -> {
+            try {
+                warmUp();
+                warm.complete(null);
+            } catch (RuntimeException ex) {
+                warm.completeExceptionally(ex);
+            }
+        });
+        try {
+            warm.get(ms, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException ex) {
+            throw new IllegalStateException("warming the workers up failed: " + ex.getCause().getMessage(), ex.getCause());
+        } catch (java.util.concurrent.TimeoutException ex) {
+            return false;
+        }
+        return true;
+    }
+
+    /** The rounds of {@link #warmUp}. */
+    static final int WARM_ROUNDS = 150;
+
+    /** On the loop, before any request: each worker prefills, decodes and streams a scratch request (a negative id), then frees it. */
+    private void warmUp() {
+        int pt = cfg.pageTokens();
+        for (Remote w : workers) {
+            Remote next = workers.get((w.id() + 1) % workers.size());
+            for (int round = 0; round < WARM_ROUNDS; round++) {
+                int r = -1 - round;
+                int prompt = 2 * pt;
+                w.run(List.of(lumen.runtime.TargetPass.Job.prefill(r, round, prompt, prompt + 4, 0, prompt, 0)));
+                w.run(List.of(lumen.runtime.TargetPass.Job.decode(r, round, prompt, prompt + 4, 1, new int[] {1, 2}, 3)));
+                w.positions(r);
+                try {
+                    w.sendPage(r, 0, next);
+                } catch (lumen.runtime.WorkerMemory.NotAcknowledged lost) {
+                    // a lost acknowledgement injected as a network fault: the warm-up does not mind
+                }
+                next.takeCopy(r);
+                w.free(r);
+            }
+        }
     }
 
     public Config config() {
         return cfg;
     }
 
-    /** The failures the gateway detected so far, one line each. */
+    /** The failures the gateway detected, and the restarts and handovers, one line each. */
     public List<String> detections() {
         return List.copyOf(detections);
     }
@@ -130,7 +189,11 @@ public final class LiveCluster implements AutoCloseable {
         int id = nextId.getAndIncrement();
         BlockingQueue<int[]> q = new LinkedBlockingQueue<>();
         streams.put(id, q);
-        post(() -> rt.submit(new Arrival(id, nowMs(), promptLen, outLen, seed)));
+        post(() -> {
+            Arrival a = new Arrival(id, nowMs(), promptLen, outLen, seed);
+            admitted.put(id, a);
+            rt.submit(a);
+        });
         return new Admitted(id, q);
     }
 
@@ -160,13 +223,35 @@ public final class LiveCluster implements AutoCloseable {
                 q.add(toks);
             }
         } else if (e instanceof Event.Complete) {
+            admitted.remove(e.req());
             BlockingQueue<int[]> q = streams.remove(e.req());
             if (q != null) {
                 q.add(END);
             }
+        } else if (e instanceof Event.Restart || e instanceof Event.FullReady) {
+            detections.add(String.format(java.util.Locale.ROOT, "worker %d %s at %.1f ms", e.worker(),
+                    e instanceof Event.Restart ? "restarted" : "handed over to its full model", t));
         } else if (e instanceof Event.Fail f) {
             detections.add(String.format(java.util.Locale.ROOT, "worker %d failed at %.1f ms (%d interrupted)", f.worker(), t,
                     f.interrupted().length));
+            for (int r : f.interrupted()) {
+                if (mutant == LiveMutant.REISSUE_INTERRUPTED && admitted.containsKey(r)) {
+                    // the bug: the request is sent again as new, its tokens to the same client, while the restore resumes it
+                    Arrival a = admitted.get(r);
+                    int again = nextId.getAndIncrement();
+                    BlockingQueue<int[]> q = streams.get(r);
+                    if (q != null) {
+                        streams.put(again, q);
+                    }
+                    post(() -> rt.submit(new Arrival(again, nowMs(), a.promptLen(), a.outLen(), a.seed())));
+                } else if (mutant == LiveMutant.DROP_INTERRUPTED) {
+                    // the bug: the gateway forgets the dead worker's requests; their clients hear no more
+                    BlockingQueue<int[]> q = streams.remove(r);
+                    if (q != null) {
+                        q.add(END);
+                    }
+                }
+            }
         }
     }
 

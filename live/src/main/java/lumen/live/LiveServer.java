@@ -2,6 +2,7 @@ package lumen.live;
 
 import java.io.OutputStream;
 import java.nio.file.Path;
+import java.util.List;
 import lumen.core.Config;
 import lumen.runtime.CostModel;
 
@@ -17,7 +18,17 @@ public final class LiveServer implements AutoCloseable {
      * @param logDir          where the workers' output goes (null: discarded)
      */
     public record Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster,
-                           long requestTimeoutMs, Path logDir) {}
+                           long requestTimeoutMs, Path logDir, LiveMutant mutant, int dropAckEvery) {
+        public Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster, long requestTimeoutMs,
+                        Path logDir) {
+            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, LiveMutant.NONE, 0);
+        }
+
+        /** The same with a seeded bug and every {@code dropAckEvery}-th page acknowledgement lost (0: none). */
+        public Settings with(LiveMutant m, int dropAcks) {
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, m, dropAcks);
+        }
+    }
 
     private final Workers workers;
     private final LiveCluster cluster;
@@ -31,10 +42,14 @@ public final class LiveServer implements AutoCloseable {
 
     /** Starts the workers, waits until each answers (up to {@code readyMs}), then the endpoint; the trace goes to {@code trace} (null: none). */
     public static LiveServer start(Settings s, OutputStream trace, long readyMs) throws Exception {
-        Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir());
+        List<String> extra = new java.util.ArrayList<>(List.of("--mutant", s.mutant().key));
+        if (s.dropAckEvery() > 0) {
+            extra.addAll(List.of("--drop-ack-every", Integer.toString(s.dropAckEvery())));
+        }
+        Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra);
         LiveCluster c = null;
         try {
-            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace);
+            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant());
             if (!c.awaitReady(readyMs)) {
                 throw new IllegalStateException("the workers did not all answer within " + readyMs + " ms"
                         + (s.logDir() != null ? " (their output is in " + s.logDir() + ")" : ""));

@@ -72,7 +72,11 @@ final class Remote implements WorkerMemory, KvDataPlane {
             }
             throw new WorkerLost(id, ex.getStatus().toString());
         } finally {
-            CALLS.recordValue(Math.min(60_000_000L, (System.nanoTime() - t) / 1000));
+            long us = (System.nanoTime() - t) / 1000;
+            CALLS.recordValue(Math.min(60_000_000L, us));
+            if (us > 200_000 && Boolean.getBoolean("lumen.live.slowCalls")) {
+                System.err.printf("slow call to worker %d: %s took %d ms%n", id, m.getBareMethodName(), us / 1000);
+            }
         }
     }
 
@@ -93,6 +97,9 @@ final class Remote implements WorkerMemory, KvDataPlane {
         try {
             return call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address), CALL_MS).value();
         } catch (StatusRuntimeException ex) {
+            if (ex.getStatus().getCode() == Status.Code.ABORTED && Wire.ACK_LOST.equals(ex.getStatus().getDescription())) {
+                throw new WorkerMemory.NotAcknowledged("page " + page + " of request " + r + " from worker " + id + " to " + h.id);
+            }
             if (ex.getStatus().getCode() == Status.Code.FAILED_PRECONDITION && Wire.HOLDER_LOST.equals(ex.getStatus().getDescription())) {
                 throw new WorkerLost(h.id, "its server " + id + " could not reach it");
             }

@@ -109,7 +109,7 @@ final class Wire {
     static final MethodDescriptor<Op, Reply> FREE = method("Free");
     /** Streams page {@code page} of req to the host memory of the worker at {@code holder}; answers its digest as stored. */
     static final MethodDescriptor<Op, Reply> SEND_PAGE = method("SendPage");
-    /** Stores {@code data} at the end of req's checkpoint copy in host memory; answers its digest. */
+    /** Stores {@code data} as page {@code page} of req's checkpoint copy in host memory (replacing it if sent before); answers its digest. */
     static final MethodDescriptor<Op, Reply> STORE = method("Store");
     /** Takes req's checkpoint copy out of host memory. */
     static final MethodDescriptor<Op, Reply> TAKE_COPY = method("TakeCopy");
@@ -121,4 +121,7 @@ final class Wire {
 
     /** The status a server answers when the holder it streams to cannot be reached (the holder, not the server, is lost). */
     static final String HOLDER_LOST = "holder unreachable";
+
+    /** The status a server answers when its holder stored a page and the acknowledgement was lost on the way. */
+    static final String ACK_LOST = "acknowledgement lost";
 }

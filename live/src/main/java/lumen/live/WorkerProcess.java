@@ -28,7 +28,7 @@ import lumen.runtime.TokenModels;
  * to its holder's process itself. Nothing of it survives the process: a {@code kill -9} takes both
  * memories, and a restarted process starts empty, with a new boot id.
  *
- * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--parent-pid PID]}.
+ * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--parent-pid PID]}.
  * With a parent pid, the process ends when its parent does, so a supervisor that dies leaves
  * nothing behind.
  */
@@ -40,8 +40,15 @@ public final class WorkerProcess {
     private final long boot = System.nanoTime() ^ ProcessHandle.current().pid() << 32;
     private final Map<String, ManagedChannel> holders = new ConcurrentHashMap<>();
 
-    WorkerProcess(int id, KvGeometry g, int vocab) {
+    /** The seeded bug this worker runs (append-unacked concerns workers), and every how many page acknowledgements one is lost (0: none). */
+    private final LiveMutant mutant;
+    private final int dropAckEvery;
+    private final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
+
+    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery) {
         this.id = id;
+        this.mutant = mutant;
+        this.dropAckEvery = dropAckEvery;
         this.gpu = new CpuKvPlane(g);
         this.target = new TargetPass(gpu, new TokenModels(vocab, 0.0, g));
     }
@@ -74,7 +81,12 @@ public final class WorkerProcess {
             return Wire.Reply.OK;
         });
         bind(b, Wire.STORE, op -> {
-            host.computeIfAbsent(op.req(), k -> new ArrayList<>()).add(op.data());
+            List<byte[]> copy = host.computeIfAbsent(op.req(), k -> new ArrayList<>());
+            if (mutant == LiveMutant.APPEND_UNACKED) {
+                copy.add(op.data());
+            } else {
+                lumen.runtime.WorkerMemory.Local.storeAt(copy, op.page(), op.data());
+            }
             return Wire.Reply.of(PageBytes.pageDigest(op.data(), 0, op.data().length));
         });
         bind(b, Wire.TAKE_COPY, op -> {
@@ -93,7 +105,12 @@ public final class WorkerProcess {
             // the page goes from this process to the holder's, not through the gateway
             try {
                 Wire.Reply stored = Remote.call(holders.computeIfAbsent(op.holder(), Remote::channel), Wire.STORE,
-                        new Wire.Op(op.req(), 0, 0, 0, 0, 0, null, page, null), Remote.CALL_MS);
+                        new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null), Remote.CALL_MS);
+                if (dropAckEvery > 0 && sends.incrementAndGet() % dropAckEvery == 0) {
+                    // a network fault: the holder stored the page, and its acknowledgement is lost on the way back
+                    out.onError(Status.ABORTED.withDescription(Wire.ACK_LOST).asRuntimeException());
+                    return;
+                }
                 out.onNext(stored);
                 out.onCompleted();
             } catch (StatusRuntimeException ex) {
@@ -122,8 +139,8 @@ public final class WorkerProcess {
     }
 
     /** Starts the service on host:port; the server, already listening. */
-    static Server start(int id, String host, int port, KvGeometry g, int vocab) throws IOException {
-        WorkerProcess w = new WorkerProcess(id, g, vocab);
+    static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery) throws IOException {
+        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery);
         return NettyServerBuilder.forAddress(new InetSocketAddress(host, port)).addService(w.service()).build().start();
     }
 
@@ -132,6 +149,8 @@ public final class WorkerProcess {
         int port = -1;
         int pageTokens = 16;
         int vocab = lumen.core.KitTokens.VOCAB;
+        LiveMutant mutant = LiveMutant.NONE;
+        int dropAckEvery = 0;
         String host = "127.0.0.1";
         long parent = -1;
         for (int i = 0; i + 1 < args.length; i += 2) {
@@ -141,6 +160,8 @@ public final class WorkerProcess {
                 case "--host" -> host = args[i + 1];
                 case "--page-tokens" -> pageTokens = Integer.parseInt(args[i + 1]);
                 case "--vocab" -> vocab = Integer.parseInt(args[i + 1]);
+                case "--mutant" -> mutant = LiveMutant.of(args[i + 1]);
+                case "--drop-ack-every" -> dropAckEvery = Integer.parseInt(args[i + 1]);
                 case "--parent-pid" -> parent = Long.parseLong(args[i + 1]);
                 default -> {
                     System.err.println("WorkerProcess: unknown option " + args[i]);
@@ -148,15 +169,15 @@ public final class WorkerProcess {
                 }
             }
         }
-        if (id < 0 || port < 0) {
-            System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--parent-pid PID]");
+        if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0) {
+            System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--parent-pid PID]");
             System.exit(2);
         }
         if (parent > 0) {
             ProcessHandle.of(parent).ifPresentOrElse(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(0)),
                     () -> Runtime.getRuntime().halt(0));
         }
-        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab);
+        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery);
         System.out.println("worker " + id + " listening on " + host + ":" + s.getPort() + " pid " + ProcessHandle.current().pid());
         System.out.flush();
         s.awaitTermination();

@@ -28,6 +28,7 @@ public final class Workers implements AutoCloseable {
         return t;
     });
     private volatile boolean closed;
+    private final List<String> extra;
     private final List<String> restarts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
@@ -36,6 +37,12 @@ public final class Workers implements AutoCloseable {
      * A worker that exits is started again after {@code restartDelayMs} (negative: never).
      */
     public Workers(int n, int pageTokens, long restartDelayMs, Path logDir) throws IOException {
+        this(n, pageTokens, restartDelayMs, logDir, List.of());
+    }
+
+    /** The same, each worker started with {@code extra} arguments (a seeded bug, a network fault). */
+    public Workers(int n, int pageTokens, long restartDelayMs, Path logDir, List<String> extra) throws IOException {
+        this.extra = List.copyOf(extra);
         this.n = n;
         this.ports = new int[n];
         this.procs = new Process[n];
@@ -62,6 +69,7 @@ public final class Workers implements AutoCloseable {
                 "-cp", System.getProperty("java.class.path"), WorkerProcess.class.getName(),
                 "--id", Integer.toString(w), "--port", Integer.toString(ports[w]), "--page-tokens", Integer.toString(pageTokens),
                 "--parent-pid", Long.toString(ProcessHandle.current().pid())));
+        cmd.addAll(extra);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         if (logDir != null) {
             pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logDir.resolve("worker-" + w + ".out").toFile()));

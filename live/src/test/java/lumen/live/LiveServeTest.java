@@ -56,6 +56,10 @@ class LiveServeTest {
             for (Future<Integer> f : got) {
                 assertThat(f.get(90, TimeUnit.SECONDS)).isEqualTo(96);
             }
+            // the requests may all finish before the killed worker is back: wait for its handover
+            for (int i = 0; i < 300 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 handed over")); i++) {
+                Thread.sleep(100);
+            }
             detections = s.cluster().detections();
             org.HdrHistogram.Histogram late = s.cluster().lateness();
             System.out.printf("timers late: p50 %d us, p99 %d us, max %d us, %d timers%n", late.getValueAtPercentile(50),
@@ -72,7 +76,7 @@ class LiveServeTest {
         assertThat(r.requests()).isEqualTo(requests);
         ValidationResult v = Validator.validate(new ByteArrayInputStream(trace.toByteArray()), "live.jsonl");
         assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
-        assertThat(v.byType()).containsKeys("Fail", "Route", "Restart", "StreamPage");
+        assertThat(v.byType()).containsKeys("Fail", "Route", "Restart", "FullReady", "StreamPage");
         String text = trace.toString(StandardCharsets.UTF_8);
         assertThat(text).containsPattern("\"type\":\"Fail\",\"t\":[0-9.]+,\"worker\":1,");
         System.out.println("live: " + String.join("; ", detections) + "; " + v.events() + " events, " + v.byType());

@@ -67,6 +67,8 @@ public abstract class Driver<W extends Driver.Worker> {
         final java.util.ArrayDeque<int[]> delivered = new java.util.ArrayDeque<>();
         /** Whether this worker has an assist round in flight. */
         boolean drafting;
+        /** The target of its last assist round (-1: none yet). */
+        int lastTarget = -1;
 
         protected Worker(int id) {
             this.id = id;
@@ -142,6 +144,11 @@ public abstract class Driver<W extends Driver.Worker> {
 
     /** The {@code k} tokens worker {@code w}'s draft model proposes for request {@code r} now. */
     protected abstract int[] draft(W w, RequestRec r);
+
+    /** Seeded bug hook: false when a draft that arrives after its drafting worker stopped assisting is verified all the same. */
+    protected boolean voidsLateDrafts() {
+        return true;
+    }
 
     /** Seeded bug hook: whether recovering workers propose drafts at all. */
     protected boolean assists() {
@@ -388,6 +395,9 @@ public abstract class Driver<W extends Driver.Worker> {
         }
         emit(Core.fullReady(state, w.id));
         recovering.remove(w);
+        if (!voidsLateDrafts()) {
+            lateRound(w);
+        }
         handedOver(w);
         kickAll();
     }
@@ -408,11 +418,17 @@ public abstract class Driver<W extends Driver.Worker> {
                 draftingFor.remove(r);
             }
             // the drafting worker may have failed or handed over meanwhile (its drafts are void then)
-            if (w.epoch == d[2] && state.worker(w.id).state() == WorkerState.ASSISTING && Core.canAssist(state, w.id, r)
-                    && rec(r).server() == t.id) {
+            boolean assisting = w.epoch == d[2] && state.worker(w.id).state() == WorkerState.ASSISTING && Core.canAssist(state, w.id, r);
+            if ((assisting || !voidsLateDrafts() && lateDraftFits(r)) && rec(r).server() == t.id) {
                 int[] toks = draft(w, rec(r));
                 w.proposals++;
-                emit(Core.assist(state, w.id, r, toks));
+                if (assisting) {
+                    emit(Core.assist(state, w.id, r, toks));
+                } else {
+                    // the late-draft bug: a system that does not check the worker still assists takes the step all the same
+                    Event.Assist late = new Event.Assist(w.id, r, toks.clone());
+                    emit(new Step(lumen.core.Transition.apply(state, late), late));
+                }
                 assisted(w, r, toks);
             }
         }
@@ -445,8 +461,35 @@ public abstract class Driver<W extends Driver.Worker> {
         }
     }
 
+    /**
+     * The late-draft bug: at the handover the draft model proposes once more for its last target's
+     * decoding requests (a pipeline not drained), and nothing voids those drafts when they arrive.
+     */
+    private void lateRound(W w) {
+        int t = w.lastTarget;
+        if (t < 0 || !state.isUp(t)) {
+            return;
+        }
+        List<Integer> reqs = new ArrayList<>();
+        for (int r : state.worker(t).runq().keys()) {
+            if (lateDraftFits(r)) {
+                reqs.add(r);
+            }
+        }
+        if (!reqs.isEmpty()) {
+            beginRound(w, t, reqs.stream().mapToInt(Integer::intValue).toArray());
+        }
+    }
+
+    /** Under the late-draft bug: the request could still take a draft, whoever proposes it. */
+    private boolean lateDraftFits(int r) {
+        RequestRec rr = rec(r);
+        return rr.phase() == lumen.core.RequestPhase.DECODE && rr.proposal() == null && rr.outLen() < rr.refLen();
+    }
+
     /** Worker {@code w} drafts for requests {@code reqs} on its target {@code t}, in one batched step. */
     private void beginRound(W w, int t, int[] reqs) {
+        w.lastTarget = t;
         for (int r : reqs) {
             draftingFor.put(r, w.id);
         }
@@ -455,7 +498,7 @@ public abstract class Driver<W extends Driver.Worker> {
             w.drafting = false;
             W target = ws.get(t);
             // drafts for a target that failed meanwhile, or from a worker that handed over, are void
-            boolean live = state.isUp(t) && state.worker(w.id).state() == WorkerState.ASSISTING;
+            boolean live = state.isUp(t) && (state.worker(w.id).state() == WorkerState.ASSISTING || !voidsLateDrafts());
             for (int r : reqs) {
                 if (live) {
                     target.delivered.add(new int[] {r, w.id, w.epoch});

@@ -47,10 +47,11 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
      */
     public record Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity,
                           boolean flipRestoredBit, java.util.function.Function<KvGeometry, KvDataPlane> dataPlanes,
-                          boolean streams, boolean assists, java.util.function.IntFunction<WorkerMemory> memories) {
+                          boolean streams, boolean assists, java.util.function.IntFunction<WorkerMemory> memories,
+                          boolean lateDrafts) {
         public Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity, boolean flipRestoredBit,
                        java.util.function.Function<KvGeometry, KvDataPlane> dataPlanes, boolean streams, boolean assists) {
-            this(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, null);
+            this(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, null, false);
         }
 
         public Options(KvGeometry geometry, int vocab, double draftAgreement, int streamQueueCapacity, boolean flipRestoredBit) {
@@ -62,7 +63,15 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
          * over the network) instead of a {@link WorkerMemory.Local} over {@link #dataPlanes}.
          */
         public Options withMemories(java.util.function.IntFunction<WorkerMemory> memories) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories, lateDrafts);
+        }
+
+        /**
+         * Seeded bug: a draft that reaches its target after the drafting worker handed over (or
+         * failed) is still verified, as an Assist of a worker that is no longer ASSISTING.
+         */
+        public Options withLateDrafts(boolean late) {
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories, late);
         }
 
         /** Worker w's memories: {@link #memories}'s, else both in this process. */
@@ -76,29 +85,29 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         }
 
         public Options withDraftAgreement(double a) {
-            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories);
+            return new Options(geometry, vocab, a, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories, lateDrafts);
         }
 
         public Options withFlipRestoredBit(boolean f) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f, dataPlanes, streams, assists, memories);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, f, dataPlanes, streams, assists, memories, lateDrafts);
         }
 
         public Options withStreamQueueCapacity(int c) {
-            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit, dataPlanes, streams, assists, memories);
+            return new Options(geometry, vocab, draftAgreement, c, flipRestoredBit, dataPlanes, streams, assists, memories, lateDrafts);
         }
 
         /** Each worker's KV data plane made by {@code planes} (for example a GPU harness backend) instead of {@link CpuKvPlane}. */
         public Options withDataPlanes(java.util.function.Function<KvGeometry, KvDataPlane> planes) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, planes, streams, assists, memories);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, planes, streams, assists, memories, lateDrafts);
         }
 
         public Options withVocab(int v) {
-            return new Options(geometry, v, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories);
+            return new Options(geometry, v, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, streams, assists, memories, lateDrafts);
         }
 
         /** Seeded bugs: a runtime that never streams a checkpoint page, or whose recovering workers never propose a draft. */
         public Options withMechanisms(boolean stream, boolean assist) {
-            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, stream, assist, memories);
+            return new Options(geometry, vocab, draftAgreement, streamQueueCapacity, flipRestoredBit, dataPlanes, stream, assist, memories, lateDrafts);
         }
     }
 
@@ -466,9 +475,25 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             }
             valid = false;
         }
+        long stored = 0;
+        if (valid) {
+            try {
+                stored = w.mem.sendPage(r, page, ws.get(target).mem);
+            } catch (WorkerMemory.NotAcknowledged lost) {
+                // the holder's acknowledgement did not come: the page is not in the checkpoint, and is sent again
+                Req q = reqs.get(r);
+                if (toBackup) {
+                    q.nextBackupPage = Math.min(q.nextBackupPage, page);
+                } else {
+                    q.nextPage = Math.min(q.nextPage, page);
+                }
+                stats.streamAcksLost++;
+                valid = false;
+            }
+        }
         if (valid) {
             // the content of the copy as the holder's host memory now has it
-            PageDigest[] got = {new PageDigest(page * pt + 1, pt, w.mem.sendPage(r, page, ws.get(target).mem))};
+            PageDigest[] got = {new PageDigest(page * pt + 1, pt, stored)};
             emit(toBackup ? Core.streamBackupPage(state, r, (page + 1) * pt, got) : Core.streamPage(state, r, (page + 1) * pt, got));
             stats.pagesStreamed++;
         } else {
@@ -563,6 +588,11 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
     @Override
     protected boolean assists() {
         return opt.assists();
+    }
+
+    @Override
+    protected boolean voidsLateDrafts() {
+        return !opt.lateDrafts();
     }
 
     /** The draft model's tokens for the positions after r's output so far. */

@@ -10,6 +10,8 @@ public final class RuntimeStats {
     public int unprotectedPlacements;
     public int pagesStreamed;
     public int streamCopiesDiscarded;
+    /** Pages whose holder's acknowledgement was lost, sent again. */
+    public int streamAcksLost;
     public int streamQueueFull;
     public int pagesRestored;
     public long restoredBytesChecked;

@@ -23,9 +23,18 @@ public interface WorkerMemory {
     /**
      * Streams page {@code page} (0-based) of request r from this worker's GPU to {@code holder}'s host
      * memory, appended to r's copy there; returns the content digest of the page as the holder
-     * stored it ({@link PageBytes#pageDigest} over the whole page).
+     * stored it ({@link PageBytes#pageDigest} over the whole page). The holder keeps page i of a copy
+     * at index i, so a page sent again replaces itself. Throws {@link NotAcknowledged} when the
+     * holder's acknowledgement did not come back: the page is then not in the checkpoint.
      */
     long sendPage(int r, int page, WorkerMemory holder);
+
+    /** A page was sent and its acknowledgement lost (a network fault): the runtime sends it again later. */
+    final class NotAcknowledged extends RuntimeException {
+        public NotAcknowledged(String message) {
+            super(message, null, false, false);
+        }
+    }
 
     /** Takes r's checkpoint copy out of host memory: its pages in order (none when it holds none). */
     List<byte[]> takeCopy(int r);
@@ -66,10 +75,21 @@ public interface WorkerMemory {
             target.free(r);
         }
 
-        /** Stores a streamed page at the end of r's copy; returns its digest as stored. */
-        public long store(int r, byte[] page) {
-            host.computeIfAbsent(r, k -> new java.util.ArrayList<>()).add(page);
+        /** Stores streamed page {@code index} of r's copy (replacing a copy of it sent before); returns its digest as stored. */
+        public long store(int r, int index, byte[] page) {
+            storeAt(host.computeIfAbsent(r, k -> new java.util.ArrayList<>()), index, page);
             return PageBytes.pageDigest(page, 0, page.length);
+        }
+
+        /** Page {@code index} of a copy: replaced when sent before, appended when next; a gap is a bug of the sender. */
+        public static void storeAt(List<byte[]> copy, int index, byte[] page) {
+            if (index < copy.size()) {
+                copy.set(index, page);
+            } else if (index == copy.size()) {
+                copy.add(page);
+            } else {
+                throw new IllegalStateException("page " + index + " of a copy that holds " + copy.size());
+            }
         }
 
         @Override
@@ -77,7 +97,7 @@ public interface WorkerMemory {
             if (!(holder instanceof Local h)) {
                 throw new IllegalArgumentException("a worker in this process streams to another in this process");
             }
-            return h.store(r, gpu.gather(r, page));
+            return h.store(r, page, gpu.gather(r, page));
         }
 
         @Override

@@ -1,0 +1,169 @@
+package lumen.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import lumen.core.Config;
+import lumen.live.LiveCluster;
+import lumen.live.LiveConform;
+import lumen.live.LiveKillTable;
+import lumen.live.LiveMutant;
+import lumen.live.LiveServer;
+import lumen.runtime.SimpleCostModel;
+import picocli.CommandLine.Option;
+
+/** The options of {@code lumen conform --live URL} and {@code --live-mutants}, and their run. */
+final class LiveOptions {
+    @Option(names = "--workload", paramLabel = "NAME", defaultValue = "conv", description = "with --live: the Azure LLM inference"
+            + " trace the request lengths and arrival times come from, conv or code (default: ${DEFAULT-VALUE})")
+    String workload;
+
+    @Option(names = "--rate-scale", paramLabel = "X", defaultValue = "4", description = "with --live: the trace's arrivals X times"
+            + " as fast (default: ${DEFAULT-VALUE})")
+    double rateScale;
+
+    @Option(names = "--duration-s", paramLabel = "S", defaultValue = "6", description = "with --live: send the requests arriving"
+            + " within S seconds (default: ${DEFAULT-VALUE})")
+    double durationS;
+
+    @Option(names = "--max-prompt", paramLabel = "N", defaultValue = "128", description = "with --live: prompts cut to N tokens"
+            + " (default: ${DEFAULT-VALUE})")
+    int maxPrompt;
+
+    @Option(names = "--max-output", paramLabel = "N", defaultValue = "200", description = "with --live: outputs cut to N tokens"
+            + " (default: ${DEFAULT-VALUE})")
+    int maxOutput;
+
+    @Option(names = "--live-seed", paramLabel = "S", defaultValue = "7", description = "with --live: the workload's seed (the kit's"
+            + " token model's seeds come from it; default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--fail-at", paramLabel = "S:W", split = ",", description = "with --live: run --fail-cmd for worker W at S seconds"
+            + " into the workload (default with --live-mutants: 3:1)")
+    List<String> failAt = new ArrayList<>();
+
+    @Option(names = "--fail-cmd", paramLabel = "CMD", description = "with --live: the command that makes a worker fail, run with"
+            + " /bin/sh -c, {worker} replaced by its number (for lumen serve: kill -9 $(cat RUN_DIR/worker-{worker}.pid))")
+    String failCmd;
+
+    @Option(names = "--restart-cmd", paramLabel = "CMD", description = "with --live: the command that restarts a failed worker, run"
+            + " --restart-after-ms after --fail-cmd (default: none; the system restarts its workers itself)")
+    String restartCmd;
+
+    @Option(names = "--restart-after-ms", paramLabel = "MS", defaultValue = "1000", description = "with --restart-cmd"
+            + " (default: ${DEFAULT-VALUE})")
+    long restartAfterMs;
+
+    @Option(names = "--request-timeout-s", paramLabel = "S", defaultValue = "60", description = "with --live: a request open this"
+            + " long is left open in the history (default: ${DEFAULT-VALUE})")
+    long requestTimeoutS;
+
+    @Option(names = "--history", paramLabel = "FILE", description = "with --live: where the client history goes (default: a new"
+            + " temporary file, printed)")
+    Path history;
+
+    @Option(names = "--logs", paramLabel = "PATH", description = "with --live: also validate the system's trace (a file) or its"
+            + " per-process logs (a directory of *.jsonl) against the spec, once the run is over")
+    Path logs;
+
+    @Option(names = "--drop-ack-every", paramLabel = "N", defaultValue = "3", description = "with --live-mutants: every N-th page"
+            + " acknowledgement is lost, a network fault the reference survives (default: ${DEFAULT-VALUE}; 0: none)")
+    int dropAckEvery;
+
+    @Option(names = "--live-dir", paramLabel = "DIR", description = "with --live-mutants: where each run's history, trace and worker"
+            + " output go (default: a new temporary directory, printed)")
+    Path liveDir;
+
+    private List<LiveConform.Fault> faults(boolean mutants) {
+        List<LiveConform.Fault> out = new ArrayList<>();
+        List<String> specs = failAt.isEmpty() && mutants ? List.of("3:1") : failAt;
+        for (String f : specs) {
+            String[] p = f.split(":");
+            try {
+                if (p.length != 2) {
+                    throw new NumberFormatException();
+                }
+                double at = Double.parseDouble(p[0]);
+                int w = Integer.parseInt(p[1]);
+                if (!(at >= 0) || w < 0) {
+                    throw new NumberFormatException();
+                }
+                out.add(new LiveConform.Fault(at * 1000, w));
+            } catch (NumberFormatException ex) {
+                throw new UserError("--fail-at takes SECONDS:WORKER (3.5:1), found '" + f + "'");
+            }
+        }
+        return out;
+    }
+
+    private void check(boolean mutants) {
+        if (!workload.equals("conv") && !workload.equals("code")) {
+            throw new UserError("--workload: conv or code, not '" + workload + "'");
+        }
+        if (!(rateScale > 0) || !(durationS > 0) || maxPrompt < 1 || maxOutput < 1 || requestTimeoutS < 1 || restartAfterMs < 0
+                || dropAckEvery < 0) {
+            throw new UserError("--rate-scale, --duration-s, --max-prompt, --max-output and --request-timeout-s must be positive,"
+                    + " --restart-after-ms and --drop-ack-every not negative");
+        }
+        if (!mutants && !failAt.isEmpty() && failCmd == null) {
+            throw new UserError("--fail-at needs --fail-cmd (how to make a worker fail)");
+        }
+    }
+
+    Integer run(String url, PrintWriter out) throws Exception {
+        boolean mutants = url == null;
+        check(mutants);
+        List<LiveConform.Fault> fs = faults(mutants);
+        LiveConform.Options o = new LiveConform.Options(url, workload, rateScale, durationS * 1000, maxPrompt, maxOutput, seed, fs, failCmd,
+                restartCmd, restartAfterMs, requestTimeoutS * 1000, history, logs);
+        if (mutants) {
+            Path dir = liveDir != null ? Files.createDirectories(liveDir) : Files.createTempDirectory("lumen-live-mutants-");
+            out.printf("lumen conform --live-mutants: lumen serve (3 workers) and %d seeded bugs, each with the same workload and faults"
+                    + " %s; runs in %s%n", LiveMutant.values().length - 1, failAt.isEmpty() ? "(3:1)" : failAt, dir);
+            out.flush();
+            LiveServer.Settings base = new LiveServer.Settings(Config.defaults("lumen").withWorkers(3), SimpleCostModel.fastReload(), 0,
+                    300, LiveCluster.Options.defaults(), requestTimeoutS * 1000, null);
+            List<LiveKillTable.Row> rows = LiveKillTable.run(base, o, dropAckEvery, List.of(), dir, out);
+            boolean ok = true;
+            for (LiveKillTable.Row r : rows) {
+                out.printf("  %s: %s%s%n", r.mutant().key, r.mutant().bug, r.ok() ? "" : " -- " + (r.mutant() == LiveMutant.NONE
+                        ? "the reference failed" : "not caught"));
+                String why = LiveKillTable.why(r.result());
+                if (!why.isEmpty()) {
+                    out.println("      " + why);
+                }
+                ok &= r.ok();
+            }
+            out.println(ok ? "every live mutant caught; the reference passed" : "KILL TABLE FAILED");
+            out.flush();
+            return ok ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+        }
+        if (history == null) {
+            o = new LiveConform.Options(url, workload, rateScale, durationS * 1000, maxPrompt, maxOutput, seed, fs, failCmd, restartCmd,
+                    restartAfterMs, requestTimeoutS * 1000, Files.createTempFile("lumen-live-", ".history.jsonl"), logs);
+        }
+        out.printf(Locale.ROOT, "lumen conform --live %s: %s workload at %.1fx for %.0f s, %d faults; history to %s%n", url, workload,
+                rateScale, durationS, fs.size(), o.history());
+        out.flush();
+        LiveConform.Result r = LiveConform.run(o, out);
+        for (String f : r.faults()) {
+            out.println("  " + f);
+        }
+        var h = r.history();
+        out.printf(Locale.ROOT, "  history: %s (%d requests, %d tokens, %d faults); TTFT mean %.0f ms, TPOT mean %.1f ms%n", h.verdict(),
+                h.requests(), h.tokens(), h.faults(), h.ttft().mean(), h.tpot().mean());
+        if (r.logs() != null) {
+            out.printf("  logs: %s (%d events)%n", r.logs().verdict(), r.logs().events());
+        }
+        String why = LiveKillTable.why(r);
+        if (!why.isEmpty()) {
+            out.println("  " + why);
+        }
+        out.println(r.passed() ? "PASS" : "FAIL: caught by " + r.caughtBy());
+        out.flush();
+        return r.passed() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+    }
+}

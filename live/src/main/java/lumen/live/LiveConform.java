@@ -1,0 +1,180 @@
+package lumen.live;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import lumen.history.History;
+import lumen.history.HistoryCheck;
+import lumen.runtime.Arrival;
+import lumen.sim.AzureReplay;
+import lumen.trace.TraceFormatException;
+import lumen.validate.ValidationResult;
+import lumen.validate.Validator;
+import lumen.validate.Verdict;
+
+/**
+ * {@code lumen conform --live}: drives any OpenAI-compatible endpoint with a workload whose request
+ * lengths come from the Azure LLM inference traces, injects faults through commands the user gives
+ * (a worker's number substituted for {@code {worker}}), records what the clients saw as a client
+ * history, and judges it ({@link HistoryCheck}, the kit's token model); with the system's logs it
+ * also validates them against the spec. Everything is bounded: the workload by its duration, each
+ * request by a timeout, each fault command by {@link #COMMAND_TIMEOUT_S}.
+ */
+public final class LiveConform {
+    /** The longest a fault command may run, s. */
+    static final long COMMAND_TIMEOUT_S = 30;
+
+    /** A fault: at {@code atMs} after the workload starts, on worker {@code worker}. */
+    public record Fault(double atMs, int worker) {}
+
+    /**
+     * @param workload   conv or code (the Azure trace the lengths and arrival times come from)
+     * @param rateScale  time compression of the trace's arrivals (more requests per second above 1)
+     * @param durationMs the arrivals within this long are sent
+     * @param maxPrompt  prompts are cut to this many tokens
+     * @param maxOutput  outputs are cut to this many tokens
+     * @param failCmd    run with /bin/sh -c at each fault, {worker} replaced
+     * @param restartCmd run that long after each fault (null: the system restarts its workers itself)
+     * @param logs       the system's trace, or a directory of its per-process logs (null: none)
+     */
+    public record Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
+                          List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
+                          Path history, Path logs) {}
+
+    /** What the run showed: the history's verdict, the logs' (null when none were given), and the faults as run. */
+    public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs) {
+        public boolean passed() {
+            return history.verdict() == Verdict.ACCEPTED && (logs == null || logs.verdict() == Verdict.ACCEPTED);
+        }
+
+        /** Which checks caught the system, in words: "history", "logs", "history and logs", or "none". */
+        public String caughtBy() {
+            boolean h = history.verdict() != Verdict.ACCEPTED;
+            boolean l = logs != null && logs.verdict() != Verdict.ACCEPTED;
+            return h && l ? "history and logs" : h ? "history" : l ? "logs" : "none";
+        }
+    }
+
+    private LiveConform() {}
+
+    /** The workload: the trace's requests in the duration, lengths cut to the caps. */
+    public static List<Arrival> workload(Options o) {
+        List<Arrival> out = new ArrayList<>();
+        for (Arrival a : new AzureReplay(o.workload(), o.rateScale()).arrivals(o.durationMs(), new SplittableRandom(o.seed()))) {
+            out.add(new Arrival(a.id(), a.atMs(), Math.min(a.promptLen(), o.maxPrompt()), Math.min(a.outLen(), o.maxOutput()),
+                    a.seed() & Long.MAX_VALUE));
+        }
+        return out;
+    }
+
+    /** Runs the workload and the faults against the endpoint; the history goes to {@link Options#history}. */
+    public static Result run(Options o, java.io.PrintWriter progress) throws IOException, InterruptedException {
+        List<Arrival> work = workload(o);
+        if (work.isEmpty()) {
+            throw new IllegalArgumentException("the workload has no request in " + o.durationMs() + " ms at rate scale " + o.rateScale());
+        }
+        List<String> faultLog = new java.util.concurrent.CopyOnWriteArrayList<>();
+        long start = System.nanoTime();
+        try (OutputStream hist = Files.newOutputStream(o.history())) {
+            HistoryClient client = new HistoryClient(o.url(), hist, Duration.ofMillis(o.requestTimeoutMs()));
+            ExecutorService senders = Executors.newFixedThreadPool(Math.min(256, work.size()));
+            ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+            try {
+                for (Arrival a : work) {
+                    clock.schedule(() -> senders.submit(() -> client.send(Integer.toString(a.id()), a.promptLen(), a.outLen(), a.seed())),
+                            (long) (a.atMs() * 1000), TimeUnit.MICROSECONDS);
+                }
+                for (Fault f : o.faults()) {
+                    clock.schedule(() -> {
+                        client.fault(Integer.toString(f.worker()));
+                        faultLog.add(command("fail", o.failCmd(), f, client.nowMs()));
+                        if (o.restartCmd() != null) {
+                            clock.schedule(() -> {
+                                faultLog.add(command("restart", o.restartCmd(), f, client.nowMs()));
+                            }, o.restartAfterMs(), TimeUnit.MILLISECONDS);
+                        }
+                    }, (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
+                }
+                double lastAt = work.get(work.size() - 1).atMs();
+                double lastFault = o.faults().stream().mapToDouble(Fault::atMs).max().orElse(0) + o.restartAfterMs();
+                long boundMs = (long) Math.max(lastAt, lastFault) + o.requestTimeoutMs() + 5_000;
+                clock.shutdown();
+                clock.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
+                senders.shutdown();
+                long left = boundMs - (long) ((System.nanoTime() - start) / 1e6);
+                if (!senders.awaitTermination(Math.max(1, left), TimeUnit.MILLISECONDS)) {
+                    progress.println("lumen conform --live: requests still open after " + boundMs + " ms; the history shows them open");
+                }
+            } finally {
+                senders.shutdownNow();
+                clock.shutdownNow();
+            }
+        }
+        double wall = (System.nanoTime() - start) / 1e6;
+        History h;
+        try (var in = Files.newInputStream(o.history())) {
+            h = History.read(in, o.history().toString());
+        } catch (TraceFormatException ex) {
+            throw new IllegalStateException("the recorded history is malformed (a bug of the recorder): " + ex.getMessage(), ex);
+        }
+        HistoryCheck.Result hr = HistoryCheck.check(h, HistoryCheck.Reference.kit(lumen.core.KitTokens.VOCAB), null, true);
+        ValidationResult lr = o.logs() == null ? null : validateLogs(o.logs());
+        return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall);
+    }
+
+    /** The system's trace, or its per-process logs (every *.jsonl in a directory), against the spec. */
+    public static ValidationResult validateLogs(Path logs) throws IOException {
+        if (!Files.isDirectory(logs)) {
+            byte[] t = Files.readAllBytes(logs);
+            return Validator.validate(new ByteArrayInputStream(t), logs.toString(), Validator.Options.defaults().withComplete(true));
+        }
+        List<Path> files;
+        try (var s = Files.list(logs)) {
+            files = s.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList();
+        }
+        List<byte[]> bytes = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Path p : files) {
+            bytes.add(Files.readAllBytes(p));
+            names.add(p.toString());
+        }
+        try {
+            return lumen.validate.ProcessLogs.validate(bytes, names, Validator.Options.defaults().withComplete(true)).result();
+        } catch (TraceFormatException ex) {
+            throw new IOException(ex.getMessage(), ex);
+        }
+    }
+
+    /** Runs a fault command with {worker} replaced; a line for the report. */
+    private static String command(String what, String template, Fault f, double atMs) {
+        String cmd = template.replace("{worker}", Integer.toString(f.worker()));
+        try {
+            Process p = new ProcessBuilder("/bin/sh", "-c", cmd).redirectErrorStream(true).start();
+            boolean done = p.waitFor(COMMAND_TIMEOUT_S, TimeUnit.SECONDS);
+            String output = new String(p.getInputStream().readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8).trim();
+            if (!done) {
+                p.destroyForcibly();
+                return String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' did not finish in %d s", what, f.worker(), atMs, cmd,
+                        COMMAND_TIMEOUT_S);
+            }
+            return String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' exited %d%s", what, f.worker(), atMs, cmd, p.exitValue(),
+                    output.isEmpty() ? "" : " (" + lumen.trace.Echo.cut(output) + ")");
+        } catch (IOException ex) {
+            return what + " worker " + f.worker() + ": '" + cmd + "' could not run: " + ex.getMessage();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return what + " worker " + f.worker() + ": interrupted";
+        }
+    }
+}

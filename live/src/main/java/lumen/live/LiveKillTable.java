@@ -1,0 +1,95 @@
+package lumen.live;
+
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code lumen conform --live-mutants}: runs {@code lumen serve} and each of its seeded bugs
+ * ({@link LiveMutant}) on loopback, drives each with the same workload and the same
+ * {@code kill -9} of a worker through {@link LiveConform}, and reports which check caught each: the
+ * reference must pass, every mutant must be caught.
+ */
+public final class LiveKillTable {
+    private LiveKillTable() {}
+
+    /** The most runs of a mutant: a run whose faults happened not to reach its bug (no restore of a damaged copy, say) is run again with the next seed. */
+    public static final int ATTEMPTS = 3;
+
+    /** One row: the system, what its run showed (the last of {@code runs}), and whether that is what it should show. */
+    public record Row(LiveMutant mutant, LiveConform.Result result, int runs) {
+        public boolean ok() {
+            return mutant == LiveMutant.NONE ? result.passed() : !result.passed();
+        }
+    }
+
+    /**
+     * Runs the reference and the mutants named (all when empty) under {@code base}, each in a fresh
+     * directory under {@code dir}, with the workload and faults of {@code template} (its URL,
+     * commands, history and logs are set per run), every page acknowledgement numbered a multiple
+     * of {@code dropAckEvery} lost (a network fault the reference must survive).
+     */
+    public static List<Row> run(LiveServer.Settings base, LiveConform.Options template, int dropAckEvery, List<LiveMutant> mutants,
+                                 Path dir, PrintWriter progress) throws Exception {
+        List<LiveMutant> systems = new ArrayList<>();
+        systems.add(LiveMutant.NONE);
+        for (LiveMutant m : mutants.isEmpty() ? List.of(LiveMutant.values()) : mutants) {
+            if (m != LiveMutant.NONE) {
+                systems.add(m);
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        for (LiveMutant m : systems) {
+            LiveConform.Result r = null;
+            int runs = 0;
+            // the reference runs once and must pass; a mutant runs until caught, at most ATTEMPTS times
+            while (runs < (m == LiveMutant.NONE ? 1 : ATTEMPTS) && (r == null || r.passed())) {
+                r = once(base, template, dropAckEvery, m, Files.createDirectories(dir.resolve(m.key + "-" + runs)), template.seed() + runs, progress);
+                runs++;
+            }
+            Row row = new Row(m, r, runs);
+            rows.add(row);
+            progress.printf("  %-20s history %-9s logs %-10s caught by %-16s %s%s%n", m.key, r.history().verdict(), r.logs().verdict(),
+                    r.caughtBy(), row.ok() ? "ok" : m == LiveMutant.NONE ? "FAILED (the reference must pass)" : "SURVIVED",
+                    runs > 1 ? " (" + runs + " runs)" : "");
+            progress.flush();
+        }
+        return rows;
+    }
+
+    /** One run of system m: lumen serve with its bug, the workload and the faults, then its history and its trace judged. */
+    static LiveConform.Result once(LiveServer.Settings base, LiveConform.Options template, int dropAckEvery, LiveMutant m, Path run,
+                                   long seed, PrintWriter progress) throws Exception {
+        Path trace = run.resolve("gateway.trace.jsonl");
+        LiveServer.Settings s = new LiveServer.Settings(base.config(), base.cost(), 0, base.restartDelayMs(), base.cluster(),
+                base.requestTimeoutMs(), run, m, dropAckEvery);
+        LiveConform.Result r;
+        try (OutputStream t = Files.newOutputStream(trace); LiveServer srv = LiveServer.start(s, t, 60_000)) {
+            LiveConform.Options o = new LiveConform.Options(srv.url(), template.workload(), template.rateScale(), template.durationMs(),
+                    template.maxPrompt(), template.maxOutput(), seed, template.faults(),
+                    "kill -9 $(cat '" + run + "'/worker-{worker}.pid)", null, 0, template.requestTimeoutMs(),
+                    run.resolve("client.history.jsonl"), null);
+            r = LiveConform.run(o, progress);
+        }
+        // the trace is whole once the gateway has stopped
+        return new LiveConform.Result(r.history(), LiveConform.validateLogs(trace), r.faults(), r.requests(), r.wallMs());
+    }
+
+    /** A line on what caught a run: the first finding of the history and of the logs. */
+    public static String why(LiveConform.Result r) {
+        List<String> out = new ArrayList<>();
+        if (r.history().verdict() != lumen.validate.Verdict.ACCEPTED && r.history().finding() != null) {
+            out.add("history: " + r.history().finding().property() + " " + lumen.trace.Echo.cut(r.history().finding().message()));
+        }
+        if (r.logs() != null && r.logs().verdict() != lumen.validate.Verdict.ACCEPTED) {
+            var d = r.logs().divergence();
+            out.add("logs: " + (d != null ? "line " + d.line() + " " + d.finding().property() + " " + lumen.trace.Echo.cut(d.finding().message())
+                    : r.logs().error() != null ? r.logs().error().getMessage() : r.logs().verdict().toString()));
+        }
+        return String.join("; ", out);
+    }
+
+}

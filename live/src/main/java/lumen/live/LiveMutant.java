@@ -1,0 +1,34 @@
+package lumen.live;
+
+/**
+ * Seeded distributed bugs of {@code lumen serve} ({@code --mutant NAME}): each is a mistake a real
+ * serving system makes around a failure, and {@code lumen conform --live} must catch each, from
+ * what the clients saw, from the logs, or both.
+ */
+public enum LiveMutant {
+    NONE("none", "the reference"),
+    REISSUE_INTERRUPTED("reissue-interrupted",
+            "the gateway re-issues a request interrupted by a failure while the restore also resumes it"),
+    DROP_INTERRUPTED("drop-interrupted", "the gateway drops the requests of a worker that died"),
+    APPEND_UNACKED("append-unacked", "a holder appends a page sent again instead of replacing it, so a restore brings back"
+            + " a page whose acknowledgement was lost"),
+    LATE_DRAFT("late-draft", "the handover races a late draft: a draft that arrives after its worker handed over is still verified");
+
+    public final String key;
+    public final String bug;
+
+    LiveMutant(String key, String bug) {
+        this.key = key;
+        this.bug = bug;
+    }
+
+    /** The mutant of this name; null when none is. */
+    public static LiveMutant of(String key) {
+        for (LiveMutant m : values()) {
+            if (m.key.equals(key)) {
+                return m;
+            }
+        }
+        return null;
+    }
+}

@@ -72,6 +72,14 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--duration-s", paramLabel = "S", defaultValue = "0", description = "stop after S seconds (0: when interrupted)")
     long durationS;
 
+    @Option(names = "--mutant", paramLabel = "NAME", defaultValue = "none", description = "run a seeded distributed bug (docs/serve.md):"
+            + " reissue-interrupted, drop-interrupted, append-unacked, late-draft (default: ${DEFAULT-VALUE}, the reference)")
+    String mutant;
+
+    @Option(names = "--drop-ack-every", paramLabel = "N", defaultValue = "0", description = "a network fault: every N-th page"
+            + " acknowledgement is lost on its way back (default: ${DEFAULT-VALUE}, none)")
+    int dropAckEvery;
+
     @Option(names = "--connect", paramLabel = "HOST:PORT", split = ",", description = "run the gateway only, over these workers"
             + " (worker i at the i-th address)")
     List<String> connect;
@@ -103,6 +111,17 @@ final class ServeCommand implements Callable<Integer> {
         if (heartbeatMs < 10 || timeoutMs < 2 * heartbeatMs) {
             throw new UserError("--heartbeat-ms at least 10 and --timeout-ms at least twice it, not " + heartbeatMs + " and " + timeoutMs);
         }
+        lumen.live.LiveMutant bug = lumen.live.LiveMutant.of(mutant);
+        if (bug == null) {
+            throw new UserError("--mutant: unknown '" + mutant + "' (known: " + String.join(", ",
+                    java.util.Arrays.stream(lumen.live.LiveMutant.values()).map(m -> m.key).toList()) + ")");
+        }
+        if (dropAckEvery < 0) {
+            throw new UserError("--drop-ack-every: 0 or more, not " + dropAckEvery);
+        }
+        if (connect != null && (bug != lumen.live.LiveMutant.NONE || dropAckEvery > 0)) {
+            throw new UserError("--mutant and --drop-ack-every start the workers with them; with --connect the workers are started by you");
+        }
         CostModel cm = switch (cost) {
             case "fast" -> SimpleCostModel.fastReload();
             case "default" -> SimpleCostModel.defaults();
@@ -128,7 +147,8 @@ final class ServeCommand implements Callable<Integer> {
             };
             url = "http://127.0.0.1:" + g.port();
         } else {
-            LiveServer s = LiveServer.start(new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir), traceOut, 60_000);
+            LiveServer s = LiveServer.start(new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery),
+                    traceOut, 60_000);
             running = s;
             url = s.url();
             StringBuilder pids = new StringBuilder();
@@ -137,8 +157,8 @@ final class ServeCommand implements Callable<Integer> {
             }
             out.printf("lumen serve: %d workers (pids %s); pid files and output in %s%n", n, pids, dir);
         }
-        out.printf("lumen serve: %s policy, OpenAI-compatible endpoint at %s/v1/completions%s%n", policy, url,
-                trace != null ? "; trace to " + trace : "");
+        out.printf("lumen serve: %s policy, OpenAI-compatible endpoint at %s/v1/completions%s%s%n", policy, url,
+                trace != null ? "; trace to " + trace : "", bug != lumen.live.LiveMutant.NONE ? "; SEEDED BUG " + bug.key + ": " + bug.bug : "");
         out.flush();
         CountDownLatch stop = new CountDownLatch(1);
         Thread hook = new Thread(stop::countDown);

@@ -54,7 +54,7 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc, gpu, fuzz-reader, partial or all (default: all)")
+    @Parameters(paramLabel = "WHAT", arity = "0..1", description = "decisions, validator, heap, sim, tlc, gpu, fuzz-reader, partial, live or all (default: all; live is not in all)")
     String what = "all";
 
     @Option(names = "--quick", description = "fewer and shorter JMH iterations (a smoke run, noisier figures)")
@@ -78,8 +78,12 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "gpu", "fuzz-reader", "partial", "all").contains(what)) {
-            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc, gpu, fuzz-reader, partial or all");
+        if (!java.util.List.of("decisions", "validator", "heap", "sim", "tlc", "gpu", "fuzz-reader", "partial", "live", "all").contains(what)) {
+            throw new UserError("unknown benchmark '" + what + "'; choose decisions, validator, heap, sim, tlc, gpu, fuzz-reader, partial, live or all");
+        }
+        if (what.equals("live")) {
+            lumen.bench.LiveBench.run(out, quick, dir != null ? dir : Files.createTempDirectory("lumen-bench-live-"));
+            return ExitCodes.OK;
         }
         if (what.equals("partial")) {
             partial(out);

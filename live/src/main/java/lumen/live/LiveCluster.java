@@ -148,7 +148,7 @@ public final class LiveCluster implements AutoCloseable {
     }
 
     /** The rounds of {@link #warmUp}. */
-    static final int WARM_ROUNDS = 150;
+    static final int WARM_ROUNDS = 60;
 
     /** On the loop, before any request: each worker prefills, decodes and streams a scratch request (a negative id), then frees it. */
     private void warmUp() {
@@ -335,12 +335,14 @@ public final class LiveCluster implements AutoCloseable {
         lastOk[w] = t;
         if (boot[w] == 0) {
             boot[w] = b;
+            workers.get(w).knowBoot(b);
             ready.countDown();
             return;
         }
         if (b != boot[w]) {
             // a new process: the old one died, noticed or not
             boot[w] = b;
+            workers.get(w).knowBoot(b);
             if (rt.state().worker(w).state() != WorkerState.FAILED) {
                 detections.add(String.format(java.util.Locale.ROOT, "worker %d came back as a new process at %.1f ms", w, t));
                 guarded(() -> rt.failNow(w));

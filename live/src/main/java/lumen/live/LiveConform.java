@@ -80,7 +80,11 @@ public final class LiveConform {
 
     /** Runs the workload and the faults against the endpoint; the history goes to {@link Options#history}. */
     public static Result run(Options o, java.io.PrintWriter progress) throws IOException, InterruptedException {
-        List<Arrival> work = workload(o);
+        return run(o, workload(o), progress);
+    }
+
+    /** The same with these requests (their times, lengths and seeds) instead of {@link #workload}'s. */
+    public static Result run(Options o, List<Arrival> work, java.io.PrintWriter progress) throws IOException, InterruptedException {
         if (work.isEmpty()) {
             throw new IllegalArgumentException("the workload has no request in " + o.durationMs() + " ms at rate scale " + o.rateScale());
         }

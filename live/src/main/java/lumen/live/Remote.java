@@ -27,6 +27,13 @@ final class Remote implements WorkerMemory, KvDataPlane {
     private final String address;
     private final KvGeometry g;
     private final ManagedChannel channel;
+    /** The boot id of the process this gateway knows as the worker (0: not yet known); an answer from another is a restart. */
+    private volatile long boot;
+    /**
+     * The KV positions of each request the worker holds, as the calls that change them left it: every
+     * change goes through this object, so the runtime's checks need no call. Cleared with the process.
+     */
+    private final java.util.Map<Integer, Integer> positions = new java.util.HashMap<>();
 
     Remote(int id, String address, KvGeometry g) {
         this.id = id;
@@ -57,13 +64,26 @@ final class Remote implements WorkerMemory, KvDataPlane {
         return channel;
     }
 
+    /** From now on only the process with this boot id is this worker. */
+    void knowBoot(long b) {
+        boot = b;
+    }
+
+    private Wire.Reply checked(Wire.Reply r) {
+        long b = boot;
+        if (b != 0 && r.boot() != 0 && r.boot() != b) {
+            throw new WorkerLost(id, "it answered as a new process (boot " + Long.toHexString(r.boot()) + ")");
+        }
+        return r;
+    }
+
     /** Every call's round trip, µs. */
     static final org.HdrHistogram.ConcurrentHistogram CALLS = new org.HdrHistogram.ConcurrentHistogram(3);
 
     private Wire.Reply call(MethodDescriptor<Wire.Op, Wire.Reply> m, Wire.Op op) {
         long t = System.nanoTime();
         try {
-            return call(channel, m, op, CALL_MS);
+            return checked(call(channel, m, op, CALL_MS));
         } catch (StatusRuntimeException ex) {
             Status.Code c = ex.getStatus().getCode();
             if (c == Status.Code.INVALID_ARGUMENT) {
@@ -95,7 +115,7 @@ final class Remote implements WorkerMemory, KvDataPlane {
     public long sendPage(int r, int page, WorkerMemory holder) {
         Remote h = (Remote) holder;
         try {
-            return call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address), CALL_MS).value();
+            return checked(call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address), CALL_MS)).value();
         } catch (StatusRuntimeException ex) {
             if (ex.getStatus().getCode() == Status.Code.ABORTED && Wire.ACK_LOST.equals(ex.getStatus().getDescription())) {
                 throw new WorkerMemory.NotAcknowledged("page " + page + " of request " + r + " from worker " + id + " to " + h.id);
@@ -112,7 +132,11 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     @Override
     public lumen.runtime.TargetPass.Pass[] run(List<lumen.runtime.TargetPass.Job> jobs) {
-        return call(Wire.RUN, Wire.Op.jobs(jobs)).passes().toArray(new lumen.runtime.TargetPass.Pass[0]);
+        lumen.runtime.TargetPass.Pass[] out = call(Wire.RUN, Wire.Op.jobs(jobs)).passes().toArray(new lumen.runtime.TargetPass.Pass[0]);
+        for (int i = 0; i < out.length; i++) {
+            positions.put(jobs.get(i).req(), out[i].positions());
+        }
+        return out;
     }
 
     @Override
@@ -126,9 +150,11 @@ final class Remote implements WorkerMemory, KvDataPlane {
         call(Wire.DROP_COPY, Wire.Op.req(r));
     }
 
-    /** The process is gone, and its memories with it: nothing to clear (a restarted process starts empty). */
+    /** The process is gone, and its memories with it: nothing to clear there (a restarted process starts empty). */
     @Override
-    public void clear() {}
+    public void clear() {
+        positions.clear();
+    }
 
     // ---- KvDataPlane ----
 
@@ -139,12 +165,19 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     @Override
     public void compute(int req, long seed, int from, int to) {
+        positions.remove(req);
         call(Wire.COMPUTE, new Wire.Op(req, seed, from, to, 0, 0, null, null, null));
     }
 
     @Override
     public int positions(int req) {
-        return (int) call(Wire.POSITIONS, Wire.Op.req(req)).value();
+        Integer known = positions.get(req);
+        if (known != null) {
+            return known;
+        }
+        int n = (int) call(Wire.POSITIONS, Wire.Op.req(req)).value();
+        positions.put(req, n);
+        return n;
     }
 
     @Override
@@ -153,8 +186,10 @@ final class Remote implements WorkerMemory, KvDataPlane {
     }
 
     @Override
-    public void restore(int req, List<byte[]> pages, int positions) {
-        call(Wire.RESTORE, new Wire.Op(req, 0, 0, 0, 0, positions, pages, null, null));
+    public void restore(int req, List<byte[]> pages, int count) {
+        positions.remove(req);
+        call(Wire.RESTORE, new Wire.Op(req, 0, 0, 0, 0, count, pages, null, null));
+        positions.put(req, count);
     }
 
     @Override
@@ -169,6 +204,7 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     @Override
     public void free(int req) {
+        positions.remove(req);
         call(Wire.FREE, Wire.Op.req(req));
     }
 }

@@ -111,7 +111,7 @@ public final class WorkerProcess {
                     out.onError(Status.ABORTED.withDescription(Wire.ACK_LOST).asRuntimeException());
                     return;
                 }
-                out.onNext(stored);
+                out.onNext(new Wire.Reply(stored.value(), null, null, boot, 0, null));
                 out.onCompleted();
             } catch (StatusRuntimeException ex) {
                 out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.HOLDER_LOST).asRuntimeException());
@@ -133,7 +133,8 @@ public final class WorkerProcess {
                 out.onError(Status.INVALID_ARGUMENT.withDescription("worker " + id + ": " + ex.getMessage()).asRuntimeException());
                 return;
             }
-            out.onNext(r);
+            // every answer names this process's boot: a caller that finds another knows the worker restarted
+            out.onNext(new Wire.Reply(r.value(), r.data(), r.pages(), boot, r.pid(), r.passes()));
             out.onCompleted();
         }));
     }

@@ -49,6 +49,11 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "write the gateway's spec trace (lumen validate reads it)")
     Path trace;
 
+    @Option(names = "--logs", paramLabel = "DIR", description = "when it stops, also write the run as per-process logs with vector"
+            + " clocks, DIR/gateway.jsonl and DIR/worker-N.jsonl, split from the gateway's trace (lumen validate --processes reads"
+            + " them; the workers do not write logs of their own yet)")
+    Path logs;
+
     @Option(names = "--run-dir", paramLabel = "DIR", description = "the workers' pid files and output (default: a new temporary"
             + " directory, printed)")
     Path runDir;
@@ -130,6 +135,10 @@ final class ServeCommand implements Callable<Integer> {
         int n = connect != null ? connect.size() : workers;
         Config cfg = Config.defaults(policy).withWorkers(n);
         Path dir = runDir != null ? Files.createDirectories(runDir) : Files.createTempDirectory("lumen-serve-");
+        if (logs != null && trace == null) {
+            // the per-process logs are split from it when the gateway stops
+            trace = dir.resolve("gateway.trace.jsonl");
+        }
         OutputStream traceOut = trace == null ? null : new BufferedOutputStream(Files.newOutputStream(trace), 1 << 16);
         LiveCluster.Options co = new LiveCluster.Options(heartbeatMs, timeoutMs);
         AutoCloseable running;
@@ -172,6 +181,14 @@ final class ServeCommand implements Callable<Integer> {
         } finally {
             running.close();
             out.println("lumen serve: stopped");
+            out.flush();
+        }
+        if (logs != null) {
+            Files.createDirectories(logs);
+            for (java.util.Map.Entry<String, String> e : lumen.validate.ProcessLogs.split(Files.readAllBytes(trace)).entrySet()) {
+                lumen.spec.io.AtomicFiles.writeString(logs.resolve(e.getKey() + ".jsonl"), e.getValue());
+            }
+            out.println("lumen serve: per-process logs in " + logs);
             out.flush();
         }
         return 0;

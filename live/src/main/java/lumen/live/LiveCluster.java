@@ -70,6 +70,8 @@ public final class LiveCluster implements AutoCloseable {
     });
     private final long[] boot;
     private final double[] lastOk;
+    /** When (wall clock, ms) each worker was last failed or reset: a heartbeat taken before that says nothing of it since. */
+    private final double[] staleBefore;
     private volatile boolean closed;
     private volatile Throwable crashed;
     private final java.util.concurrent.CountDownLatch ready;
@@ -107,6 +109,7 @@ public final class LiveCluster implements AutoCloseable {
         this.rt = new ClusterRuntime(cfg, cost, ro, this::emitted).withExternalRestarts();
         this.boot = new long[addresses.size()];
         this.lastOk = new double[addresses.size()];
+        this.staleBefore = new double[addresses.size()];
         this.ready = new java.util.concurrent.CountDownLatch(addresses.size());
         this.loop = new Thread(this::loop, "lumen-gateway-loop");
         loop.setDaemon(true);
@@ -232,6 +235,7 @@ public final class LiveCluster implements AutoCloseable {
             detections.add(String.format(java.util.Locale.ROOT, "worker %d %s at %.1f ms", e.worker(),
                     e instanceof Event.Restart ? "restarted" : "handed over to its full model", t));
         } else if (e instanceof Event.Fail f) {
+            staleBefore[f.worker()] = nowMs();
             detections.add(String.format(java.util.Locale.ROOT, "worker %d failed at %.1f ms (%d interrupted)", f.worker(), t,
                     f.interrupted().length));
             for (int r : f.interrupted()) {
@@ -324,6 +328,8 @@ public final class LiveCluster implements AutoCloseable {
 
     /** On the loop: worker w answered with boot id b (0: no answer) at time t. */
     private void heartbeat(int w, long b, double t) {
+        // what the heartbeat decides happens now: the timers due before it run first, so its events carry the time they happen at
+        guarded(() -> rt.advanceTo(nowMs()));
         WorkerState st = rt.state().worker(w).state();
         if (b == 0) {
             if (st != WorkerState.FAILED && boot[w] != 0 && t - lastOk[w] > opt.timeoutMs()) {
@@ -339,8 +345,20 @@ public final class LiveCluster implements AutoCloseable {
             ready.countDown();
             return;
         }
+        if (t <= staleBefore[w]) {
+            // taken before the worker was failed, or reset: stale
+            return;
+        }
+        if (b == boot[w] && rt.state().worker(w).state() == WorkerState.FAILED) {
+            // failed while it only stalled: its memories are stale, so it wipes them and comes back as new
+            boolean reset = workers.get(w).reset();
+            staleBefore[w] = nowMs();
+            detections.add(String.format(java.util.Locale.ROOT, "worker %d answered again at %.1f ms after it was failed; %s", w, t,
+                    reset ? "reset" : "not reset (no answer)"));
+            return;
+        }
         if (b != boot[w]) {
-            // a new process: the old one died, noticed or not
+            // a new process (or a reset one): the old one died, noticed or not
             boot[w] = b;
             workers.get(w).knowBoot(b);
             if (rt.state().worker(w).state() != WorkerState.FAILED) {

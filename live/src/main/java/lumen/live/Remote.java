@@ -21,7 +21,7 @@ import lumen.runtime.WorkerMemory;
  */
 final class Remote implements WorkerMemory, KvDataPlane {
     /** The deadline of one call to a worker, ms: a live worker answers in well under it. */
-    static final long CALL_MS = 2_000;
+    static final long CALL_MS = 1_000;
 
     private final int id;
     private final String address;
@@ -62,6 +62,20 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     ManagedChannel channelForPing() {
         return channel;
+    }
+
+    /**
+     * Asks a live worker that was failed (it stalled, and came back with its old memories) to wipe
+     * them and start as a new incarnation; false when it did not answer.
+     */
+    boolean reset() {
+        try {
+            call(channel, Wire.RESET, Wire.Op.req(0), CALL_MS);
+            positions.clear();
+            return true;
+        } catch (StatusRuntimeException ex) {
+            return false;
+        }
     }
 
     /** From now on only the process with this boot id is this worker. */

@@ -91,6 +91,8 @@ final class Wire {
 
     /** One iteration's steps on the worker's target ({@link lumen.runtime.TargetPass}): tokens and page content for each. */
     static final MethodDescriptor<Op, Reply> RUN = method("Run");
+    /** Wipes both memories and takes a new boot id: a worker the gateway failed while it was only slow starts again as new. */
+    static final MethodDescriptor<Op, Reply> RESET = method("Reset");
     /** Liveness: the process's boot id (new at every start) and pid. */
     static final MethodDescriptor<Op, Reply> PING = method("Ping");
     /** Writes the true KV of positions from..to of req (seed). */
@@ -116,7 +118,7 @@ final class Wire {
     /** Frees req's checkpoint copy in host memory. */
     static final MethodDescriptor<Op, Reply> DROP_COPY = method("DropCopy");
 
-    static final List<MethodDescriptor<Op, Reply>> ALL = List.of(RUN, PING, COMPUTE, POSITIONS, GATHER, RESTORE, PAGE_DIGEST, DIGEST, FREE,
+    static final List<MethodDescriptor<Op, Reply>> ALL = List.of(RUN, RESET, PING, COMPUTE, POSITIONS, GATHER, RESTORE, PAGE_DIGEST, DIGEST, FREE,
             SEND_PAGE, STORE, TAKE_COPY, DROP_COPY);
 
     /** The status a server answers when the holder it streams to cannot be reached (the holder, not the server, is lost). */

@@ -37,7 +37,8 @@ public final class WorkerProcess {
     private final CpuKvPlane gpu;
     private final TargetPass target;
     private final Map<Integer, List<byte[]>> host = new HashMap<>();
-    private final long boot = System.nanoTime() ^ ProcessHandle.current().pid() << 32;
+    /** This incarnation's id: new at every start, and at every {@link Wire#RESET}. */
+    private volatile long boot = newBoot();
     private final Map<String, ManagedChannel> holders = new ConcurrentHashMap<>();
 
     /** The seeded bug this worker runs (append-unacked concerns workers), and every how many page acknowledgements one is lost (0: none). */
@@ -53,6 +54,10 @@ public final class WorkerProcess {
         this.target = new TargetPass(gpu, new TokenModels(vocab, 0.0, g));
     }
 
+    private static long newBoot() {
+        return (System.nanoTime() ^ ProcessHandle.current().pid() << 32) | 1;
+    }
+
     /** The service: every method runs under this worker's lock, so the memories see one call at a time. */
     ServerServiceDefinition service() {
         ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(Wire.SERVICE);
@@ -64,6 +69,16 @@ public final class WorkerProcess {
             return new Wire.Reply(0, null, null, 0, 0, passes);
         });
         bind(b, Wire.PING, op -> new Wire.Reply(id, null, null, boot, ProcessHandle.current().pid()));
+        bind(b, Wire.RESET, op -> {
+            // the gateway failed this worker while it lived (a stall): its memories count as gone, so they go
+            target.clear();
+            host.clear();
+            long old = boot;
+            boot = newBoot();
+            System.out.println("worker " + id + " reset: boot " + Long.toHexString(old) + " -> " + Long.toHexString(boot));
+            System.out.flush();
+            return Wire.Reply.OK;
+        });
         bind(b, Wire.COMPUTE, op -> {
             gpu.compute(op.req(), op.seed(), op.from(), op.to());
             return Wire.Reply.OK;

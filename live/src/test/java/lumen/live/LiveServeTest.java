@@ -81,4 +81,54 @@ class LiveServeTest {
         assertThat(text).containsPattern("\"type\":\"Fail\",\"t\":[0-9.]+,\"worker\":1,");
         System.out.println("live: " + String.join("; ", detections) + "; " + v.events() + " events, " + v.byType());
     }
+
+    /**
+     * A slow worker: stopped (SIGSTOP) for longer than the heartbeat timeout, then resumed. The
+     * gateway fails it while it lives; when it answers again with its old memories it is reset and
+     * rejoins as new, and again no client sees anything.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aStalledWorkerIsFailedResetAndRejoins() throws Exception {
+        ByteArrayOutputStream trace = new ByteArrayOutputStream();
+        ByteArrayOutputStream hist = new ByteArrayOutputStream();
+        List<String> detections;
+        int requests = 9;
+        ExecutorService pool = Executors.newFixedThreadPool(requests);
+        try (LiveServer s = LiveServer.start(settings(3), trace, 60_000)) {
+            HistoryClient client = new HistoryClient(s.url(), hist, Duration.ofSeconds(60));
+            List<Future<Integer>> got = new ArrayList<>();
+            for (int i = 0; i < requests; i++) {
+                int id = i;
+                got.add(pool.submit(() -> client.send("s" + id, 32, 128, 2000 + id)));
+                Thread.sleep(20);
+            }
+            Thread.sleep(300);
+            String pid = Long.toString(s.workers().pid(2));
+            client.fault("2 (stopped)");
+            assertThat(new ProcessBuilder("kill", "-STOP", pid).start().waitFor()).isZero();
+            Thread.sleep(1_500);
+            assertThat(new ProcessBuilder("kill", "-CONT", pid).start().waitFor()).isZero();
+            for (Future<Integer> f : got) {
+                assertThat(f.get(90, TimeUnit.SECONDS)).isEqualTo(128);
+            }
+            for (int i = 0; i < 300 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 2 handed over")); i++) {
+                Thread.sleep(100);
+            }
+            detections = s.cluster().detections();
+            assertThat(s.workers().pid(2)).as("the same process, never restarted").isEqualTo(Long.parseLong(pid));
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.println("stalled: " + String.join("; ", detections));
+        assertThat(detections).anyMatch(d -> d.startsWith("worker 2 failed"));
+        assertThat(detections).anyMatch(d -> d.startsWith("worker 2 answered again"));
+        assertThat(detections).anyMatch(d -> d.startsWith("worker 2 handed over"));
+        History h = History.read(new ByteArrayInputStream(hist.toByteArray()), "stalled.history.jsonl");
+        HistoryCheck.Result r = HistoryCheck.check(h, HistoryCheck.Reference.kit(LiveCluster.vocab()), null, true);
+        assertThat(r.verdict()).as(r.toString()).isEqualTo(Verdict.ACCEPTED);
+        ValidationResult v = Validator.validate(new ByteArrayInputStream(trace.toByteArray()), "stalled.jsonl");
+        assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(v.byType()).containsKeys("Fail", "Restart", "FullReady");
+    }
 }

@@ -34,52 +34,79 @@ class LiveServeTest {
                 LiveCluster.Options.defaults(), 30_000, null);
     }
 
-    @Test
-    @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void aKilledWorkerIsRecoveredAndNoClientSeesIt() throws Exception {
+    /** What one live run left: the gateway's trace, the client history, and what the gateway detected. */
+    record Run(byte[] trace, byte[] history, List<String> detections) {
+        ValidationResult validated(String name) throws Exception {
+            return Validator.validate(new ByteArrayInputStream(trace), name + ".jsonl");
+        }
+
+        HistoryCheck.Result checked(String name) throws Exception {
+            History h = History.read(new ByteArrayInputStream(history), name + ".history.jsonl");
+            return HistoryCheck.check(h, HistoryCheck.Reference.kit(LiveCluster.vocab()), null, true);
+        }
+    }
+
+    /**
+     * Three workers; {@code requests} streaming requests of {@code outLen} tokens sent 20 ms apart;
+     * {@code fault} done to {@code worker} 400 ms later (given the server, the client and the pid);
+     * every request must finish whole, and the run waits for the worker's handover.
+     */
+    static Run run(int requests, int outLen, int worker, String name, Fault fault) throws Exception {
         ByteArrayOutputStream trace = new ByteArrayOutputStream();
         ByteArrayOutputStream hist = new ByteArrayOutputStream();
-        List<String> detections;
-        int requests = 12;
         ExecutorService pool = Executors.newFixedThreadPool(requests);
         try (LiveServer s = LiveServer.start(settings(3), trace, 60_000)) {
             HistoryClient client = new HistoryClient(s.url(), hist, Duration.ofSeconds(60));
             List<Future<Integer>> got = new ArrayList<>();
             for (int i = 0; i < requests; i++) {
                 int id = i;
-                got.add(pool.submit(() -> client.send("r" + id, 32, 96, 1000 + id)));
+                got.add(pool.submit(() -> client.send(name + id, 32, outLen, 1000 + id)));
                 Thread.sleep(20);
             }
             Thread.sleep(400);
-            client.fault("1");
-            s.workers().kill(1);
+            long pid = s.workers().pid(worker);
+            fault.inject(s, client, pid);
             for (Future<Integer> f : got) {
-                assertThat(f.get(90, TimeUnit.SECONDS)).isEqualTo(96);
+                assertThat(f.get(90, TimeUnit.SECONDS)).isEqualTo(outLen);
             }
-            // the requests may all finish before the killed worker is back: wait for its handover
-            for (int i = 0; i < 300 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 handed over")); i++) {
+            // the requests may all finish before the worker is back: wait for its handover
+            String back = "worker " + worker + " handed over";
+            for (int i = 0; i < 300 && s.cluster().detections().stream().noneMatch(d -> d.startsWith(back)); i++) {
                 Thread.sleep(100);
             }
-            detections = s.cluster().detections();
-            org.HdrHistogram.Histogram late = s.cluster().lateness();
-            System.out.printf("timers late: p50 %d us, p99 %d us, max %d us, %d timers%n", late.getValueAtPercentile(50),
-                    late.getValueAtPercentile(99), late.getMaxValue(), late.getTotalCount());
-            System.out.printf("calls: p50 %d us, p99 %d us, max %d us, %d calls%n", Remote.CALLS.getValueAtPercentile(50),
-                    Remote.CALLS.getValueAtPercentile(99), Remote.CALLS.getMaxValue(), Remote.CALLS.getTotalCount());
+            List<String> detections = s.cluster().detections();
+            if (name.equals("r")) {
+                org.HdrHistogram.Histogram late = s.cluster().lateness();
+                System.out.printf("timers late: p50 %d us, p99 %d us, max %d us, %d timers%n", late.getValueAtPercentile(50),
+                        late.getValueAtPercentile(99), late.getMaxValue(), late.getTotalCount());
+            }
+            System.out.println(name + ": " + String.join("; ", detections));
+            return new Run(trace.toByteArray(), hist.toByteArray(), detections);
         } finally {
             pool.shutdownNow();
         }
-        assertThat(detections).as("the gateway detected the killed worker").anyMatch(d -> d.startsWith("worker 1 failed"));
-        History h = History.read(new ByteArrayInputStream(hist.toByteArray()), "live.history.jsonl");
-        HistoryCheck.Result r = HistoryCheck.check(h, HistoryCheck.Reference.kit(LiveCluster.vocab()), null, true);
-        assertThat(r.verdict()).as(r.toString()).isEqualTo(Verdict.ACCEPTED);
-        assertThat(r.requests()).isEqualTo(requests);
-        ValidationResult v = Validator.validate(new ByteArrayInputStream(trace.toByteArray()), "live.jsonl");
+    }
+
+    /** What is done to the worker. */
+    interface Fault {
+        void inject(LiveServer s, HistoryClient client, long pid) throws Exception;
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aKilledWorkerIsRecoveredAndNoClientSeesIt() throws Exception {
+        Run r = run(12, 96, 1, "r", (s, client, pid) -> {
+            client.fault("1");
+            s.workers().kill(1);
+        });
+        assertThat(r.detections()).as("the gateway detected the killed worker").anyMatch(d -> d.startsWith("worker 1 failed"));
+        HistoryCheck.Result h = r.checked("live");
+        assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(h.requests()).isEqualTo(12);
+        ValidationResult v = r.validated("live");
         assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
         assertThat(v.byType()).containsKeys("Fail", "Route", "Restart", "FullReady", "StreamPage");
-        String text = trace.toString(StandardCharsets.UTF_8);
-        assertThat(text).containsPattern("\"type\":\"Fail\",\"t\":[0-9.]+,\"worker\":1,");
-        System.out.println("live: " + String.join("; ", detections) + "; " + v.events() + " events, " + v.byType());
+        assertThat(new String(r.trace(), StandardCharsets.UTF_8)).containsPattern("\"type\":\"Fail\",\"t\":[0-9.]+,\"worker\":1,");
     }
 
     /**
@@ -90,44 +117,19 @@ class LiveServeTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aStalledWorkerIsFailedResetAndRejoins() throws Exception {
-        ByteArrayOutputStream trace = new ByteArrayOutputStream();
-        ByteArrayOutputStream hist = new ByteArrayOutputStream();
-        List<String> detections;
-        int requests = 9;
-        ExecutorService pool = Executors.newFixedThreadPool(requests);
-        try (LiveServer s = LiveServer.start(settings(3), trace, 60_000)) {
-            HistoryClient client = new HistoryClient(s.url(), hist, Duration.ofSeconds(60));
-            List<Future<Integer>> got = new ArrayList<>();
-            for (int i = 0; i < requests; i++) {
-                int id = i;
-                got.add(pool.submit(() -> client.send("s" + id, 32, 128, 2000 + id)));
-                Thread.sleep(20);
-            }
-            Thread.sleep(300);
-            String pid = Long.toString(s.workers().pid(2));
+        Run r = run(9, 128, 2, "s", (s, client, pid) -> {
             client.fault("2 (stopped)");
-            assertThat(new ProcessBuilder("kill", "-STOP", pid).start().waitFor()).isZero();
+            assertThat(new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor()).isZero();
             Thread.sleep(1_500);
-            assertThat(new ProcessBuilder("kill", "-CONT", pid).start().waitFor()).isZero();
-            for (Future<Integer> f : got) {
-                assertThat(f.get(90, TimeUnit.SECONDS)).isEqualTo(128);
-            }
-            for (int i = 0; i < 300 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 2 handed over")); i++) {
-                Thread.sleep(100);
-            }
-            detections = s.cluster().detections();
-            assertThat(s.workers().pid(2)).as("the same process, never restarted").isEqualTo(Long.parseLong(pid));
-        } finally {
-            pool.shutdownNow();
-        }
-        System.out.println("stalled: " + String.join("; ", detections));
-        assertThat(detections).anyMatch(d -> d.startsWith("worker 2 failed"));
-        assertThat(detections).anyMatch(d -> d.startsWith("worker 2 answered again"));
-        assertThat(detections).anyMatch(d -> d.startsWith("worker 2 handed over"));
-        History h = History.read(new ByteArrayInputStream(hist.toByteArray()), "stalled.history.jsonl");
-        HistoryCheck.Result r = HistoryCheck.check(h, HistoryCheck.Reference.kit(LiveCluster.vocab()), null, true);
-        assertThat(r.verdict()).as(r.toString()).isEqualTo(Verdict.ACCEPTED);
-        ValidationResult v = Validator.validate(new ByteArrayInputStream(trace.toByteArray()), "stalled.jsonl");
+            assertThat(new ProcessBuilder("kill", "-CONT", Long.toString(pid)).start().waitFor()).isZero();
+        });
+        assertThat(r.detections()).anyMatch(d -> d.startsWith("worker 2 failed"));
+        assertThat(r.detections()).anyMatch(d -> d.startsWith("worker 2 answered again"));
+        assertThat(r.detections()).anyMatch(d -> d.startsWith("worker 2 handed over"));
+        assertThat(r.detections()).as("the same process, never restarted").noneMatch(d -> d.contains("came back as a new process"));
+        HistoryCheck.Result h = r.checked("stalled");
+        assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
+        ValidationResult v = r.validated("stalled");
         assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
         assertThat(v.byType()).containsKeys("Fail", "Restart", "FullReady");
     }

@@ -189,6 +189,7 @@ final class ConformCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter pw = spec.commandLine().getOut();
         if (target.live != null || target.liveMutants) {
+            liveOptions.quiet = quiet;
             return liveOptions.run(target.live, pw);
         }
         if (target.mutants) {

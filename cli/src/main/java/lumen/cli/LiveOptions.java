@@ -113,6 +113,9 @@ final class LiveOptions {
         }
     }
 
+    /** No progress bar (conform's --quiet). */
+    boolean quiet;
+
     Integer run(String url, PrintWriter out) throws Exception {
         boolean mutants = url == null;
         check(mutants);
@@ -148,7 +151,19 @@ final class LiveOptions {
         out.printf(Locale.ROOT, "lumen conform --live %s: %s workload at %.1fx for %.0f s, %d faults; history to %s%n", url, workload,
                 rateScale, durationS, fs.size(), o.history());
         out.flush();
-        LiveConform.Result r = LiveConform.run(o, out);
+        List<lumen.runtime.Arrival> work = LiveConform.workload(o);
+        LiveConform.Result r;
+        // a soak (a long --duration-s) shows its progress, in requests finished
+        try (me.tongfei.progressbar.ProgressBar bar = quiet || System.console() == null ? null
+                : new me.tongfei.progressbar.ProgressBarBuilder().setTaskName("live").setInitialMax(work.size()).setUnit(" requests", 1)
+                        .setStyle(me.tongfei.progressbar.ProgressBarStyle.ASCII)
+                        .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
+            r = LiveConform.run(o, work, out, () -> {
+                if (bar != null) {
+                    bar.step();
+                }
+            });
+        }
         for (String f : r.faults()) {
             out.println("  " + f);
         }

@@ -85,6 +85,12 @@ public final class LiveConform {
 
     /** The same with these requests (their times, lengths and seeds) instead of {@link #workload}'s. */
     public static Result run(Options o, List<Arrival> work, java.io.PrintWriter progress) throws IOException, InterruptedException {
+        return run(o, work, progress, () -> { });
+    }
+
+    /** The same, calling {@code finished} as each request's stream ends (a progress bar). */
+    public static Result run(Options o, List<Arrival> work, java.io.PrintWriter progress, Runnable finished)
+            throws IOException, InterruptedException {
         if (work.isEmpty()) {
             throw new IllegalArgumentException("the workload has no request in " + o.durationMs() + " ms at rate scale " + o.rateScale());
         }
@@ -96,8 +102,10 @@ public final class LiveConform {
             ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
             try {
                 for (Arrival a : work) {
-                    clock.schedule(() -> senders.submit(() -> client.send(Integer.toString(a.id()), a.promptLen(), a.outLen(), a.seed())),
-                            (long) (a.atMs() * 1000), TimeUnit.MICROSECONDS);
+                    clock.schedule(() -> senders.submit(() -> {
+                        client.send(Integer.toString(a.id()), a.promptLen(), a.outLen(), a.seed());
+                        finished.run();
+                    }), (long) (a.atMs() * 1000), TimeUnit.MICROSECONDS);
                 }
                 for (Fault f : o.faults()) {
                     clock.schedule(() -> {

@@ -85,6 +85,10 @@ final class ServeCommand implements Callable<Integer> {
             + " acknowledgement is lost on its way back (default: ${DEFAULT-VALUE}, none)")
     int dropAckEvery;
 
+    @Option(names = "--die-at", paramLabel = "W:POINT:N", description = "a planned death: worker W's first process (every worker's"
+            + " with *) halts like kill -9 the N-th time it is in the middle of POINT: prefill, decode, send, store or restore")
+    String dieAt;
+
     @Option(names = "--connect", paramLabel = "HOST:PORT", split = ",", description = "run the gateway only, over these workers"
             + " (worker i at the i-th address)")
     List<String> connect;
@@ -156,8 +160,11 @@ final class ServeCommand implements Callable<Integer> {
             };
             url = "http://127.0.0.1:" + g.port();
         } else {
-            LiveServer s = LiveServer.start(new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery),
-                    traceOut, 60_000);
+            if (dieAt != null && !dieAt.matches("(\\*|[0-9]+):(prefill|decode|send|store|restore)(:[1-9][0-9]*)?")) {
+                throw new UserError("--die-at takes W:POINT:N (POINT: prefill, decode, send, store, restore), found '" + dieAt + "'");
+            }
+            LiveServer.Settings ls = new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery);
+            LiveServer s = LiveServer.start(dieAt == null ? ls : ls.dyingAt(dieAt), traceOut, 60_000);
             running = s;
             url = s.url();
             StringBuilder pids = new StringBuilder();

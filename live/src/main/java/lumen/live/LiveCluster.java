@@ -276,6 +276,9 @@ public final class LiveCluster implements AutoCloseable {
                     late.recordValue(Math.min(60_000_000L, (long) ((wall - due) * 1000)));
                 }
                 guarded(() -> rt.advanceTo(wall));
+                if (!pendingFail.isEmpty()) {
+                    failPending();
+                }
                 if (trace != null && inbox.isEmpty()) {
                     trace.flush();
                 }
@@ -287,6 +290,13 @@ public final class LiveCluster implements AutoCloseable {
             ex.printStackTrace();
         }
     }
+
+    /**
+     * Workers found gone whose Fail step the spec does not allow yet, because no other worker is UP
+     * (every worker died at once): each is failed as soon as another one is UP again, and is not
+     * called meanwhile.
+     */
+    private final java.util.Set<Integer> pendingFail = new java.util.TreeSet<>();
 
     /** Runs a task on the loop; a worker it finds gone is failed, and so on until none is. */
     private void guarded(Runnable task) {
@@ -300,8 +310,31 @@ public final class LiveCluster implements AutoCloseable {
                     throw lost;
                 }
                 int w = lost.worker;
+                if (pendingFail.contains(w)) {
+                    // already known gone and waiting for its Fail step: the work that called it is dropped
+                    next = null;
+                    continue;
+                }
                 detections.add(String.format(java.util.Locale.ROOT, "worker %d found gone by a call at %.1f ms", w, nowMs()));
-                next = () -> rt.failNow(w);
+                next = () -> failOrWait(w);
+            }
+        }
+    }
+
+    /** On the loop: worker w is gone; its Fail step now, or as soon as another worker is UP. */
+    private void failOrWait(int w) {
+        rt.failNow(w);
+        if (rt.state().worker(w).state() != WorkerState.FAILED && pendingFail.add(w)) {
+            detections.add(String.format(java.util.Locale.ROOT, "worker %d is gone and no other worker is up: its Fail step waits", w));
+        }
+    }
+
+    /** On the loop: the waiting Fail steps that another UP worker now allows. */
+    private void failPending() {
+        for (Integer w : List.copyOf(pendingFail)) {
+            if (rt.state().anotherUp(w)) {
+                pendingFail.remove(w);
+                guarded(() -> failOrWait(w));
             }
         }
     }
@@ -332,9 +365,9 @@ public final class LiveCluster implements AutoCloseable {
         guarded(() -> rt.advanceTo(nowMs()));
         WorkerState st = rt.state().worker(w).state();
         if (b == 0) {
-            if (st != WorkerState.FAILED && boot[w] != 0 && t - lastOk[w] > opt.timeoutMs()) {
+            if (st != WorkerState.FAILED && boot[w] != 0 && t - lastOk[w] > opt.timeoutMs() && !pendingFail.contains(w)) {
                 detections.add(String.format(java.util.Locale.ROOT, "worker %d silent for %.0f ms at %.1f ms", w, t - lastOk[w], t));
-                guarded(() -> rt.failNow(w));
+                guarded(() -> failOrWait(w));
             }
             return;
         }
@@ -359,12 +392,18 @@ public final class LiveCluster implements AutoCloseable {
         }
         if (b != boot[w]) {
             // a new process (or a reset one): the old one died, noticed or not
+            if (rt.state().worker(w).state() != WorkerState.FAILED) {
+                if (!pendingFail.contains(w)) {
+                    detections.add(String.format(java.util.Locale.ROOT, "worker %d came back as a new process at %.1f ms", w, t));
+                    guarded(() -> failOrWait(w));
+                }
+                if (rt.state().worker(w).state() != WorkerState.FAILED) {
+                    // its Fail step waits for another UP worker: the new process is not this worker yet
+                    return;
+                }
+            }
             boot[w] = b;
             workers.get(w).knowBoot(b);
-            if (rt.state().worker(w).state() != WorkerState.FAILED) {
-                detections.add(String.format(java.util.Locale.ROOT, "worker %d came back as a new process at %.1f ms", w, t));
-                guarded(() -> rt.failNow(w));
-            }
             guarded(() -> rt.restartWorker(w));
             guarded(() -> rt.advanceTo(nowMs()));
         }

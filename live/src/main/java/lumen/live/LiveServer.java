@@ -18,15 +18,29 @@ public final class LiveServer implements AutoCloseable {
      * @param logDir          where the workers' output goes (null: discarded)
      */
     public record Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster,
-                           long requestTimeoutMs, Path logDir, LiveMutant mutant, int dropAckEvery) {
+                           long requestTimeoutMs, Path logDir, LiveMutant mutant, int dropAckEvery, String dieAt) {
         public Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster, long requestTimeoutMs,
                         Path logDir) {
-            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, LiveMutant.NONE, 0);
+            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, LiveMutant.NONE, 0, null);
+        }
+
+        public Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster, long requestTimeoutMs,
+                        Path logDir, LiveMutant mutant, int dropAckEvery) {
+            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, null);
         }
 
         /** The same with a seeded bug and every {@code dropAckEvery}-th page acknowledgement lost (0: none). */
         public Settings with(LiveMutant m, int dropAcks) {
-            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, m, dropAcks);
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, m, dropAcks, dieAt);
+        }
+
+        /**
+         * The same with a planned death, {@code W:POINT:N}: worker W's first process (every worker's
+         * when W is {@code *}) halts, like kill -9, the N-th time it reaches POINT
+         * ({@link WorkerProcess#DIE_POINTS}), in the middle of that work.
+         */
+        public Settings dyingAt(String pointAndCount) {
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, pointAndCount);
         }
     }
 
@@ -46,7 +60,17 @@ public final class LiveServer implements AutoCloseable {
         if (s.dropAckEvery() > 0) {
             extra.addAll(List.of("--drop-ack-every", Integer.toString(s.dropAckEvery())));
         }
-        Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra);
+        List<String> die = List.of();
+        int dieWorker = -1;
+        if (s.dieAt() != null) {
+            String[] p = s.dieAt().split(":", 2);
+            if (p.length != 2) {
+                throw new IllegalArgumentException("a planned death is W:POINT:N or *:POINT:N, not " + s.dieAt());
+            }
+            die = List.of("--die-at", p[1]);
+            dieWorker = p[0].equals("*") ? -1 : Integer.parseInt(p[0]);
+        }
+        Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra, die, dieWorker);
         LiveCluster c = null;
         try {
             c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant());

@@ -28,7 +28,7 @@ import lumen.runtime.TokenModels;
  * to its holder's process itself. Nothing of it survives the process: a {@code kill -9} takes both
  * memories, and a restarted process starts empty, with a new boot id.
  *
- * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--parent-pid PID]}.
+ * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--die-at POINT[:N]] [--parent-pid PID]}.
  * With a parent pid, the process ends when its parent does, so a supervisor that dies leaves
  * nothing behind.
  */
@@ -45,9 +45,28 @@ public final class WorkerProcess {
     private final LiveMutant mutant;
     private final int dropAckEvery;
     private final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
+    /** A planned death (--die-at POINT:N): the process halts at the N-th time it reaches POINT, in the middle of that work. */
+    private final String dieAt;
+    private final int dieAfter;
+    private final Map<String, Integer> reached = new ConcurrentHashMap<>();
 
-    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery) {
+    /** The points where a worker can be made to die in the middle of its work. */
+    public static final List<String> DIE_POINTS = List.of("prefill", "decode", "send", "store", "restore");
+
+    /** At a point of {@link #DIE_POINTS}: halts the process like kill -9 (no cleanup, memories gone) if this is the planned time. */
+    private void point(String p, int req) {
+        // the gateway's warm-up (scratch requests, negative ids) does not count
+        if (req >= 0 && p.equals(dieAt) && reached.merge(p, 1, Integer::sum) == dieAfter) {
+            System.out.println("worker " + id + " dies in the middle of " + p + " #" + dieAfter);
+            System.out.flush();
+            Runtime.getRuntime().halt(137);
+        }
+    }
+
+    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt, int dieAfter) {
         this.id = id;
+        this.dieAt = dieAt;
+        this.dieAfter = dieAfter;
         this.mutant = mutant;
         this.dropAckEvery = dropAckEvery;
         this.gpu = new CpuKvPlane(g);
@@ -65,6 +84,8 @@ public final class WorkerProcess {
             List<TargetPass.Pass> passes = new ArrayList<>();
             for (TargetPass.Job j : op.jobs()) {
                 passes.add(target.run(j));
+                // after the KV is written, before the answer: the work is half done when the process dies
+                point(j.prefill() ? "prefill" : "decode", j.req());
             }
             return new Wire.Reply(0, null, null, 0, 0, passes);
         });
@@ -87,6 +108,7 @@ public final class WorkerProcess {
         bind(b, Wire.GATHER, op -> new Wire.Reply(0, gpu.gather(op.req(), op.page()), null, 0, 0));
         bind(b, Wire.RESTORE, op -> {
             gpu.restore(op.req(), op.pages() == null ? List.of() : op.pages(), op.count());
+            point("restore", op.req());
             return Wire.Reply.OK;
         });
         bind(b, Wire.PAGE_DIGEST, op -> Wire.Reply.of(gpu.pageDigest(op.req(), op.page(), op.count())));
@@ -102,6 +124,7 @@ public final class WorkerProcess {
             } else {
                 lumen.runtime.WorkerMemory.Local.storeAt(copy, op.page(), op.data());
             }
+            point("store", op.req());
             return Wire.Reply.of(PageBytes.pageDigest(op.data(), 0, op.data().length));
         });
         bind(b, Wire.TAKE_COPY, op -> {
@@ -121,6 +144,8 @@ public final class WorkerProcess {
             try {
                 Wire.Reply stored = Remote.call(holders.computeIfAbsent(op.holder(), Remote::channel), Wire.STORE,
                         new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null), Remote.CALL_MS);
+                // the holder has the page; the server dies before its acknowledgement goes back
+                point("send", op.req());
                 if (dropAckEvery > 0 && sends.incrementAndGet() % dropAckEvery == 0) {
                     // a network fault: the holder stored the page, and its acknowledgement is lost on the way back
                     out.onError(Status.ABORTED.withDescription(Wire.ACK_LOST).asRuntimeException());
@@ -156,7 +181,12 @@ public final class WorkerProcess {
 
     /** Starts the service on host:port; the server, already listening. */
     static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery) throws IOException {
-        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery);
+        return start(id, host, port, g, vocab, mutant, dropAckEvery, null, 0);
+    }
+
+    static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt,
+                        int dieAfter) throws IOException {
+        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter);
         return NettyServerBuilder.forAddress(new InetSocketAddress(host, port)).addService(w.service()).build().start();
     }
 
@@ -167,6 +197,8 @@ public final class WorkerProcess {
         int vocab = lumen.core.KitTokens.VOCAB;
         LiveMutant mutant = LiveMutant.NONE;
         int dropAckEvery = 0;
+        String dieAt = null;
+        int dieAfter = 0;
         String host = "127.0.0.1";
         long parent = -1;
         for (int i = 0; i + 1 < args.length; i += 2) {
@@ -178,6 +210,14 @@ public final class WorkerProcess {
                 case "--vocab" -> vocab = Integer.parseInt(args[i + 1]);
                 case "--mutant" -> mutant = LiveMutant.of(args[i + 1]);
                 case "--drop-ack-every" -> dropAckEvery = Integer.parseInt(args[i + 1]);
+                case "--die-at" -> {
+                    String[] p = args[i + 1].split(":");
+                    dieAt = p[0];
+                    dieAfter = p.length > 1 ? Integer.parseInt(p[1]) : 1;
+                    if (!DIE_POINTS.contains(dieAt) || dieAfter < 1) {
+                        dieAt = "?";
+                    }
+                }
                 case "--parent-pid" -> parent = Long.parseLong(args[i + 1]);
                 default -> {
                     System.err.println("WorkerProcess: unknown option " + args[i]);
@@ -185,15 +225,16 @@ public final class WorkerProcess {
                 }
             }
         }
-        if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0) {
-            System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--parent-pid PID]");
+        if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0 || "?".equals(dieAt)) {
+            System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N]"
+                    + " [--die-at POINT[:N]] [--parent-pid PID] (POINT: " + String.join(", ", DIE_POINTS) + ")");
             System.exit(2);
         }
         if (parent > 0) {
             ProcessHandle.of(parent).ifPresentOrElse(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(0)),
                     () -> Runtime.getRuntime().halt(0));
         }
-        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery);
+        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery, dieAt, dieAfter);
         System.out.println("worker " + id + " listening on " + host + ":" + s.getPort() + " pid " + ProcessHandle.current().pid());
         System.out.flush();
         s.awaitTermination();

@@ -29,6 +29,9 @@ public final class Workers implements AutoCloseable {
     });
     private volatile boolean closed;
     private final List<String> extra;
+    private final List<String> firstOnly;
+    private final int firstOnlyWorker;
+    private final int[] starts;
     private final List<String> restarts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
@@ -42,7 +45,19 @@ public final class Workers implements AutoCloseable {
 
     /** The same, each worker started with {@code extra} arguments (a seeded bug, a network fault). */
     public Workers(int n, int pageTokens, long restartDelayMs, Path logDir, List<String> extra) throws IOException {
+        this(n, pageTokens, restartDelayMs, logDir, extra, List.of(), -1);
+    }
+
+    /**
+     * The same, the first process of worker {@code firstOnlyWorker} (every worker when negative) also
+     * started with {@code firstOnly} (a planned death, {@code --die-at}).
+     */
+    public Workers(int n, int pageTokens, long restartDelayMs, Path logDir, List<String> extra, List<String> firstOnly, int firstOnlyWorker)
+            throws IOException {
         this.extra = List.copyOf(extra);
+        this.firstOnly = List.copyOf(firstOnly);
+        this.firstOnlyWorker = firstOnlyWorker;
+        this.starts = new int[n];
         this.n = n;
         this.ports = new int[n];
         this.procs = new Process[n];
@@ -70,6 +85,10 @@ public final class Workers implements AutoCloseable {
                 "--id", Integer.toString(w), "--port", Integer.toString(ports[w]), "--page-tokens", Integer.toString(pageTokens),
                 "--parent-pid", Long.toString(ProcessHandle.current().pid())));
         cmd.addAll(extra);
+        if (starts[w]++ == 0 && (firstOnlyWorker < 0 || firstOnlyWorker == w)) {
+            // a fault planned inside the worker (--die-at) hits its first process only, not the restarted one
+            cmd.addAll(firstOnly);
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         if (logDir != null) {
             pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logDir.resolve("worker-" + w + ".out").toFile()));

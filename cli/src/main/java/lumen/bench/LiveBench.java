@@ -67,6 +67,7 @@ public final class LiveBench {
         double modelled = cost.prefillMs(OVERHEAD_PROMPT);
         double[] lat = new double[n];
         double wall;
+        String callsLine;
         try (LiveServer s = LiveServer.start(settings(lumen.core.Config.defaults("lumen").withWorkers(3), cost,
                 Files.createDirectories(dir.resolve("overhead"))), null, 60_000)) {
             HistoryClient c = new HistoryClient(s.url(), OutputStream.nullOutputStream(), Duration.ofSeconds(60));
@@ -87,6 +88,9 @@ public final class LiveBench {
             }
             wall = (System.nanoTime() - t0) / 1e9;
             pool.shutdownNow();
+            org.HdrHistogram.Histogram calls = s.cluster().callLatency();
+            callsLine = String.format(Locale.ROOT, "  the gateway's calls to its workers (%d, the warm-up included): p50 %.2f ms, p99 %.2f ms%n",
+                    calls.getTotalCount(), calls.getValueAtPercentile(50) / 1000.0, calls.getValueAtPercentile(99) / 1000.0);
         }
         double[] over = new double[n];
         for (int i = 0; i < n; i++) {
@@ -98,6 +102,7 @@ public final class LiveBench {
         out.printf(Locale.ROOT, "  one at a time (%d): latency p50 %.1f ms, p99 %.1f ms, where the cost model charges %.1f ms (the"
                 + " prefill): the live overhead is p50 %.1f ms, p99 %.1f ms%n", n, pct(lat, 50), pct(lat, 99), modelled, pct(over, 50), pct(over, 99));
         out.printf(Locale.ROOT, "  %d at a time (%d): %.0f requests/s%n", OVERHEAD_CONCURRENCY, n, n / wall);
+        out.print(callsLine);
         out.flush();
     }
 

@@ -420,6 +420,15 @@ public final class LiveCluster implements AutoCloseable {
         return lateSoFar.copy();
     }
 
+    /** The round trips of the loop's calls to every worker so far (µs), the warm-up included. */
+    public org.HdrHistogram.Histogram callLatency() {
+        org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3);
+        for (Remote w : workers) {
+            h.add(w.calls);
+        }
+        return h;
+    }
+
     /** Whether any request is still being served. */
     public boolean busy() {
         return !streams.isEmpty();

@@ -54,6 +54,10 @@ final class ServeCommand implements Callable<Integer> {
             + " them; the workers do not write logs of their own yet)")
     Path logs;
 
+    @Option(names = "--history", paramLabel = "FILE", description = "record what the gateway answers as a client history"
+            + " (docs/history-format.md; lumen history reads it)")
+    Path history;
+
     @Option(names = "--run-dir", paramLabel = "DIR", description = "the workers' pid files and output (default: a new temporary"
             + " directory, printed)")
     Path runDir;
@@ -144,6 +148,7 @@ final class ServeCommand implements Callable<Integer> {
             trace = dir.resolve("gateway.trace.jsonl");
         }
         OutputStream traceOut = trace == null ? null : new BufferedOutputStream(Files.newOutputStream(trace), 1 << 16);
+        OutputStream historyOut = history == null ? null : Files.newOutputStream(history);
         LiveCluster.Options co = new LiveCluster.Options(heartbeatMs, timeoutMs);
         AutoCloseable running;
         String url;
@@ -153,7 +158,7 @@ final class ServeCommand implements Callable<Integer> {
                 c.close();
                 throw new UserError("--connect: not every worker answered within 30 s (" + String.join(", ", connect) + ")");
             }
-            Gateway g = new Gateway(c, "127.0.0.1", port, 120_000);
+            Gateway g = new Gateway(c, "127.0.0.1", port, 120_000, historyOut);
             running = () -> {
                 g.close();
                 c.close();
@@ -164,7 +169,7 @@ final class ServeCommand implements Callable<Integer> {
                 throw new UserError("--die-at takes W:POINT:N (POINT: prefill, decode, send, store, restore), found '" + dieAt + "'");
             }
             LiveServer.Settings ls = new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery);
-            LiveServer s = LiveServer.start(dieAt == null ? ls : ls.dyingAt(dieAt), traceOut, 60_000);
+            LiveServer s = LiveServer.start(dieAt == null ? ls : ls.dyingAt(dieAt), traceOut, historyOut, 60_000);
             running = s;
             url = s.url();
             StringBuilder pids = new StringBuilder();
@@ -187,6 +192,9 @@ final class ServeCommand implements Callable<Integer> {
             }
         } finally {
             running.close();
+            if (historyOut != null) {
+                historyOut.close();
+            }
             out.println("lumen serve: stopped");
             out.flush();
         }

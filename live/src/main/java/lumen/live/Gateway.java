@@ -35,8 +35,32 @@ public final class Gateway implements AutoCloseable {
     private final LiveCluster cluster;
     private final Server server;
     private final long requestTimeoutMs;
+    private final OutputStream history;
+
+    /** Appends one record to the history, if any. */
+    private void record(ObjectNode n) throws IOException {
+        if (history == null) {
+            return;
+        }
+        n.put("t", Math.round(cluster.nowMs() * 1000) / 1000.0);
+        byte[] line = (JSON.writeValueAsString(n) + "\n").getBytes(StandardCharsets.UTF_8);
+        synchronized (history) {
+            history.write(line);
+            history.flush();
+        }
+    }
 
     public Gateway(LiveCluster cluster, String host, int port, long requestTimeoutMs) throws Exception {
+        this(cluster, host, port, requestTimeoutMs, null);
+    }
+
+    /**
+     * The same, recording what it answers as a client history (docs/history-format.md) to
+     * {@code history} (null: none): the server's side of every client's view, times on the
+     * cluster's clock, requests by their id in the trace.
+     */
+    public Gateway(LiveCluster cluster, String host, int port, long requestTimeoutMs, OutputStream history) throws Exception {
+        this.history = history;
         this.cluster = cluster;
         this.requestTimeoutMs = requestTimeoutMs;
         QueuedThreadPool pool = new QueuedThreadPool(256, 8);
@@ -159,6 +183,11 @@ public final class Gateway implements AutoCloseable {
         LiveCluster.Admitted a = cluster.submit(ask.promptTokens(), ask.maxTokens(), ask.seed());
         long created = System.currentTimeMillis() / 1000;
         String id = "cmpl-" + a.id();
+        String rid = Integer.toString(a.id());
+        ObjectNode sentReq = JSON.createObjectNode();
+        sentReq.put("object", "request").put("request", rid).put("prompt_tokens", ask.promptTokens()).put("max_tokens", ask.maxTokens())
+                .put("seed", ask.seed());
+        record(sentReq);
         res.getHeaders().put("X-Lumen-Request", Integer.toString(a.id()));
         if (!ask.stream()) {
             ArrayNode all = JSON.createArrayNode();
@@ -168,10 +197,12 @@ public final class Gateway implements AutoCloseable {
                 }
             });
             if (err != null) {
+                recordError(rid, err);
                 error(res, 503, err);
                 return;
             }
             ObjectNode out = chunk(id, created, all, "length");
+            record(out.deepCopy().put("request", rid));
             out.putObject("usage").put("prompt_tokens", ask.promptTokens()).put("completion_tokens", all.size())
                     .put("total_tokens", ask.promptTokens() + all.size());
             send(res, 200, "application/json", JSON.writeValueAsString(out));
@@ -188,15 +219,24 @@ public final class Gateway implements AutoCloseable {
                 ids.add(t);
             }
             sent[0] += toks.length;
-            event(os, JSON.writeValueAsString(chunk(id, created, ids, sent[0] >= ask.maxTokens() ? "length" : null)));
+            ObjectNode c = chunk(id, created, ids, sent[0] >= ask.maxTokens() ? "length" : null);
+            event(os, JSON.writeValueAsString(c));
+            record(c.deepCopy().put("request", rid));
         });
         if (err != null) {
+            recordError(rid, err);
             ObjectNode e = JSON.createObjectNode();
             e.putObject("error").put("message", err).put("type", "server_error");
             event(os, JSON.writeValueAsString(e));
         }
         event(os, "[DONE]");
         os.close();
+    }
+
+    private void recordError(String rid, String err) throws IOException {
+        ObjectNode e = JSON.createObjectNode();
+        e.put("object", "error").put("request", rid).put("error", err);
+        record(e);
     }
 
     private interface Tokens {

@@ -56,6 +56,11 @@ public final class LiveServer implements AutoCloseable {
 
     /** Starts the workers, waits until each answers (up to {@code readyMs}), then the endpoint; the trace goes to {@code trace} (null: none). */
     public static LiveServer start(Settings s, OutputStream trace, long readyMs) throws Exception {
+        return start(s, trace, null, readyMs);
+    }
+
+    /** The same, the gateway recording what it answers as a client history to {@code history} (null: none). */
+    public static LiveServer start(Settings s, OutputStream trace, OutputStream history, long readyMs) throws Exception {
         List<String> extra = new java.util.ArrayList<>(List.of("--mutant", s.mutant().key));
         if (s.dropAckEvery() > 0) {
             extra.addAll(List.of("--drop-ack-every", Integer.toString(s.dropAckEvery())));
@@ -78,7 +83,7 @@ public final class LiveServer implements AutoCloseable {
                 throw new IllegalStateException("the workers did not all answer within " + readyMs + " ms"
                         + (s.logDir() != null ? " (their output is in " + s.logDir() + ")" : ""));
             }
-            return new LiveServer(ws, c, new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs()));
+            return new LiveServer(ws, c, new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs(), history));
         } catch (Exception | Error ex) {
             if (c != null) {
                 c.close();

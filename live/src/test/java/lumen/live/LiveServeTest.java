@@ -35,7 +35,7 @@ class LiveServeTest {
     }
 
     /** What one live run left: the gateway's trace, the client history, and what the gateway detected. */
-    record Run(byte[] trace, byte[] history, List<String> detections) {
+    record Run(byte[] trace, byte[] history, byte[] served, List<String> detections) {
         ValidationResult validated(String name) throws Exception {
             return Validator.validate(new ByteArrayInputStream(trace), name + ".jsonl");
         }
@@ -58,8 +58,9 @@ class LiveServeTest {
     static Run run(LiveServer.Settings settings, int requests, int outLen, int worker, String name, Fault fault) throws Exception {
         ByteArrayOutputStream trace = new ByteArrayOutputStream();
         ByteArrayOutputStream hist = new ByteArrayOutputStream();
+        ByteArrayOutputStream served = new ByteArrayOutputStream();
         ExecutorService pool = Executors.newFixedThreadPool(requests);
-        try (LiveServer s = LiveServer.start(settings, trace, 60_000)) {
+        try (LiveServer s = LiveServer.start(settings, trace, served, 60_000)) {
             HistoryClient client = new HistoryClient(s.url(), hist, Duration.ofSeconds(60));
             List<Future<Integer>> got = new ArrayList<>();
             for (int i = 0; i < requests; i++) {
@@ -85,7 +86,7 @@ class LiveServeTest {
                         late.getValueAtPercentile(99), late.getMaxValue(), late.getTotalCount());
             }
             System.out.println(name + ": " + String.join("; ", detections));
-            return new Run(trace.toByteArray(), hist.toByteArray(), detections);
+            return new Run(trace.toByteArray(), hist.toByteArray(), served.toByteArray(), detections);
         } finally {
             pool.shutdownNow();
         }
@@ -107,6 +108,11 @@ class LiveServeTest {
         HistoryCheck.Result h = r.checked("live");
         assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
         assertThat(h.requests()).isEqualTo(12);
+        // the gateway's own record of what it answered passes the same check
+        History served = History.read(new ByteArrayInputStream(r.served()), "served.history.jsonl");
+        HistoryCheck.Result sh = HistoryCheck.check(served, HistoryCheck.Reference.kit(LiveCluster.vocab()), null, true);
+        assertThat(sh.verdict()).as(sh.toString()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(sh.requests()).isEqualTo(12);
         ValidationResult v = r.validated("live");
         assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
         assertThat(v.byType()).containsKeys("Fail", "Route", "Restart", "FullReady", "StreamPage");

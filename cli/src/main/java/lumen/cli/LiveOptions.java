@@ -144,6 +144,21 @@ final class LiveOptions {
             out.flush();
             return ok ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
         }
+        java.net.URI u;
+        try {
+            u = new java.net.URI(url);
+        } catch (java.net.URISyntaxException ex) {
+            throw new UserError("--live: not a URL: '" + url + "' (" + ex.getReason() + ")");
+        }
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+            throw new UserError("--live takes the endpoint's base URL, http://HOST:PORT, not '" + url + "'");
+        }
+        int p = u.getPort() > 0 ? u.getPort() : "https".equals(u.getScheme()) ? 443 : 80;
+        try (java.net.Socket probe = new java.net.Socket()) {
+            probe.connect(new java.net.InetSocketAddress(u.getHost(), p), 2_000);
+        } catch (java.io.IOException ex) {
+            throw new UserError("--live: nothing answers at " + u.getHost() + ":" + p + " (" + ex.getMessage() + ")");
+        }
         if (history == null) {
             o = new LiveConform.Options(url, workload, rateScale, durationS * 1000, maxPrompt, maxOutput, seed, fs, failCmd, restartCmd,
                     restartAfterMs, requestTimeoutS * 1000, Files.createTempFile("lumen-live-", ".history.jsonl"), logs);
@@ -168,8 +183,9 @@ final class LiveOptions {
             out.println("  " + f);
         }
         var h = r.history();
-        out.printf(Locale.ROOT, "  history: %s (%d requests, %d tokens, %d faults); TTFT mean %.0f ms, TPOT mean %.1f ms%n", h.verdict(),
-                h.requests(), h.tokens(), h.faults(), h.ttft().mean(), h.tpot().mean());
+        out.printf(Locale.ROOT, "  history: %s (%d requests, %d tokens, %d faults)%s%n", h.verdict(), h.requests(), h.tokens(), h.faults(),
+                h.ttft() == null || h.tpot() == null ? "" : String.format(Locale.ROOT, "; TTFT mean %.0f ms, TPOT mean %.1f ms", h.ttft().mean(),
+                        h.tpot().mean()));
         if (r.logs() != null) {
             out.printf("  logs: %s (%d events)%n", r.logs().verdict(), r.logs().events());
         }

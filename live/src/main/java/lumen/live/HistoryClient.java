@@ -91,8 +91,8 @@ public final class HistoryClient {
                 }
             }
             error(id, "the stream ended without [DONE]");
-        } catch (IOException ex) {
-            error(id, "the connection failed: " + ex.getMessage());
+        } catch (IOException | RuntimeException ex) {
+            error(id, "the connection failed: " + ex);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             error(id, "interrupted");

@@ -429,6 +429,33 @@ public final class LiveCluster implements AutoCloseable {
         return h;
     }
 
+    /**
+     * Waits until every worker is UP with its full model (a failed one restarted and handed over),
+     * so that a run stopped then is complete; false when that did not happen within {@code ms}.
+     */
+    public boolean awaitAllUp(long ms) throws InterruptedException {
+        long end = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < end) {
+            java.util.concurrent.CompletableFuture<Boolean> up = new java.util.concurrent.CompletableFuture<>();
+            post(() -> {
+                boolean all = true;
+                for (int w = 0; w < workers.size(); w++) {
+                    all &= rt.state().isUp(w);   // UP: with its full model
+                }
+                up.complete(all);
+            });
+            try {
+                if (up.get(ms, TimeUnit.MILLISECONDS)) {
+                    return true;
+                }
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
     /** Whether any request is still being served. */
     public boolean busy() {
         return !streams.isEmpty();

@@ -73,6 +73,8 @@ public final class LiveKillTable {
                     "kill -9 $(cat '" + run + "'/worker-{worker}.pid)", null, 0, template.requestTimeoutMs(),
                     run.resolve("client.history.jsonl"), null);
             r = LiveConform.run(o, progress);
+            // a run is complete when its failed workers are back: the trace is judged with --complete
+            srv.cluster().awaitAllUp(30_000);
         }
         // the trace is whole once the gateway has stopped
         return new LiveConform.Result(r.history(), LiveConform.validateLogs(trace), r.faults(), r.requests(), r.wallMs());

@@ -456,11 +456,6 @@ public final class LiveCluster implements AutoCloseable {
         return false;
     }
 
-    /** Whether any request is still being served. */
-    public boolean busy() {
-        return !streams.isEmpty();
-    }
-
     @Override
     public void close() throws IOException {
         closed = true;

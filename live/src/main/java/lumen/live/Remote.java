@@ -56,10 +56,6 @@ final class Remote implements WorkerMemory, KvDataPlane {
         return id;
     }
 
-    String address() {
-        return address;
-    }
-
     ManagedChannel channelForPing() {
         return channel;
     }

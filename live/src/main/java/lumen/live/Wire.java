@@ -118,8 +118,6 @@ final class Wire {
     /** Frees req's checkpoint copy in host memory. */
     static final MethodDescriptor<Op, Reply> DROP_COPY = method("DropCopy");
 
-    static final List<MethodDescriptor<Op, Reply>> ALL = List.of(RUN, RESET, PING, COMPUTE, POSITIONS, GATHER, RESTORE, PAGE_DIGEST, DIGEST, FREE,
-            SEND_PAGE, STORE, TAKE_COPY, DROP_COPY);
 
     /** The status a server answers when the holder it streams to cannot be reached (the holder, not the server, is lost). */
     static final String HOLDER_LOST = "holder unreachable";

@@ -182,8 +182,9 @@ public final class LiveBench {
         Files.createDirectories(run);
         Path h = run.resolve("client.history.jsonl");
         try (LiveServer s = LiveServer.start(settings(cfg, cost, run), null, 60_000)) {
-            LiveConform.Options o = new LiveConform.Options(s.url(), "conv", 1, 0, Integer.MAX_VALUE, Integer.MAX_VALUE, 0, faults,
-                    "kill -9 $(cat '" + run + "'/worker-{worker}.pid)", null, 0, 120_000, h, null);
+            // the arrivals are given: only the faults and the request timeout of these options count
+            LiveConform.Options o = new LiveConform.Options(null, "conv", 1, 0, Integer.MAX_VALUE, Integer.MAX_VALUE, 0, faults, null, null, 0,
+                    120_000, null, null).againstServe(s.url(), run, 0, h);
             LiveConform.run(o, arrivals, new PrintWriter(OutputStream.nullOutputStream()));
         }
         try (var in = Files.newInputStream(h)) {

@@ -160,8 +160,7 @@ final class LiveOptions {
             throw new UserError("--live: nothing answers at " + u.getHost() + ":" + p + " (" + ex.getMessage() + ")");
         }
         if (history == null) {
-            o = new LiveConform.Options(url, workload, rateScale, durationS * 1000, maxPrompt, maxOutput, seed, fs, failCmd, restartCmd,
-                    restartAfterMs, requestTimeoutS * 1000, Files.createTempFile("lumen-live-", ".history.jsonl"), logs);
+            o = o.withHistory(Files.createTempFile("lumen-live-", ".history.jsonl"));
         }
         out.printf(Locale.ROOT, "lumen conform --live %s: %s workload at %.1fx for %.0f s, %d faults; history to %s%n", url, workload,
                 rateScale, durationS, fs.size(), o.history());

@@ -50,7 +50,23 @@ public final class LiveConform {
      */
     public record Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                           List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
-                          Path history, Path logs) {}
+                          Path history, Path logs) {
+        /** The same, its history recorded to {@code h}. */
+        public Options withHistory(Path h) {
+            return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
+                    requestTimeoutMs, h, logs);
+        }
+
+        /**
+         * The same workload (with {@code seed}) and faults against {@code lumen serve} at {@code url}, whose
+         * workers' pid files are in {@code runDir} (a fault is their kill -9; they restart by themselves),
+         * the history recorded to {@code h}, no logs.
+         */
+        public Options againstServe(String url, Path runDir, long seed, Path h) {
+            return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults,
+                    "kill -9 $(cat '" + runDir + "'/worker-{worker}.pid)", null, 0, requestTimeoutMs, h, null);
+        }
+    }
 
     /** What the run showed: the history's verdict, the logs' (null when none were given), and the faults as run. */
     public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs) {

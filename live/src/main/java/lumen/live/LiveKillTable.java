@@ -68,10 +68,7 @@ public final class LiveKillTable {
                 base.requestTimeoutMs(), run, m, dropAckEvery);
         LiveConform.Result r;
         try (OutputStream t = Files.newOutputStream(trace); LiveServer srv = LiveServer.start(s, t, 60_000)) {
-            LiveConform.Options o = new LiveConform.Options(srv.url(), template.workload(), template.rateScale(), template.durationMs(),
-                    template.maxPrompt(), template.maxOutput(), seed, template.faults(),
-                    "kill -9 $(cat '" + run + "'/worker-{worker}.pid)", null, 0, template.requestTimeoutMs(),
-                    run.resolve("client.history.jsonl"), null);
+            LiveConform.Options o = template.againstServe(srv.url(), run, seed, run.resolve("client.history.jsonl"));
             r = LiveConform.run(o, progress);
             // a run is complete when its failed workers are back: the trace is judged with --complete
             srv.cluster().awaitAllUp(30_000);

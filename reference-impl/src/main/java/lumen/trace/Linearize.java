@@ -19,16 +19,20 @@ import java.util.Set;
  * {@code "chunk"}s with part of its {@code pages}, then {@code "end"} with the step's outcome.
  *
  * <p>The step takes effect at its end: {@link #of} writes the atomic trace the spec judges, one
- * event per end (a chunked Prefill's pages joined), and maps each of its lines back to the line it
- * came from. A begin whose end never comes changes nothing, so a page sent and never acknowledged
- * is not in the checkpoint, and a restore begun when its holder fails resumes nothing. An end that
- * comes after a failure that should have stopped it is kept, so the spec rejects what it claims.
- * Steps that may be split: Prefill (chunked), StreamPage (sent, then acknowledged), Route (a
- * RESTORE begun and finished) and FullReady (the handover begun and finished).
+ * event per end (the pages its begin and chunks carried joined with its own), and maps each of its
+ * lines back to the line it came from. A begin whose end never comes changes nothing, so a page
+ * sent and never acknowledged is not in the checkpoint, and a restore begun when its holder fails
+ * resumes nothing. An end that comes after a failure that should have stopped it is kept, so the
+ * spec rejects what it claims. Steps that may be split: Prefill (chunked) and Decode (computed by a
+ * worker, taken by the gateway), StreamPage (sent, then acknowledged), Route (a RESTORE begun and
+ * finished) and FullReady (the handover begun and finished). A Prefill or a Decode is the step of
+ * one worker on one request, and that worker's Restart ends whatever it had begun.
  */
 public final class Linearize {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> SPLIT = Set.of("Prefill", "StreamPage", "Route", "FullReady");
+    private static final Set<String> SPLIT = Set.of("Prefill", "Decode", "StreamPage", "Route", "FullReady");
+    /** The steps a worker computes: keyed by request and worker, and carrying the content it wrote. */
+    private static final Set<String> WORKER_STEPS = Set.of("Prefill", "Decode");
 
     private Linearize() {}
 
@@ -83,14 +87,16 @@ public final class Linearize {
             if (ph == null) {
                 if (type.equals("Fail")) {
                     cancel(o, open, openLine, cancelled);
+                } else if (type.equals("Restart")) {
+                    restarted(o.path("worker").asText(), open, openLine, cancelled);
                 }
                 emit(out, origins, o, n);
                 continue;
             }
             String phase = ph.asText();
             if (!SPLIT.contains(type)) {
-                throw new TraceFormatException(source, n, type + ": unexpected field 'phase' (only Prefill, StreamPage, Route and FullReady"
-                        + " have begin and end forms)");
+                throw new TraceFormatException(source, n, type + ": unexpected field 'phase' (only Prefill, Decode, StreamPage, Route and"
+                        + " FullReady have begin and end forms)");
             }
             String key = key(o, type);
             switch (phase) {
@@ -121,8 +127,8 @@ public final class Linearize {
                     if (b == null && !cancelled.remove(key)) {
                         throw new TraceFormatException(source, n, type + " ends without its begin");
                     }
-                    if (b != null && type.equals("Prefill")) {
-                        // the chunks' pages first, then the end's own
+                    if (b != null && WORKER_STEPS.contains(type)) {
+                        // the begin's and the chunks' pages first, then the end's own
                         ArrayNode all = pages(b).deepCopy();
                         all.addAll(pages(o));
                         if (!all.isEmpty() || o.has("pages")) {
@@ -150,7 +156,23 @@ public final class Linearize {
     }
 
     private static String key(ObjectNode o, String type) {
+        if (WORKER_STEPS.contains(type)) {
+            return type + " of request " + o.path("req").asText() + " on worker " + o.path("worker").asText();
+        }
         return type.equals("FullReady") ? type + " of worker " + o.path("worker").asText() : type + " of request " + o.path("req").asText();
+    }
+
+    /** A worker's Restart: a Prefill or Decode it had begun (before it failed) can never end. */
+    private static void restarted(String w, Map<String, java.util.ArrayDeque<ObjectNode>> open, Map<String, java.util.ArrayDeque<Long>> openLine,
+                                  Set<String> cancelled) {
+        for (String k : List.copyOf(open.keySet())) {
+            ObjectNode b = open.get(k).peekFirst();
+            if (WORKER_STEPS.contains(b.path("type").asText()) && b.path("worker").asText().equals(w)) {
+                open.remove(k);
+                openLine.remove(k);
+                cancelled.add(k);
+            }
+        }
     }
 
     /** A failure stops the steps of the requests it interrupts or orphans, and the handover of the failed worker. */

@@ -65,10 +65,39 @@ class LinearizeTest {
     }
 
     @Test
+    void aDecodeComputedByAWorkerTakesItsPagesFromTheWorkersBeginAndARestartEndsWhatTheWorkerBegan() throws Exception {
+        // the worker logs what it wrote; the gateway logs the tokens it took
+        Linearize.Result r = lin(HEADER
+                + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1,\"pages\":[[17,3,\"00000000000000cc\"]]}\n"
+                + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":1,\"tokens\":[9]}\n");
+        ObjectNode decode = (ObjectNode) JSON.readTree(lines(r).get(1));
+        assertThat(decode.has("phase")).isFalse();
+        assertThat(decode.get("tokens").get(0).asInt()).isEqualTo(9);
+        assertThat(decode.get("pages").get(0).get(2).asText()).isEqualTo("00000000000000cc");
+        assertThat(r.origins()).containsExactly(1L, 3L);
+        // a begin on a worker that then restarts can never end: the same request's next Decode on that
+        // worker is matched with its own begin, not the stale one
+        Linearize.Result again = lin(HEADER
+                + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1,\"pages\":[[17,3,\"00000000000000aa\"]]}\n"
+                + "{\"type\":\"Restart\",\"worker\":1}\n"
+                + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1,\"pages\":[[17,3,\"00000000000000bb\"]]}\n"
+                + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":1,\"tokens\":[9]}\n");
+        assertThat(lines(again)).hasSize(3);
+        assertThat(JSON.readTree(lines(again).get(2)).get("pages").get(0).get(2).asText()).isEqualTo("00000000000000bb");
+        assertThat(again.unfinished()).isEmpty();
+        // a begin left open by a worker that died is listed, and changes nothing
+        Linearize.Result open = lin(HEADER + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":3,\"worker\":0}\n");
+        assertThat(lines(open)).hasSize(1);
+        assertThat(open.unfinished()).containsExactly("Decode of request 3 on worker 0 (begun at line 2)");
+    }
+
+    @Test
     void badFormsAreLocated() {
         String[][] bad = {
             {HEADER + "{\"type\":\"StreamPage\",\"phase\":\"end\",\"req\":0,\"holder\":1,\"ckpt\":4}\n", "2", "ends without its begin"},
-            {HEADER + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0}\n", "2", "only Prefill, StreamPage, Route and FullReady"},
+            {HEADER + "{\"type\":\"Complete\",\"phase\":\"begin\",\"req\":0}\n", "2", "only Prefill, Decode, StreamPage, Route and FullReady"},
+            {HEADER + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1}\n"
+                    + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":2,\"tokens\":[7]}\n", "3", "ends without its begin"},
             {HEADER + "{\"type\":\"StreamPage\",\"phase\":\"chunk\",\"req\":0}\n", "2", "only a Prefill has chunks"},
             {HEADER + "{\"type\":\"Prefill\",\"phase\":\"middle\",\"req\":0}\n", "2", "must be \"begin\", \"chunk\" or \"end\""},
             {HEADER.replace(",\"steps\":\"begin-end\"", ""), "1", "declares \"steps\":\"begin-end\""},

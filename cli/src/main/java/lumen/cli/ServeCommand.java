@@ -49,9 +49,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "write the gateway's spec trace (lumen validate reads it)")
     Path trace;
 
-    @Option(names = "--logs", paramLabel = "DIR", description = "when it stops, also write the run as per-process logs with vector"
-            + " clocks, DIR/gateway.jsonl and DIR/worker-N.jsonl, split from the gateway's trace (lumen validate --processes reads"
-            + " them; the workers do not write logs of their own yet)")
+    @Option(names = "--logs", paramLabel = "DIR", description = "each process writes its own log in DIR, with Lamport clocks:"
+            + " DIR/gateway.jsonl, and DIR/worker-W-PID.jsonl for each worker process (lumen validate --processes DIR/*.jsonl, or"
+            + " lumen conform --live --logs DIR, merges and validates them); with --worker, where that worker writes its log")
     Path logs;
 
     @Option(names = "--history", paramLabel = "FILE", description = "record what the gateway answers as a client history"
@@ -111,8 +111,12 @@ final class ServeCommand implements Callable<Integer> {
                 throw new UserError("--worker needs --listen HOST:PORT");
             }
             int colon = listen.lastIndexOf(':');
-            WorkerProcess.main(new String[] {"--id", worker.toString(), "--host", listen.substring(0, colon), "--port",
-                listen.substring(colon + 1)});
+            List<String> a = new java.util.ArrayList<>(List.of("--id", worker.toString(), "--host", listen.substring(0, colon), "--port",
+                listen.substring(colon + 1)));
+            if (logs != null) {
+                a.addAll(List.of("--log-dir", logs.toString()));
+            }
+            WorkerProcess.main(a.toArray(new String[0]));
             return 0;
         }
         if (!Policies.keys().contains(policy)) {
@@ -140,20 +144,26 @@ final class ServeCommand implements Callable<Integer> {
             case "default" -> SimpleCostModel.defaults();
             default -> throw new UserError("--cost: fast or default, not '" + cost + "'");
         };
+        if (logs != null && Files.isDirectory(logs)) {
+            try (var in = Files.list(logs)) {
+                List<Path> old = in.filter(f -> f.getFileName().toString().endsWith(".jsonl")).limit(3).toList();
+                if (!old.isEmpty()) {
+                    // another run's logs would be merged with this one's
+                    throw new UserError("--logs " + logs + " already holds logs (" + old.get(0).getFileName() + (old.size() > 1 ? ", ..." : "")
+                            + "): give a directory without *.jsonl files");
+                }
+            }
+        }
         int n = connect != null ? connect.size() : workers;
         Config cfg = Config.defaults(policy).withWorkers(n);
         Path dir = runDir != null ? Files.createDirectories(runDir) : Files.createTempDirectory("lumen-serve-");
-        if (logs != null && trace == null) {
-            // the per-process logs are split from it when the gateway stops
-            trace = dir.resolve("gateway.trace.jsonl");
-        }
         OutputStream traceOut = trace == null ? null : new BufferedOutputStream(Files.newOutputStream(trace), 1 << 16);
         OutputStream historyOut = history == null ? null : Files.newOutputStream(history);
         LiveCluster.Options co = new LiveCluster.Options(heartbeatMs, timeoutMs);
         AutoCloseable running;
         String url;
         if (connect != null) {
-            LiveCluster c = new LiveCluster(cfg, cm, connect, co, traceOut);
+            LiveCluster c = new LiveCluster(cfg, cm, connect, co, traceOut, lumen.live.LiveMutant.NONE, logs);
             if (!c.awaitReady(30_000)) {
                 c.close();
                 throw new UserError("--connect: not every worker answered within 30 s (" + String.join(", ", connect) + ")");
@@ -168,7 +178,8 @@ final class ServeCommand implements Callable<Integer> {
             if (dieAt != null && !dieAt.matches("(\\*|[0-9]+):(prefill|decode|send|store|restore)(:[1-9][0-9]*)?")) {
                 throw new UserError("--die-at takes W:POINT:N (POINT: prefill, decode, send, store, restore), found '" + dieAt + "'");
             }
-            LiveServer.Settings ls = new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery);
+            LiveServer.Settings ls = new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery)
+                    .withProcessLogs(logs);
             LiveServer s = LiveServer.start(dieAt == null ? ls : ls.dyingAt(dieAt), traceOut, historyOut, 60_000);
             running = s;
             url = s.url();
@@ -199,11 +210,7 @@ final class ServeCommand implements Callable<Integer> {
             out.flush();
         }
         if (logs != null) {
-            Files.createDirectories(logs);
-            for (java.util.Map.Entry<String, String> e : lumen.validate.ProcessLogs.split(Files.readAllBytes(trace)).entrySet()) {
-                lumen.spec.io.AtomicFiles.writeString(logs.resolve(e.getKey() + ".jsonl"), e.getValue());
-            }
-            out.println("lumen serve: per-process logs in " + logs);
+            out.println("lumen serve: each process's own log in " + logs);
             out.flush();
         }
         return 0;

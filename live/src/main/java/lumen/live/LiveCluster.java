@@ -22,6 +22,7 @@ import lumen.runtime.ClusterRuntime;
 import lumen.runtime.CostModel;
 import lumen.runtime.KvGeometry;
 import lumen.trace.TraceWriter;
+import lumen.validate.ProcessLogs;
 
 /**
  * The gateway's control plane on real time: the reference runtime ({@link ClusterRuntime}, the
@@ -61,6 +62,13 @@ public final class LiveCluster implements AutoCloseable {
     private final Map<Integer, BlockingQueue<int[]>> streams = new ConcurrentHashMap<>();
     private final AtomicInteger nextId = new AtomicInteger();
     private final TraceWriter trace;
+    /** The gateway's Lamport clock, carried by every call to a worker and every answer ({@link Clock}). */
+    private final Clock clock = new Clock();
+    /** The gateway's own log when the processes write theirs (null: they do not), and the header each log starts with. */
+    private final ProcessLog gatewayLog;
+    private final byte[] logHeader;
+    /** Per worker: whether its current process writes its own log (then its Prefill and Decode steps begin there). */
+    private final boolean[] ownLog;
     private final long t0 = System.nanoTime();
     private final Thread loop;
     private final ScheduledExecutorService pinger = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -92,6 +100,17 @@ public final class LiveCluster implements AutoCloseable {
     /** The same, running a seeded bug ({@link LiveMutant}): the gateway's, or the runtime's late drafts. */
     public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut, LiveMutant mutant)
             throws IOException {
+        this(cfg, cost, addresses, opt, traceOut, mutant, null);
+    }
+
+    /**
+     * The same, and when {@code processLogs} is a directory, each process writes its own log there
+     * (docs/serve.md, Logs): the gateway {@code gateway.jsonl}, with every step it takes, and each
+     * worker process that was started with that directory its own, with the Prefill and Decode
+     * steps it computed as their begins. Each event carries its process's Lamport clock.
+     */
+    public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut, LiveMutant mutant,
+                       java.nio.file.Path processLogs) throws IOException {
         this.mutant = mutant;
         if (addresses.size() != cfg.workers()) {
             throw new IllegalArgumentException(cfg.workers() + " workers configured, " + addresses.size() + " addresses given");
@@ -101,9 +120,26 @@ public final class LiveCluster implements AutoCloseable {
         KvGeometry g = KvGeometry.small(cfg.pageTokens());
         this.workers = new java.util.ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
-            workers.add(new Remote(i, addresses.get(i), g));
+            workers.add(new Remote(i, addresses.get(i), g, clock));
         }
         this.trace = traceOut == null ? null : new TraceWriter(traceOut, cfg);
+        this.ownLog = new boolean[addresses.size()];
+        if (processLogs != null) {
+            // the trace's header, declaring begin and end forms: a worker's steps begin in its log and end in the gateway's
+            java.io.ByteArrayOutputStream h = new java.io.ByteArrayOutputStream();
+            try (TraceWriter w = new TraceWriter(h, cfg)) {
+                w.flush();
+            }
+            String first = h.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n", 2)[0];
+            com.fasterxml.jackson.databind.node.ObjectNode header = ProcessLog.object(first);
+            header.put("steps", "begin-end");
+            java.nio.file.Files.createDirectories(processLogs);
+            this.logHeader = header.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            this.gatewayLog = new ProcessLog(processLogs.resolve("gateway.jsonl"), header.toString(), ProcessLogs.GATEWAY, clock);
+        } else {
+            this.logHeader = null;
+            this.gatewayLog = null;
+        }
         ClusterRuntime.Options ro = ClusterRuntime.Options.defaults(cfg.pageTokens()).withMemories(workers::get)
                 .withLateDrafts(mutant == LiveMutant.LATE_DRAFT);
         this.rt = new ClusterRuntime(cfg, cost, ro, this::emitted).withExternalRestarts();
@@ -212,12 +248,21 @@ public final class LiveCluster implements AutoCloseable {
 
     /** On the loop: where the runtime's events go. */
     private void emitted(Event e, double t) {
-        if (trace != null) {
-            try {
+        try {
+            if (trace != null) {
                 trace.write(e, Math.round(t * 1000) / 1000.0);
-            } catch (IOException ex) {
-                throw new java.io.UncheckedIOException(ex);
             }
+            if (gatewayLog != null) {
+                com.fasterxml.jackson.databind.node.ObjectNode o = ProcessLog.object(TraceWriter.toJson(e, Math.round(t * 1000) / 1000.0));
+                if ((e instanceof Event.Prefill || e instanceof Event.Decode) && ownLog[e.worker()]) {
+                    // the worker logged the step's begin with the pages it wrote; the gateway, the tokens it took
+                    o.remove("pages");
+                    o.put("phase", "end");
+                }
+                gatewayLog.write(o);
+            }
+        } catch (IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
         }
         int[] toks = e instanceof Event.Prefill p ? p.tokens() : e instanceof Event.Decode d ? d.tokens() : null;
         if (toks != null && toks.length > 0) {
@@ -375,6 +420,7 @@ public final class LiveCluster implements AutoCloseable {
         if (boot[w] == 0) {
             boot[w] = b;
             workers.get(w).knowBoot(b);
+            guarded(() -> openLog(w));
             ready.countDown();
             return;
         }
@@ -404,8 +450,20 @@ public final class LiveCluster implements AutoCloseable {
             }
             boot[w] = b;
             workers.get(w).knowBoot(b);
+            guarded(() -> openLog(w));
             guarded(() -> rt.restartWorker(w));
             guarded(() -> rt.advanceTo(nowMs()));
+        }
+    }
+
+    /** On the loop: worker w's process (a new one) opens its own log, when the processes write theirs, before it is given work. */
+    private void openLog(int w) {
+        ownLog[w] = false;
+        if (logHeader != null) {
+            ownLog[w] = workers.get(w).openLog(logHeader);
+            if (!ownLog[w]) {
+                detections.add("worker " + w + "'s process writes no log of its own (started without a log directory): the gateway logs its steps whole");
+            }
         }
     }
 
@@ -470,6 +528,9 @@ public final class LiveCluster implements AutoCloseable {
         }
         if (trace != null) {
             trace.close();
+        }
+        if (gatewayLog != null) {
+            gatewayLog.close();
         }
     }
 

@@ -1,6 +1,5 @@
 package lumen.live;
 
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,18 +62,18 @@ public final class LiveKillTable {
     /** One run of system m: lumen serve with its bug, the workload and the faults, then its history and its trace judged. */
     static LiveConform.Result once(LiveServer.Settings base, LiveConform.Options template, int dropAckEvery, LiveMutant m, Path run,
                                    long seed, PrintWriter progress) throws Exception {
-        Path trace = run.resolve("gateway.trace.jsonl");
+        Path logs = run.resolve("logs");
         LiveServer.Settings s = new LiveServer.Settings(base.config(), base.cost(), 0, base.restartDelayMs(), base.cluster(),
-                base.requestTimeoutMs(), run, m, dropAckEvery);
+                base.requestTimeoutMs(), run, m, dropAckEvery).withProcessLogs(logs);
         LiveConform.Result r;
-        try (OutputStream t = Files.newOutputStream(trace); LiveServer srv = LiveServer.start(s, t, 60_000)) {
+        try (LiveServer srv = LiveServer.start(s, null, 60_000)) {
             LiveConform.Options o = template.againstServe(srv.url(), run, seed, run.resolve("client.history.jsonl"));
             r = LiveConform.run(o, progress);
             // a run is complete when its failed workers are back: the trace is judged with --complete
             srv.cluster().awaitAllUp(30_000);
         }
-        // the trace is whole once the gateway has stopped
-        return new LiveConform.Result(r.history(), LiveConform.validateLogs(trace), r.faults(), r.requests(), r.wallMs());
+        // the logs are whole once the processes have stopped: each process's own, merged by their clocks
+        return new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs());
     }
 
     /** A line on what caught a run: the first finding of the history and of the logs. */

@@ -16,22 +16,23 @@ public final class LiveServer implements AutoCloseable {
      * @param port            the endpoint's port (0: any free one)
      * @param restartDelayMs  a killed worker's process is started again this long after it exits
      * @param logDir          where the workers' output goes (null: discarded)
+     * @param processLogs     where each process writes its own log (null: none; docs/serve.md, Logs)
      */
     public record Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster,
-                           long requestTimeoutMs, Path logDir, LiveMutant mutant, int dropAckEvery, String dieAt) {
+                           long requestTimeoutMs, Path logDir, LiveMutant mutant, int dropAckEvery, String dieAt, Path processLogs) {
         public Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster, long requestTimeoutMs,
                         Path logDir) {
-            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, LiveMutant.NONE, 0, null);
+            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, LiveMutant.NONE, 0, null, null);
         }
 
         public Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster, long requestTimeoutMs,
                         Path logDir, LiveMutant mutant, int dropAckEvery) {
-            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, null);
+            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, null, null);
         }
 
         /** The same with a seeded bug and every {@code dropAckEvery}-th page acknowledgement lost (0: none). */
         public Settings with(LiveMutant m, int dropAcks) {
-            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, m, dropAcks, dieAt);
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, m, dropAcks, dieAt, processLogs);
         }
 
         /**
@@ -40,7 +41,13 @@ public final class LiveServer implements AutoCloseable {
          * ({@link WorkerProcess#DIE_POINTS}), in the middle of that work.
          */
         public Settings dyingAt(String pointAndCount) {
-            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, pointAndCount);
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, pointAndCount,
+                    processLogs);
+        }
+
+        /** The same with each process writing its own log in {@code dir}. */
+        public Settings withProcessLogs(Path dir) {
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, dieAt, dir);
         }
     }
 
@@ -65,6 +72,9 @@ public final class LiveServer implements AutoCloseable {
         if (s.dropAckEvery() > 0) {
             extra.addAll(List.of("--drop-ack-every", Integer.toString(s.dropAckEvery())));
         }
+        if (s.processLogs() != null) {
+            extra.addAll(List.of("--log-dir", s.processLogs().toString()));
+        }
         List<String> die = List.of();
         int dieWorker = -1;
         if (s.dieAt() != null) {
@@ -78,7 +88,7 @@ public final class LiveServer implements AutoCloseable {
         Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra, die, dieWorker);
         LiveCluster c = null;
         try {
-            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant());
+            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant(), s.processLogs());
             if (!c.awaitReady(readyMs)) {
                 throw new IllegalStateException("the workers did not all answer within " + readyMs + " ms"
                         + (s.logDir() != null ? " (their output is in " + s.logDir() + ")" : ""));

@@ -35,17 +35,24 @@ final class Remote implements WorkerMemory, KvDataPlane {
      */
     private final java.util.Map<Integer, Integer> positions = new java.util.HashMap<>();
 
-    Remote(int id, String address, KvGeometry g) {
+    /** A worker at {@code address}, every call to it carrying the gateway's {@code clock}. */
+    Remote(int id, String address, KvGeometry g, Clock clock) {
         this.id = id;
         this.address = address;
         this.g = g;
-        this.channel = channel(address);
+        this.channel = channel(address, clock.client());
     }
 
-    static ManagedChannel channel(String address) {
+    /** A channel to host:port whose calls carry a process's clock. */
+    static ManagedChannel channel(String address, io.grpc.ClientInterceptor clock) {
         int colon = address.lastIndexOf(':');
         return NettyChannelBuilder.forAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))
-                .usePlaintext().build();
+                .usePlaintext().intercept(clock).build();
+    }
+
+    /** Asks the worker's process to open its own log with the run's trace header; whether it writes one. */
+    boolean openLog(byte[] header) {
+        return call(Wire.LOG, new Wire.Op(0, 0, 0, 0, 0, 0, null, header, null)).value() == 1;
     }
 
     static Wire.Reply call(ManagedChannel ch, MethodDescriptor<Wire.Op, Wire.Reply> m, Wire.Op op, long deadlineMs) {

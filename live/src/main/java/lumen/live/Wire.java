@@ -93,6 +93,11 @@ final class Wire {
     static final MethodDescriptor<Op, Reply> RUN = method("Run");
     /** Wipes both memories and takes a new boot id: a worker the gateway failed while it was only slow starts again as new. */
     static final MethodDescriptor<Op, Reply> RESET = method("Reset");
+    /**
+     * Opens the process's own log, once, with {@code data} as the run's trace header; answers 1 when
+     * the process writes one (it was started with a log directory), else 0.
+     */
+    static final MethodDescriptor<Op, Reply> LOG = method("Log");
     /** Liveness: the process's boot id (new at every start) and pid. */
     static final MethodDescriptor<Op, Reply> PING = method("Ping");
     /** Writes the true KV of positions from..to of req (seed). */

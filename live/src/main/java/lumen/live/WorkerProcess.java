@@ -28,7 +28,14 @@ import lumen.runtime.TokenModels;
  * to its holder's process itself. Nothing of it survives the process: a {@code kill -9} takes both
  * memories, and a restarted process starts empty, with a new boot id.
  *
- * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--die-at POINT[:N]] [--parent-pid PID]}.
+ * <p>With a log directory, and once the gateway sends it the run's trace header ({@link Wire#LOG}),
+ * the process writes its own log there ({@link ProcessLog}): each Prefill and Decode it computes,
+ * as the begin of that step with the pages it wrote, under its Lamport clock ({@link Clock}), which
+ * every call to and from it carries. The gateway logs the step's end when it takes the tokens, so a
+ * step whose answer never reached the gateway (the process died or stalled) stays a begin, and
+ * changes nothing (docs/trace-format.md, Begin and end).
+ *
+ * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--die-at POINT[:N]] [--log-dir DIR] [--parent-pid PID]}.
  * With a parent pid, the process ends when its parent does, so a supervisor that dies leaves
  * nothing behind.
  */
@@ -49,6 +56,11 @@ public final class WorkerProcess {
     private final String dieAt;
     private final int dieAfter;
     private final Map<String, Integer> reached = new ConcurrentHashMap<>();
+    /** This process's Lamport clock, carried by every call it answers or makes. */
+    private final Clock clock = new Clock();
+    /** Where this process writes its log (null: it writes none), and the log, once the gateway sent the header. */
+    private final java.nio.file.Path logDir;
+    private volatile ProcessLog log;
 
     /** The points where a worker can be made to die in the middle of its work. */
     public static final List<String> DIE_POINTS = List.of("prefill", "decode", "send", "store", "restore");
@@ -63,8 +75,9 @@ public final class WorkerProcess {
         }
     }
 
-    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt, int dieAfter) {
+    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt, int dieAfter, java.nio.file.Path logDir) {
         this.id = id;
+        this.logDir = logDir;
         this.dieAt = dieAt;
         this.dieAfter = dieAfter;
         this.mutant = mutant;
@@ -83,13 +96,31 @@ public final class WorkerProcess {
         bind(b, Wire.RUN, op -> {
             List<TargetPass.Pass> passes = new ArrayList<>();
             for (TargetPass.Job j : op.jobs()) {
-                passes.add(target.run(j));
+                TargetPass.Pass pass = target.run(j);
+                passes.add(pass);
+                logBegin(j, pass);
                 // after the KV is written, before the answer: the work is half done when the process dies
                 point(j.prefill() ? "prefill" : "decode", j.req());
             }
             return new Wire.Reply(0, null, null, 0, 0, passes);
         });
         bind(b, Wire.PING, op -> new Wire.Reply(id, null, null, boot, ProcessHandle.current().pid()));
+        bind(b, Wire.LOG, op -> {
+            if (logDir == null) {
+                return Wire.Reply.of(0);
+            }
+            if (log == null) {
+                // one log per process: a restarted worker is another process, with a log of its own
+                String name = "worker-" + id + "-" + ProcessHandle.current().pid();
+                try {
+                    log = new ProcessLog(logDir.resolve(name + ".jsonl"), new String(op.data(), java.nio.charset.StandardCharsets.UTF_8), name,
+                            clock);
+                } catch (java.io.IOException ex) {
+                    throw new java.io.UncheckedIOException("worker " + id + " cannot write its log in " + logDir, ex);
+                }
+            }
+            return Wire.Reply.of(1);
+        });
         bind(b, Wire.RESET, op -> {
             // the gateway failed this worker while it lived (a stall): its memories count as gone, so they go
             target.clear();
@@ -142,7 +173,7 @@ public final class WorkerProcess {
             }
             // the page goes from this process to the holder's, not through the gateway
             try {
-                Wire.Reply stored = Remote.call(holders.computeIfAbsent(op.holder(), Remote::channel), Wire.STORE,
+                Wire.Reply stored = Remote.call(holders.computeIfAbsent(op.holder(), a -> Remote.channel(a, clock.client())), Wire.STORE,
                         new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null), Remote.CALL_MS);
                 // the holder has the page; the server dies before its acknowledgement goes back
                 point("send", op.req());
@@ -158,6 +189,24 @@ public final class WorkerProcess {
             }
         }));
         return b.build();
+    }
+
+    /** The begin of a Prefill or Decode this process computed, with the pages it wrote (the gateway's warm-up is not logged). */
+    private void logBegin(TargetPass.Job j, TargetPass.Pass pass) {
+        ProcessLog l = log;
+        if (l == null || j.req() < 0) {
+            return;
+        }
+        lumen.core.Event e = j.prefill() ? new lumen.core.Event.Prefill(j.req(), id, new int[0], pass.content())
+                : new lumen.core.Event.Decode(j.req(), id, new int[0], pass.content());
+        com.fasterxml.jackson.databind.node.ObjectNode o = ProcessLog.object(lumen.trace.TraceWriter.toJson(e));
+        o.remove("tokens");
+        o.put("phase", "begin");
+        try {
+            l.write(o);
+        } catch (java.io.IOException ex) {
+            throw new java.io.UncheckedIOException("worker " + id + " cannot write its log", ex);
+        }
     }
 
     private void bind(ServerServiceDefinition.Builder b, io.grpc.MethodDescriptor<Wire.Op, Wire.Reply> m,
@@ -181,13 +230,14 @@ public final class WorkerProcess {
 
     /** Starts the service on host:port; the server, already listening. */
     static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery) throws IOException {
-        return start(id, host, port, g, vocab, mutant, dropAckEvery, null, 0);
+        return start(id, host, port, g, vocab, mutant, dropAckEvery, null, 0, null);
     }
 
     static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt,
-                        int dieAfter) throws IOException {
-        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter);
-        return NettyServerBuilder.forAddress(new InetSocketAddress(host, port)).addService(w.service()).build().start();
+                        int dieAfter, java.nio.file.Path logDir) throws IOException {
+        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, logDir);
+        return NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+                .addService(io.grpc.ServerInterceptors.intercept(w.service(), w.clock.server())).build().start();
     }
 
     public static void main(String[] args) throws Exception {
@@ -201,6 +251,7 @@ public final class WorkerProcess {
         int dieAfter = 0;
         String host = "127.0.0.1";
         long parent = -1;
+        java.nio.file.Path logDir = null;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--id" -> id = Integer.parseInt(args[i + 1]);
@@ -219,6 +270,7 @@ public final class WorkerProcess {
                     }
                 }
                 case "--parent-pid" -> parent = Long.parseLong(args[i + 1]);
+                case "--log-dir" -> logDir = java.nio.file.Path.of(args[i + 1]);
                 default -> {
                     System.err.println("WorkerProcess: unknown option " + args[i]);
                     System.exit(2);
@@ -227,14 +279,17 @@ public final class WorkerProcess {
         }
         if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0 || "?".equals(dieAt)) {
             System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N]"
-                    + " [--die-at POINT[:N]] [--parent-pid PID] (POINT: " + String.join(", ", DIE_POINTS) + ")");
+                    + " [--die-at POINT[:N]] [--log-dir DIR] [--parent-pid PID] (POINT: " + String.join(", ", DIE_POINTS) + ")");
             System.exit(2);
         }
         if (parent > 0) {
             ProcessHandle.of(parent).ifPresentOrElse(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(0)),
                     () -> Runtime.getRuntime().halt(0));
         }
-        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery, dieAt, dieAfter);
+        if (logDir != null) {
+            java.nio.file.Files.createDirectories(logDir);
+        }
+        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery, dieAt, dieAfter, logDir);
         System.out.println("worker " + id + " listening on " + host + ":" + s.getPort() + " pid " + ProcessHandle.current().pid());
         System.out.flush();
         s.awaitTermination();

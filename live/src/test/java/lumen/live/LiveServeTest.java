@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The reference LUMEN as real processes: a gateway and three worker JVMs on loopback, a client
  * that streams requests over HTTP, and a {@code kill -9} of a worker while they run. What the
- * clients saw must pass {@code lumen history} against the kit's token model, and the gateway's
- * trace must pass the validator.
+ * clients saw must pass {@code lumen history} against the kit's token model, and both the gateway's
+ * whole trace and the logs each process wrote of its own, merged by their clocks, must pass the
+ * validator.
  */
 class LiveServeTest {
     static LiveServer.Settings settings(int workers) {
@@ -34,10 +35,24 @@ class LiveServeTest {
                 LiveCluster.Options.defaults(), 30_000, null);
     }
 
-    /** What one live run left: the gateway's trace, the client history, and what the gateway detected. */
-    record Run(byte[] trace, byte[] history, byte[] served, List<String> detections) {
+    /**
+     * What one live run left: the gateway's trace, the client history, what the gateway detected,
+     * and the verdict on the processes' own logs.
+     */
+    record Run(byte[] trace, byte[] history, byte[] served, List<String> detections, ValidationResult logs,
+               java.util.Map<String, byte[]> logFiles) {
         ValidationResult validated(String name) throws Exception {
             return Validator.validate(new ByteArrayInputStream(trace), name + ".jsonl");
+        }
+
+        /** Both the gateway's trace and the processes' own logs are behaviours of the spec. */
+        void validatesBoth(String name) throws Exception {
+            ValidationResult v = validated(name);
+            assertThat(v.verdict()).as("trace: %s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(logs.verdict()).as("logs: %s %s %s %s", logs.divergence(), logs.error(), logs.unfinished(), logs.notes())
+                    .isEqualTo(Verdict.ACCEPTED);
+            // the merged logs hold the same steps as the gateway's trace
+            assertThat(logs.byType()).isEqualTo(v.byType());
         }
 
         HistoryCheck.Result checked(String name) throws Exception {
@@ -60,7 +75,9 @@ class LiveServeTest {
         ByteArrayOutputStream hist = new ByteArrayOutputStream();
         ByteArrayOutputStream served = new ByteArrayOutputStream();
         ExecutorService pool = Executors.newFixedThreadPool(requests);
-        try (LiveServer s = LiveServer.start(settings, trace, served, 60_000)) {
+        java.nio.file.Path logs = java.nio.file.Files.createTempDirectory("lumen-live-logs-");
+        List<String> detections;
+        try (LiveServer s = LiveServer.start(settings.withProcessLogs(logs), trace, served, 60_000)) {
             HistoryClient client = new HistoryClient(s.url(), hist, Duration.ofSeconds(60));
             List<Future<Integer>> got = new ArrayList<>();
             for (int i = 0; i < requests; i++) {
@@ -79,16 +96,30 @@ class LiveServeTest {
             for (int i = 0; i < 300 && s.cluster().detections().stream().noneMatch(d -> d.startsWith(back)); i++) {
                 Thread.sleep(100);
             }
-            List<String> detections = s.cluster().detections();
+            detections = s.cluster().detections();
             if (name.equals("r")) {
                 org.HdrHistogram.Histogram late = s.cluster().lateness();
                 System.out.printf("timers late: p50 %d us, p99 %d us, max %d us, %d timers%n", late.getValueAtPercentile(50),
                         late.getValueAtPercentile(99), late.getMaxValue(), late.getTotalCount());
             }
             System.out.println(name + ": " + String.join("; ", detections));
-            return new Run(trace.toByteArray(), hist.toByteArray(), served.toByteArray(), detections);
         } finally {
             pool.shutdownNow();
+        }
+        // the processes have stopped: their logs are whole
+        java.util.Map<String, byte[]> files = new java.util.TreeMap<>();
+        try {
+            try (var in = java.nio.file.Files.list(logs)) {
+                for (java.nio.file.Path f : in.toList()) {
+                    files.put(f.getFileName().toString(), java.nio.file.Files.readAllBytes(f));
+                }
+            }
+            return new Run(trace.toByteArray(), hist.toByteArray(), served.toByteArray(), detections, LiveConform.validateLogs(logs), files);
+        } finally {
+            for (String f : files.keySet()) {
+                java.nio.file.Files.delete(logs.resolve(f));
+            }
+            java.nio.file.Files.delete(logs);
         }
     }
 
@@ -113,10 +144,43 @@ class LiveServeTest {
         HistoryCheck.Result sh = HistoryCheck.check(served, HistoryCheck.Reference.kit(LiveCluster.vocab()), null, true);
         assertThat(sh.verdict()).as(sh.toString()).isEqualTo(Verdict.ACCEPTED);
         assertThat(sh.requests()).isEqualTo(12);
+        r.validatesBoth("live");
+        assertThat(r.logFiles().keySet()).as("the gateway's log, the first processes' and the restarted worker's")
+                .contains("gateway.jsonl").hasSize(5);
+        workersContentIsJudged(r.logFiles());
         ValidationResult v = r.validated("live");
-        assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
         assertThat(v.byType()).containsKeys("Fail", "Route", "Restart", "FullReady", "StreamPage");
         assertThat(new String(r.trace(), StandardCharsets.UTF_8)).containsPattern("\"type\":\"Fail\",\"t\":[0-9.]+,\"worker\":1,");
+    }
+
+    /**
+     * The content the validator checks for a Prefill is the one its worker logged: one page digest
+     * altered in a worker's own log is rejected (the page streamed to the holder differs from what
+     * the worker says it wrote), and a worker's log left out leaves the gateway's ends without their
+     * begins.
+     */
+    static void workersContentIsJudged(java.util.Map<String, byte[]> logs) throws Exception {
+        java.util.Map<String, byte[]> altered = new java.util.TreeMap<>(logs);
+        String worker = altered.keySet().stream().filter(n -> n.startsWith("worker-0-")).findFirst().orElseThrow();
+        String text = new String(altered.get(worker), StandardCharsets.UTF_8);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"type\":\"Prefill\",\"req\":[0-9]+,\"worker\":0,\"pages\":\\[\\[1,[0-9]+,\"(.)")
+                .matcher(text);
+        assertThat(m.find()).as("a Prefill in worker 0's log").isTrue();
+        char c = text.charAt(m.start(1));
+        altered.put(worker, (text.substring(0, m.start(1)) + (c == '0' ? '1' : '0') + text.substring(m.start(1) + 1)).getBytes(StandardCharsets.UTF_8));
+        ValidationResult bad = merged(altered);
+        assertThat(bad.verdict()).as("%s", bad.divergence()).isEqualTo(Verdict.REJECTED);
+        System.out.println("a worker's altered digest: " + bad.divergence().finding().property() + " " + bad.divergence().finding().message());
+        java.util.Map<String, byte[]> missing = new java.util.TreeMap<>(logs);
+        missing.remove(worker);
+        ValidationResult none = merged(missing);
+        assertThat(none.verdict()).isEqualTo(Verdict.MALFORMED);
+        assertThat(none.error().getMessage()).contains("ends without its begin");
+    }
+
+    private static ValidationResult merged(java.util.Map<String, byte[]> logs) throws Exception {
+        return lumen.validate.ProcessLogs.validate(List.copyOf(logs.values()), List.copyOf(logs.keySet()),
+                Validator.Options.defaults().withComplete(true)).result();
     }
 
     /**
@@ -139,9 +203,8 @@ class LiveServeTest {
         assertThat(r.detections()).as("the same process, never restarted").noneMatch(d -> d.contains("came back as a new process"));
         HistoryCheck.Result h = r.checked("stalled");
         assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
-        ValidationResult v = r.validated("stalled");
-        assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
-        assertThat(v.byType()).containsKeys("Fail", "Restart", "FullReady");
+        r.validatesBoth("stalled");
+        assertThat(r.validated("stalled").byType()).containsKeys("Fail", "Restart", "FullReady");
     }
 
     /**
@@ -197,7 +260,6 @@ class LiveServeTest {
         }
         HistoryCheck.Result h = r.checked(at);
         assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
-        ValidationResult v = r.validated(at);
-        assertThat(v.verdict()).as("%s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
+        r.validatesBoth(at);
     }
 }

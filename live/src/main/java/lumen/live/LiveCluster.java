@@ -58,7 +58,7 @@ public final class LiveCluster implements AutoCloseable {
     private final Options opt;
     private final List<Remote> workers;
     private final ClusterRuntime rt;
-    private final BlockingQueue<Runnable> inbox = new LinkedBlockingQueue<>();
+    private final java.util.concurrent.BlockingDeque<Runnable> inbox = new java.util.concurrent.LinkedBlockingDeque<>();
     private final Map<Integer, BlockingQueue<int[]>> streams = new ConcurrentHashMap<>();
     private final AtomicInteger nextId = new AtomicInteger();
     private final TraceWriter trace;
@@ -292,7 +292,8 @@ public final class LiveCluster implements AutoCloseable {
                     if (q != null) {
                         streams.put(again, q);
                     }
-                    post(() -> rt.submit(new Arrival(again, nowMs(), a.promptLen(), a.outLen(), a.seed())));
+                    // at once, ahead of whatever waits in the inbox: a retry does not queue behind new requests
+                    inbox.addFirst(() -> rt.submit(new Arrival(again, nowMs(), a.promptLen(), a.outLen(), a.seed())));
                 } else if (mutant == LiveMutant.DROP_INTERRUPTED) {
                     // the bug: the gateway forgets the dead worker's requests; their clients hear no more
                     BlockingQueue<int[]> q = streams.remove(r);

@@ -152,6 +152,20 @@ final class Remote implements WorkerMemory, KvDataPlane {
         return out;
     }
 
+    /**
+     * The worker's draft model runs in its process. A drafting worker that does not answer is not
+     * failed here (the target's iteration is not its work): its drafts never arrive, and the
+     * heartbeats find it gone.
+     */
+    @Override
+    public int[] draft(long seed, int outLen, int from, int k) {
+        try {
+            return call(Wire.DRAFT, new Wire.Op(0, seed, from, outLen, 0, k, null, null, null)).passes().get(0).tokens();
+        } catch (WorkerLost lost) {
+            return null;
+        }
+    }
+
     @Override
     public List<byte[]> takeCopy(int r) {
         List<byte[]> pages = call(Wire.TAKE_COPY, Wire.Op.req(r)).pages();

@@ -98,6 +98,8 @@ final class Wire {
      * the process writes one (it was started with a log directory), else 0.
      */
     static final MethodDescriptor<Op, Reply> LOG = method("Log");
+    /** The worker's draft model: {@code count} tokens for output positions {@code from}.. of the request with {@code seed} and {@code to} reference tokens. */
+    static final MethodDescriptor<Op, Reply> DRAFT = method("Draft");
     /** Liveness: the process's boot id (new at every start) and pid. */
     static final MethodDescriptor<Op, Reply> PING = method("Ping");
     /** Writes the true KV of positions from..to of req (seed). */

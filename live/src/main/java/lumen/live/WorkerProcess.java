@@ -43,6 +43,7 @@ public final class WorkerProcess {
     private final int id;
     private final CpuKvPlane gpu;
     private final TargetPass target;
+    private final TokenModels models;
     private final Map<Integer, List<byte[]>> host = new HashMap<>();
     /** This incarnation's id: new at every start, and at every {@link Wire#RESET}. */
     private volatile long boot = newBoot();
@@ -83,7 +84,9 @@ public final class WorkerProcess {
         this.mutant = mutant;
         this.dropAckEvery = dropAckEvery;
         this.gpu = new CpuKvPlane(g);
-        this.target = new TargetPass(gpu, new TokenModels(vocab, 0.0, g));
+        // the draft model agrees with the target as the gateway's runtime expects of it
+        this.models = new TokenModels(vocab, lumen.runtime.ClusterRuntime.Options.defaults(g.pageTokens()).draftAgreement(), g);
+        this.target = new TargetPass(gpu, models);
     }
 
     private static long newBoot() {
@@ -104,6 +107,8 @@ public final class WorkerProcess {
             }
             return new Wire.Reply(0, null, null, 0, 0, passes);
         });
+        bind(b, Wire.DRAFT, op -> new Wire.Reply(0, null, null, 0, 0,
+                List.of(new TargetPass.Pass(models.drafts(op.seed(), op.to(), op.from(), op.count()), new lumen.core.PageDigest[0], 0))));
         bind(b, Wire.PING, op -> new Wire.Reply(id, null, null, boot, ProcessHandle.current().pid()));
         bind(b, Wire.LOG, op -> {
             if (logDir == null) {

@@ -143,7 +143,7 @@ public abstract class Driver<W extends Driver.Worker> {
     protected abstract void routed(int r, RequestRec before, boolean restore);
 
     /** The {@code k} tokens worker {@code w}'s draft model proposes for request {@code r} now. */
-    protected abstract int[] draft(W w, RequestRec r);
+    protected abstract int[] draft(W w, RequestRec r);   // null: the drafting worker could not be reached
 
     /** Seeded bug hook: false when a draft that arrives after its drafting worker stopped assisting is verified all the same. */
     protected boolean voidsLateDrafts() {
@@ -421,6 +421,10 @@ public abstract class Driver<W extends Driver.Worker> {
             boolean assisting = w.epoch == d[2] && state.worker(w.id).state() == WorkerState.ASSISTING && Core.canAssist(state, w.id, r);
             if ((assisting || !voidsLateDrafts() && lateDraftFits(r)) && rec(r).server() == t.id) {
                 int[] toks = draft(w, rec(r));
+                if (toks == null) {
+                    // the drafting worker did not answer: its drafts never arrive, and the target goes on without them
+                    continue;
+                }
                 w.proposals++;
                 if (assisting) {
                     emit(Core.assist(state, w.id, r, toks));

@@ -595,16 +595,11 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         return !opt.lateDrafts();
     }
 
-    /** The draft model's tokens for the positions after r's output so far. */
+    /** The draft model's tokens for the positions after r's output so far, from the assisting worker w's draft model. */
     @Override
     protected int[] draft(W w, RequestRec rr) {
         Req q = reqs.get(rr.id());
-        int[] toks = new int[cfg.k()];
-        for (int i = 0; i < toks.length; i++) {
-            int m = rr.outLen() + i + 1;
-            toks[i] = models.draft(q.a.seed(), m, m <= q.ref.length ? q.ref[m - 1] : -1);
-        }
-        return toks;
+        return w.mem.draft(q.a.seed(), q.ref.length, rr.outLen() + 1, cfg.k());
     }
 
     @Override

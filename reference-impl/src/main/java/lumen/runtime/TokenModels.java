@@ -72,6 +72,20 @@ public final class TokenModels {
         return KitTokens.reference(seed, outLen, vocab);
     }
 
+    /**
+     * The draft model's {@code k} tokens for output positions {@code from}..{@code from + k - 1} of the
+     * request with {@code seed} and {@code outLen} reference tokens: what a worker's draft model
+     * proposes while it assists.
+     */
+    public int[] drafts(long seed, int outLen, int from, int k) {
+        int[] toks = new int[k];
+        for (int i = 0; i < k; i++) {
+            int m = from + i;
+            toks[i] = draft(seed, m, m <= outLen ? lumen.core.KitTokens.token(seed, m, vocab) : -1);
+        }
+        return toks;
+    }
+
     /** The draft's token for output position n, given the reference token there (-1 past the end). */
     public int draft(long seed, int n, int refToken) {
         double coin = (PageBytes.mix(seed * 31 + n * 0xC2B2AE3D27D4EB4FL) >>> 11) * 0x1.0p-53;

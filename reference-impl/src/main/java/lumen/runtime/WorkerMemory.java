@@ -17,6 +17,13 @@ public interface WorkerMemory {
     /** Runs one iteration's steps on this worker's target, in order ({@link TargetPass}); what each did. */
     TargetPass.Pass[] run(List<TargetPass.Job> jobs);
 
+    /**
+     * This worker's draft model, while it assists: its {@code k} tokens for output positions
+     * {@code from}.. of the request with {@code seed} and {@code outLen} reference tokens
+     * ({@link TokenModels#drafts}); null when the worker cannot be reached (its drafts never arrive).
+     */
+    int[] draft(long seed, int outLen, int from, int k);
+
     /** r is done on this worker: its KV is freed. */
     void free(int r);
 
@@ -49,11 +56,18 @@ public interface WorkerMemory {
     final class Local implements WorkerMemory {
         private final KvDataPlane gpu;
         private final TargetPass target;
+        private final TokenModels models;
         private final Map<Integer, List<byte[]>> host = new HashMap<>();
 
         public Local(KvDataPlane gpu, TokenModels models) {
             this.gpu = gpu;
+            this.models = models;
             this.target = new TargetPass(gpu, models);
+        }
+
+        @Override
+        public int[] draft(long seed, int outLen, int from, int k) {
+            return models.drafts(seed, outLen, from, k);
         }
 
         @Override

@@ -121,6 +121,74 @@ class ClusterRuntimeTest {
         assertThat(accepted[0] < accepted[1] && accepted[1] < accepted[2]).as(java.util.Arrays.toString(accepted)).isTrue();
     }
 
+    /**
+     * A drafting worker whose draft model cannot be reached: its drafts never arrive, and the
+     * targets decode without them, so every client still gets its reference output. A worker that
+     * stays ASSISTING with no draft ever arriving is what L4 (bounded fairness of the assist)
+     * rejects; a live system fails such a worker by its heartbeats long before the bound.
+     */
+    @Test
+    void aDraftThatNeverArrivesLeavesTheTargetToDecodeAloneAndL4SeesTheSilentWorker() {
+        Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 2048, 16, 4);
+        ClusterRuntime.Options base = ClusterRuntime.Options.defaults(16);
+        TokenModels models = new TokenModels(base.vocab(), base.draftAgreement(), base.geometry());
+        java.util.function.IntFunction<WorkerMemory> unreachableDrafts = w -> new NoDrafts(new WorkerMemory.Local(new CpuKvPlane(base.geometry()), models));
+        List<Fault> fault = List.of(new Fault(1, 30, Fault.Point.MID_DECODE));
+        Run none = run(cfg, base.withMemories(unreachableDrafts), work(12), fault);
+        assertThat(none.rt().stats().completed).isEqualTo(12);
+        none.rt().outputs().forEach((id, out) -> assertThat(out).as("request " + id).isEqualTo(none.rt().references().get(id)));
+        assertThat(none.rt().stats().draftsDelivered).isZero();
+        assertThat(none.events()).noneMatch(e -> e instanceof Event.Assist);
+        assertThat(none.v().verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(none.v().divergence().finding().property()).isEqualTo(PropertyId.L4);
+        Run some = run(cfg, base, work(12), fault);
+        assertHonest(some, "drafts that arrive");
+        assertThat(some.rt().stats().draftsDelivered).isGreaterThan(0);
+    }
+
+    /** A worker's memories in this process whose draft model never answers. */
+    private record NoDrafts(WorkerMemory.Local local) implements WorkerMemory {
+        @Override
+        public KvDataPlane gpu() {
+            return local.gpu();
+        }
+
+        @Override
+        public TargetPass.Pass[] run(List<TargetPass.Job> jobs) {
+            return local.run(jobs);
+        }
+
+        @Override
+        public int[] draft(long seed, int outLen, int from, int k) {
+            return null;
+        }
+
+        @Override
+        public void free(int r) {
+            local.free(r);
+        }
+
+        @Override
+        public long sendPage(int r, int page, WorkerMemory holder) {
+            return local.sendPage(r, page, ((NoDrafts) holder).local());
+        }
+
+        @Override
+        public List<byte[]> takeCopy(int r) {
+            return local.takeCopy(r);
+        }
+
+        @Override
+        public void dropCopy(int r) {
+            local.dropCopy(r);
+        }
+
+        @Override
+        public void clear() {
+            local.clear();
+        }
+    }
+
     @Test
     void aCheckpointMayLagAndABoundedQueueFillsUp() {
         Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 4096, 16, 4);

@@ -142,7 +142,7 @@ public final class LiveCluster implements AutoCloseable {
         }
         ClusterRuntime.Options ro = ClusterRuntime.Options.defaults(cfg.pageTokens()).withMemories(workers::get)
                 .withLateDrafts(mutant == LiveMutant.LATE_DRAFT);
-        this.rt = new ClusterRuntime(cfg, cost, ro, this::emitted).withExternalRestarts();
+        this.rt = new ClusterRuntime(cfg, cost, ro, this::emitted).withExternalRestarts().withExternalLoads();
         this.boot = new long[addresses.size()];
         this.lastOk = new double[addresses.size()];
         this.staleBefore = new double[addresses.size()];
@@ -391,22 +391,27 @@ public final class LiveCluster implements AutoCloseable {
                 return;
             }
             long b;
+            int m;
             try {
                 if (w.channelForPing().getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
                     w.channelForPing().resetConnectBackoff();
                 }
-                b = Remote.call(w.channelForPing(), Wire.PING, Wire.Op.req(0), Math.max(50, opt.heartbeatMs())).boot();
+                Wire.Reply r = Remote.call(w.channelForPing(), Wire.PING, Wire.Op.req(0), Math.max(50, opt.heartbeatMs()));
+                b = r.boot();
+                m = r.models();
             } catch (StatusRuntimeException ex) {
                 b = 0;
+                m = 0;
             }
             long seen = b;
+            int models = m;
             double t = nowMs();
-            post(() -> heartbeat(w.id(), seen, t));
+            post(() -> heartbeat(w.id(), seen, models, t));
         }
     }
 
-    /** On the loop: worker w answered with boot id b (0: no answer) at time t. */
-    private void heartbeat(int w, long b, double t) {
+    /** On the loop: worker w answered with boot id b (0: no answer), having loaded {@code models} (Wire#PING), at time t. */
+    private void heartbeat(int w, long b, int models, double t) {
         // what the heartbeat decides happens now: the timers due before it run first, so its events carry the time they happen at
         guarded(() -> rt.advanceTo(nowMs()));
         WorkerState st = rt.state().worker(w).state();
@@ -454,6 +459,14 @@ public final class LiveCluster implements AutoCloseable {
             guarded(() -> openLog(w));
             guarded(() -> rt.restartWorker(w));
             guarded(() -> rt.advanceTo(nowMs()));
+            return;
+        }
+        // a restarted worker loads its models itself: the draft, then the full model, as it says
+        if (models >= 1) {
+            guarded(() -> rt.modelLoaded(w, false));
+        }
+        if (models >= 2) {
+            guarded(() -> rt.modelLoaded(w, true));
         }
     }
 

@@ -166,6 +166,12 @@ final class Remote implements WorkerMemory, KvDataPlane {
         }
     }
 
+    /** The worker's process loads its models itself; its heartbeats say when each is loaded. */
+    @Override
+    public void loadModels(double draftMs, double fullMs) {
+        call(Wire.LOAD, new Wire.Op(0, 0, (int) Math.round(draftMs), (int) Math.round(fullMs), 0, 0, null, null, null));
+    }
+
     @Override
     public List<byte[]> takeCopy(int r) {
         List<byte[]> pages = call(Wire.TAKE_COPY, Wire.Op.req(r)).pages();

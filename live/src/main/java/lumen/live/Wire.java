@@ -38,8 +38,12 @@ final class Wire {
 
     /** A call's answer. */
     @JsonInclude(JsonInclude.Include.NON_DEFAULT)
-    record Reply(long value, byte[] data, List<byte[]> pages, long boot, long pid, List<lumen.runtime.TargetPass.Pass> passes) {
+    record Reply(long value, byte[] data, List<byte[]> pages, long boot, long pid, List<lumen.runtime.TargetPass.Pass> passes, int models) {
         static final Reply OK = new Reply(0, null, null, 0, 0, null);
+
+        Reply(long value, byte[] data, List<byte[]> pages, long boot, long pid, List<lumen.runtime.TargetPass.Pass> passes) {
+            this(value, data, pages, boot, pid, passes, 0);
+        }
 
         Reply(long value, byte[] data, List<byte[]> pages, long boot, long pid) {
             this(value, data, pages, boot, pid, null);
@@ -100,7 +104,12 @@ final class Wire {
     static final MethodDescriptor<Op, Reply> LOG = method("Log");
     /** The worker's draft model: {@code count} tokens for output positions {@code from}.. of the request with {@code seed} and {@code to} reference tokens. */
     static final MethodDescriptor<Op, Reply> DRAFT = method("Draft");
-    /** Liveness: the process's boot id (new at every start) and pid. */
+    /**
+     * A restarted worker starts loading its models: the draft in {@code from} ms (0: none) and the
+     * full model in {@code to} ms. Its heartbeats then say what it has loaded ({@link Reply#models}).
+     */
+    static final MethodDescriptor<Op, Reply> LOAD = method("Load");
+    /** Liveness: the process's boot id (new at every start) and pid, and the models it has loaded (0 none, 1 the draft, 2 the full model). */
     static final MethodDescriptor<Op, Reply> PING = method("Ping");
     /** Writes the true KV of positions from..to of req (seed). */
     static final MethodDescriptor<Op, Reply> COMPUTE = method("Compute");

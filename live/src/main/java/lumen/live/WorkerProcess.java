@@ -93,6 +93,43 @@ public final class WorkerProcess {
         return (System.nanoTime() ^ ProcessHandle.current().pid() << 32) | 1;
     }
 
+    /** The models this process has loaded: 0 none, 1 its draft model, 2 its full model. */
+    private volatile int loaded;
+    /** Loads in progress belong to one incarnation: a reset (new boot) stops them. */
+    private final java.util.concurrent.atomic.AtomicLong loads = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Loads the models, as a restarted worker does (the draft, when {@code draftMs} > 0, then the full
+     * model, {@code fullMs} from now), in the background: the heartbeats say what is loaded. This
+     * process has no weights to read, so a load is the time it takes; a kill during it loses it.
+     */
+    private void loadModels(int draftMs, int fullMs) {
+        long mine = loads.incrementAndGet();
+        loaded = 0;
+        Thread t = new Thread(() -> {
+            try {
+                long start = System.nanoTime();
+                if (draftMs > 0) {
+                    Thread.sleep(draftMs);
+                    if (loads.get() == mine) {
+                        loaded = 1;
+                    }
+                }
+                long left = fullMs - (System.nanoTime() - start) / 1_000_000;
+                if (left > 0) {
+                    Thread.sleep(left);
+                }
+                if (loads.get() == mine) {
+                    loaded = 2;
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }, "worker-" + id + "-load");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** The service: every method runs under this worker's lock, so the memories see one call at a time. */
     ServerServiceDefinition service() {
         ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(Wire.SERVICE);
@@ -109,7 +146,11 @@ public final class WorkerProcess {
         });
         bind(b, Wire.DRAFT, op -> new Wire.Reply(0, null, null, 0, 0,
                 List.of(new TargetPass.Pass(models.drafts(op.seed(), op.to(), op.from(), op.count()), new lumen.core.PageDigest[0], 0))));
-        bind(b, Wire.PING, op -> new Wire.Reply(id, null, null, boot, ProcessHandle.current().pid()));
+        bind(b, Wire.PING, op -> new Wire.Reply(id, null, null, boot, ProcessHandle.current().pid(), null, loaded));
+        bind(b, Wire.LOAD, op -> {
+            loadModels(op.from(), op.to());
+            return Wire.Reply.OK;
+        });
         bind(b, Wire.LOG, op -> {
             if (logDir == null) {
                 return Wire.Reply.of(0);
@@ -130,6 +171,9 @@ public final class WorkerProcess {
             // the gateway failed this worker while it lived (a stall): its memories count as gone, so they go
             target.clear();
             host.clear();
+            // the models go with the incarnation: the next restart loads them again
+            loads.incrementAndGet();
+            loaded = 0;
             long old = boot;
             boot = newBoot();
             System.out.println("worker " + id + " reset: boot " + Long.toHexString(old) + " -> " + Long.toHexString(boot));
@@ -228,7 +272,7 @@ public final class WorkerProcess {
                 return;
             }
             // every answer names this process's boot: a caller that finds another knows the worker restarted
-            out.onNext(new Wire.Reply(r.value(), r.data(), r.pages(), boot, r.pid(), r.passes()));
+            out.onNext(new Wire.Reply(r.value(), r.data(), r.pages(), boot, r.pid(), r.passes(), r.models()));
             out.onCompleted();
         }));
     }

@@ -98,6 +98,7 @@ public abstract class Driver<W extends Driver.Worker> {
     private long seq;
     private long events;
     private boolean externalRestarts;
+    private boolean externalLoads;
     /** Events since the gateway's monitor last took every worker's report (citedLoads=stale). */
     private long sinceReports;
 
@@ -224,6 +225,42 @@ public abstract class Driver<W extends Driver.Worker> {
      */
     protected void externalRestarts() {
         externalRestarts = true;
+    }
+
+    /**
+     * From now on a restarted worker loads its models itself ({@link #loadModels}) and says when each
+     * is loaded ({@link #modelLoaded}), instead of after the cost model's load times.
+     */
+    protected void externalLoads() {
+        externalLoads = true;
+    }
+
+    /** With external loads: restarted worker w starts loading its models (the draft, if its state loads one, and the full). */
+    protected void loadModels(W w) {}
+
+    /**
+     * With external loads: worker w, restarted, has loaded its draft ({@code full} false) or its
+     * full model. False when that means nothing now (w is not loading that model: it failed since,
+     * or the report is a repeat).
+     */
+    public boolean modelLoaded(int wid, boolean full) {
+        if (wid < 0 || wid >= ws.size()) {
+            return false;
+        }
+        W w = ws.get(wid);
+        WorkerState st = state.worker(wid).state();
+        if (!full) {
+            if (st != WorkerState.LOADING_DRAFT) {
+                return false;
+            }
+            draftReady(w);
+            return true;
+        }
+        if (st == WorkerState.UP || st == WorkerState.FAILED || st == WorkerState.LOADING_DRAFT && w.fullLoaded) {
+            return false;
+        }
+        fullReady(w);
+        return true;
     }
 
     /** The failed worker's machine is back: it restarts now. False when it is not FAILED. */
@@ -370,9 +407,15 @@ public abstract class Driver<W extends Driver.Worker> {
         w.fullAt = now + cost.fullLoadMs();
         if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
             recovering.add(w);
-            on(w, now + cost.draftLoadMs(), () -> draftReady(w));
+            if (!externalLoads) {
+                on(w, now + cost.draftLoadMs(), () -> draftReady(w));
+            }
         }
-        on(w, w.fullAt, () -> fullReady(w));
+        if (externalLoads) {
+            loadModels(w);
+        } else {
+            on(w, w.fullAt, () -> fullReady(w));
+        }
     }
 
     private void draftReady(W w) {

@@ -213,6 +213,22 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         return this;
     }
 
+    /**
+     * From now on a restarted worker's memories load its models ({@link WorkerMemory#loadModels},
+     * on the cost model's load times), and the engine says when each is loaded
+     * ({@link #modelLoaded}), instead of the runtime's timers.
+     */
+    public ClusterRuntime withExternalLoads() {
+        externalLoads();
+        return this;
+    }
+
+    @Override
+    protected void loadModels(W w) {
+        boolean draft = state.worker(w.id).state() == lumen.core.WorkerState.LOADING_DRAFT;
+        w.mem.loadModels(draft ? cost.draftLoadMs() : 0, cost.fullLoadMs());
+    }
+
     /** A request arrives at {@code a.atMs()} (not before the current time). */
     public void submit(Arrival a) {
         at(Math.max(now, a.atMs()), () -> arrive(a));

@@ -24,6 +24,15 @@ public interface WorkerMemory {
      */
     int[] draft(long seed, int outLen, int from, int k);
 
+    /**
+     * A restarted worker starts loading its models: its draft model in {@code draftMs} (0: none),
+     * its full model in {@code fullMs}, both from now. Only where the worker loads its own models
+     * ({@link ClusterRuntime#withExternalLoads}); in this process the runtime's timers do.
+     */
+    default void loadModels(double draftMs, double fullMs) {
+        throw new IllegalStateException("a worker in the runtime's process loads its models on the runtime's timers");
+    }
+
     /** r is done on this worker: its KV is freed. */
     void free(int r);
 

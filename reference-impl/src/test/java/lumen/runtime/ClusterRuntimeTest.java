@@ -132,7 +132,8 @@ class ClusterRuntimeTest {
         Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 2048, 16, 4);
         ClusterRuntime.Options base = ClusterRuntime.Options.defaults(16);
         TokenModels models = new TokenModels(base.vocab(), base.draftAgreement(), base.geometry());
-        java.util.function.IntFunction<WorkerMemory> unreachableDrafts = w -> new NoDrafts(new WorkerMemory.Local(new CpuKvPlane(base.geometry()), models));
+        java.util.function.IntFunction<WorkerMemory> unreachableDrafts = w -> new Wrapped(new WorkerMemory.Local(new CpuKvPlane(base.geometry()), models),
+                false, new ArrayList<>());
         List<Fault> fault = List.of(new Fault(1, 30, Fault.Point.MID_DECODE));
         Run none = run(cfg, base.withMemories(unreachableDrafts), work(12), fault);
         assertThat(none.rt().stats().completed).isEqualTo(12);
@@ -146,8 +147,45 @@ class ClusterRuntimeTest {
         assertThat(some.rt().stats().draftsDelivered).isGreaterThan(0);
     }
 
-    /** A worker's memories in this process whose draft model never answers. */
-    private record NoDrafts(WorkerMemory.Local local) implements WorkerMemory {
+    /**
+     * A restarted worker that loads its own models (as a worker process of lumen serve does): the
+     * runtime asks it to load, and nothing is ready until the engine says a model is loaded; the
+     * draft first, then the full model, each once.
+     */
+    @Test
+    void aWorkerThatLoadsItsOwnModelsIsReadyWhenItSaysSo() {
+        Config cfg = new Config("lumen", 4, 1, 1, 200, 16, 2048, 16, 4);
+        ClusterRuntime.Options base = ClusterRuntime.Options.defaults(16);
+        TokenModels models = new TokenModels(base.vocab(), base.draftAgreement(), base.geometry());
+        List<double[]> asked = new ArrayList<>();
+        List<Event> events = new ArrayList<>();
+        ClusterRuntime rt = new ClusterRuntime(cfg, Scenarios.FAST_RELOAD,
+                base.withMemories(w -> new Wrapped(new WorkerMemory.Local(new CpuKvPlane(base.geometry()), models), true, asked)),
+                (e, t) -> events.add(e)).withExternalRestarts().withExternalLoads();
+        for (Arrival a : work(6)) {
+            rt.submit(a);
+        }
+        rt.advanceTo(40);
+        rt.failNow(1);
+        rt.advanceTo(60);
+        assertThat(rt.restartWorker(1)).isTrue();
+        rt.advanceTo(60_000);
+        assertThat(asked).as("the restarted worker is asked to load its draft and its full model")
+                .containsExactly(new double[] {Scenarios.FAST_RELOAD.draftLoadMs(), Scenarios.FAST_RELOAD.fullLoadMs()});
+        assertThat(events).as("however long it takes").noneMatch(e -> e instanceof Event.DraftReady || e instanceof Event.FullReady);
+        assertThat(rt.modelLoaded(1, false)).isTrue();
+        assertThat(rt.modelLoaded(1, false)).as("a repeated report").isFalse();
+        assertThat(rt.state().worker(1).state()).isEqualTo(lumen.core.WorkerState.ASSISTING);
+        assertThat(rt.modelLoaded(1, true)).isTrue();
+        assertThat(rt.modelLoaded(1, true)).isFalse();
+        assertThat(rt.state().worker(1).state()).isEqualTo(lumen.core.WorkerState.UP);
+        assertThat(rt.modelLoaded(0, true)).as("a worker that never failed").isFalse();
+        assertThat(events.stream().filter(e -> e instanceof Event.DraftReady || e instanceof Event.FullReady).map(e -> e.action().specName()))
+                .containsExactly("DraftReady", "FullReady");
+    }
+
+    /** A worker's memories in this process: its draft model answers or not, and the loads it is asked for are recorded. */
+    private record Wrapped(WorkerMemory.Local local, boolean drafts, List<double[]> loads) implements WorkerMemory {
         @Override
         public KvDataPlane gpu() {
             return local.gpu();
@@ -160,7 +198,12 @@ class ClusterRuntimeTest {
 
         @Override
         public int[] draft(long seed, int outLen, int from, int k) {
-            return null;
+            return drafts ? local.draft(seed, outLen, from, k) : null;
+        }
+
+        @Override
+        public void loadModels(double draftMs, double fullMs) {
+            loads.add(new double[] {draftMs, fullMs});
         }
 
         @Override
@@ -170,7 +213,7 @@ class ClusterRuntimeTest {
 
         @Override
         public long sendPage(int r, int page, WorkerMemory holder) {
-            return local.sendPage(r, page, ((NoDrafts) holder).local());
+            return local.sendPage(r, page, ((Wrapped) holder).local());
         }
 
         @Override

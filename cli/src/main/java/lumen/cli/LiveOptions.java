@@ -150,6 +150,10 @@ final class LiveOptions {
         } catch (java.net.URISyntaxException ex) {
             throw new UserError("--live: not a URL: '" + url + "' (" + ex.getReason() + ")");
         }
+        if (u.getPath() != null && !u.getPath().isEmpty() && !u.getPath().equals("/")) {
+            throw new UserError("--live takes the endpoint's base URL, http://HOST:PORT, without a path: not '" + url + "' (the kit adds"
+                    + " /v1/completions itself)");
+        }
         if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
             throw new UserError("--live takes the endpoint's base URL, http://HOST:PORT, not '" + url + "'");
         }
@@ -191,6 +195,13 @@ final class LiveOptions {
         String why = LiveKillTable.why(r);
         if (!why.isEmpty()) {
             out.println("  " + why);
+        }
+        if (!r.faultsNotDone().isEmpty()) {
+            // not the system's failure: the run did not do what it was asked to, so it says nothing of recovery
+            out.println("NOT JUDGED: " + r.faultsNotDone().size() + " fault command(s) failed, so the run did not test the faults it was"
+                    + " asked to (check --fail-cmd and --restart-cmd, and that {worker} names a running worker)");
+            out.flush();
+            return ExitCodes.BAD_INPUT;
         }
         out.println(r.passed() ? "PASS" : "FAIL: caught by " + r.caughtBy());
         out.flush();

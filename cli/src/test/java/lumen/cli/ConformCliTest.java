@@ -85,4 +85,12 @@ class ConformCliTest {
         assertThat(r.out()).contains("verdict: FAIL: crashed").contains("at step 1 of the schedule: {\"cmd\":\"init\"");
         assertThat(r.out().contains("not found") || r.out().contains("No such file")).as(r.out()).isTrue();
     }
+
+    /** {@code --live} takes the endpoint's base URL: the completions path given too is a usage error, before any request. */
+    @Test
+    void aLiveUrlWithThePathIsAUsageError() {
+        CliRun r = CliRun.of("conform", "--live", "http://127.0.0.1:9/v1/completions");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err() + r.out()).contains("without a path").contains("/v1/completions");
+    }
 }

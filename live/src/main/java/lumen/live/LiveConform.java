@@ -68,10 +68,19 @@ public final class LiveConform {
         }
     }
 
-    /** What the run showed: the history's verdict, the logs' (null when none were given), and the faults as run. */
-    public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs) {
+    /**
+     * What the run showed: the history's verdict, the logs' (null when none were given), the faults
+     * as run, and those whose command failed (then the run tested less than it was asked to, and
+     * does not pass, whatever the system did).
+     */
+    public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
+                         List<String> faultsNotDone) {
+        public Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs) {
+            this(history, logs, faults, requests, wallMs, List.of());
+        }
+
         public boolean passed() {
-            return history.verdict() == Verdict.ACCEPTED && (logs == null || logs.verdict() == Verdict.ACCEPTED);
+            return faultsNotDone.isEmpty() && history.verdict() == Verdict.ACCEPTED && (logs == null || logs.verdict() == Verdict.ACCEPTED);
         }
 
         /** Which checks caught the system, in words: "history", "logs", "history and logs", or "none". */
@@ -111,6 +120,7 @@ public final class LiveConform {
             throw new IllegalArgumentException("the workload has no request in " + o.durationMs() + " ms at rate scale " + o.rateScale());
         }
         List<String> faultLog = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> notDone = new java.util.concurrent.CopyOnWriteArrayList<>();
         long start = System.nanoTime();
         try (OutputStream hist = Files.newOutputStream(o.history())) {
             HistoryClient client = new HistoryClient(o.url(), hist, Duration.ofMillis(o.requestTimeoutMs()));
@@ -126,10 +136,10 @@ public final class LiveConform {
                 for (Fault f : o.faults()) {
                     clock.schedule(() -> {
                         client.fault(Integer.toString(f.worker()));
-                        faultLog.add(command("fail", o.failCmd(), f, client.nowMs()));
+                        command("fail", o.failCmd(), f, client.nowMs(), faultLog, notDone);
                         if (o.restartCmd() != null) {
                             clock.schedule(() -> {
-                                faultLog.add(command("restart", o.restartCmd(), f, client.nowMs()));
+                                command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone);
                             }, o.restartAfterMs(), TimeUnit.MILLISECONDS);
                         }
                     }, (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
@@ -158,7 +168,7 @@ public final class LiveConform {
         }
         HistoryCheck.Result hr = HistoryCheck.check(h, HistoryCheck.Reference.kit(lumen.core.KitTokens.VOCAB), null, true);
         ValidationResult lr = o.logs() == null ? null : validateLogs(o.logs());
-        return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall);
+        return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone));
     }
 
     /** The system's trace, or its per-process logs (every *.jsonl in a directory), against the spec. */
@@ -184,25 +194,33 @@ public final class LiveConform {
         }
     }
 
-    /** Runs a fault command with {worker} replaced; a line for the report. */
-    private static String command(String what, String template, Fault f, double atMs) {
+    /** Runs a fault command with {worker} replaced: a line for the report in {@code log}, and in {@code notDone} too when it failed. */
+    private static void command(String what, String template, Fault f, double atMs, List<String> log, List<String> notDone) {
         String cmd = template.replace("{worker}", Integer.toString(f.worker()));
+        String line;
+        boolean ok = false;
         try {
             Process p = new ProcessBuilder("/bin/sh", "-c", cmd).redirectErrorStream(true).start();
             boolean done = p.waitFor(COMMAND_TIMEOUT_S, TimeUnit.SECONDS);
             String output = new String(p.getInputStream().readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8).trim();
             if (!done) {
                 p.destroyForcibly();
-                return String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' did not finish in %d s", what, f.worker(), atMs, cmd,
+                line = String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' did not finish in %d s", what, f.worker(), atMs, cmd,
                         COMMAND_TIMEOUT_S);
+            } else {
+                ok = p.exitValue() == 0;
+                line = String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' exited %d%s", what, f.worker(), atMs, cmd, p.exitValue(),
+                        output.isEmpty() ? "" : " (" + lumen.trace.Echo.cut(output) + ")");
             }
-            return String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' exited %d%s", what, f.worker(), atMs, cmd, p.exitValue(),
-                    output.isEmpty() ? "" : " (" + lumen.trace.Echo.cut(output) + ")");
         } catch (IOException ex) {
-            return what + " worker " + f.worker() + ": '" + cmd + "' could not run: " + ex.getMessage();
+            line = what + " worker " + f.worker() + ": '" + cmd + "' could not run: " + ex.getMessage();
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            return what + " worker " + f.worker() + ": interrupted";
+            line = what + " worker " + f.worker() + ": interrupted";
+        }
+        log.add(line);
+        if (!ok) {
+            notDone.add(line);
         }
     }
 }

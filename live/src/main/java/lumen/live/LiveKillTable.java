@@ -20,8 +20,9 @@ public final class LiveKillTable {
 
     /** One row: the system, what its run showed (the last of {@code runs}), and whether that is what it should show. */
     public record Row(LiveMutant mutant, LiveConform.Result result, int runs) {
+        /** The reference passed, or the mutant was caught; a run whose fault commands failed is neither. */
         public boolean ok() {
-            return mutant == LiveMutant.NONE ? result.passed() : !result.passed();
+            return result.faultsNotDone().isEmpty() && (mutant == LiveMutant.NONE ? result.passed() : !result.passed());
         }
     }
 
@@ -51,9 +52,10 @@ public final class LiveKillTable {
             }
             Row row = new Row(m, r, runs);
             rows.add(row);
+            String verdict = row.ok() ? "ok" : !r.faultsNotDone().isEmpty() ? "NOT JUDGED (a fault command failed)"
+                    : m == LiveMutant.NONE ? "FAILED (the reference must pass)" : "SURVIVED";
             progress.printf("  %-20s history %-9s logs %-10s caught by %-16s %s%s%n", m.key, r.history().verdict(), r.logs().verdict(),
-                    r.caughtBy(), row.ok() ? "ok" : m == LiveMutant.NONE ? "FAILED (the reference must pass)" : "SURVIVED",
-                    runs > 1 ? " (" + runs + " runs)" : "");
+                    r.caughtBy(), verdict, runs > 1 ? " (" + runs + " runs)" : "");
             progress.flush();
         }
         return rows;
@@ -73,7 +75,7 @@ public final class LiveKillTable {
             srv.cluster().awaitAllUp(30_000);
         }
         // the logs are whole once the processes have stopped: each process's own, merged by their clocks
-        return new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs());
+        return new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs(), r.faultsNotDone());
     }
 
     /** A line on what caught a run: the first finding of the history and of the logs. */

@@ -176,11 +176,35 @@ class LiveServeTest {
         ValidationResult none = merged(missing);
         assertThat(none.verdict()).isEqualTo(Verdict.MALFORMED);
         assertThat(none.error().getMessage()).contains("ends without its begin");
+        assertThat(none.error().source()).as("named where it was written").isEqualTo("gateway.jsonl");
+        // the gateway's log left out: the workers' steps begin for requests that never arrived
+        java.util.Map<String, byte[]> noGateway = new java.util.TreeMap<>(logs);
+        noGateway.remove("gateway.jsonl");
+        ValidationResult blind = merged(noGateway);
+        assertThat(blind.verdict()).isEqualTo(Verdict.MALFORMED);
+        assertThat(blind.error().getMessage()).contains("unknown request").contains("the gateway's");
     }
 
     private static ValidationResult merged(java.util.Map<String, byte[]> logs) throws Exception {
         return lumen.validate.ProcessLogs.validate(List.copyOf(logs.values()), List.copyOf(logs.keySet()),
                 Validator.Options.defaults().withComplete(true)).result();
+    }
+
+    /**
+     * A fault command that fails (here it exits 3, as a kill of a pid that is gone does): the run
+     * did not test the failure it was asked to, so it does not pass, whatever the clients saw.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRunWhoseFaultCommandFailedDoesNotPass(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (LiveServer s = LiveServer.start(settings(2), null, 60_000)) {
+            LiveConform.Options o = new LiveConform.Options(s.url(), "conv", 4.0, 1_500, 64, 16, 3, List.of(new LiveConform.Fault(500, 1)),
+                    "echo 'no such worker' && exit 3", null, 0, 30_000, dir.resolve("h.jsonl"), null);
+            LiveConform.Result r = LiveConform.run(o, new java.io.PrintWriter(System.out, true));
+            assertThat(r.history().verdict()).as("the clients saw nothing wrong").isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.faultsNotDone()).singleElement().asString().contains("exited 3").contains("no such worker");
+            assertThat(r.passed()).isFalse();
+        }
     }
 
     /**

@@ -65,6 +65,8 @@ public final class Linearize {
         Map<String, java.util.ArrayDeque<ObjectNode>> open = new LinkedHashMap<>();
         Map<String, java.util.ArrayDeque<Long>> openLine = new LinkedHashMap<>();
         Set<String> cancelled = new HashSet<>();
+        // the requests arrived so far: a step begun for another is an error, as any event naming one is
+        Set<String> arrived = new HashSet<>();
         boolean header = true;
         for (int i = 0; i < lines.length; i++) {
             long n = i + 1;
@@ -85,6 +87,9 @@ public final class Linearize {
             JsonNode ph = o.remove("phase");
             String type = o.path("type").asText();
             if (ph == null) {
+                if (type.equals("Arrive")) {
+                    arrived.add(o.path("req").asText());
+                }
                 if (type.equals("Fail")) {
                     cancel(o, open, openLine, cancelled);
                 } else if (type.equals("Restart")) {
@@ -99,6 +104,11 @@ public final class Linearize {
                         + " FullReady have begin and end forms)");
             }
             String key = key(o, type);
+            if (!phase.equals("end") && !type.equals("FullReady") && !arrived.contains(o.path("req").asText())) {
+                throw new TraceFormatException(source, n, type + " " + Echo.cut(phase) + ": unknown request " + Echo.cut(o.path("req").asText())
+                        + " (no Arrive for it before this line; with per-process logs, is the log that holds the decisions, the"
+                        + " gateway's, among them?)");
+            }
             switch (phase) {
                 case "begin" -> {
                     open.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).addLast(o);

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  *                written); null when it is the trace as written
  * @param notes   what the rewrite did, for the verdict
  */
-public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes) {
+public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes, List<String> unfinished) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Whether a trace (or its first bytes) declares a form the kit reads differently: begin and end forms, or a partial trace. */
@@ -30,15 +30,15 @@ public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes)
 
     public static WrittenTrace of(byte[] trace, String source) throws TraceFormatException {
         if (!Linearize.declared(trace)) {
-            return new WrittenTrace(trace, null, List.of());
+            return new WrittenTrace(trace, null, List.of(), List.of());
         }
         Linearize.Result lin = Linearize.of(trace, source);
         List<String> notes = new ArrayList<>();
-        notes.add("begin and end forms: each step judged at its end (" + lin.origins().size() + " atomic lines from the trace's "
+        notes.add("begin and end forms: each step judged at its end (" + (lin.origins().size() - 1) + " atomic events from the trace's "
                 + "begin/chunk/end lines)" + (lin.unfinished().isEmpty() ? "" : "; begun and never ended, so without effect: "
                 + String.join(", ", lin.unfinished().subList(0, Math.min(5, lin.unfinished().size())))
                 + (lin.unfinished().size() > 5 ? ", ..." : "")));
-        return new WrittenTrace(lin.atomic(), lin.origins(), notes);
+        return new WrittenTrace(lin.atomic(), lin.origins(), notes, lin.unfinished());
     }
 
     /** Line n of the replayed trace, as a line of the trace as written. */

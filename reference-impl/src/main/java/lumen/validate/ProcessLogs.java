@@ -310,6 +310,15 @@ public final class ProcessLogs {
         // the merged trace as written: a header that declares what the system observes, or begin and
         // end forms, is judged as such, and every line a verdict names is a line of the merged trace
         ValidationResult v = Validator.validate(merged, "merged", opt);
+        if (v.error() != null && v.error().line() >= 1 && v.error().line() <= origins.size()) {
+            // a malformed line is named where it was written: its own log and line
+            String at = origins.get((int) v.error().line() - 1);
+            int colon = at.lastIndexOf(':');
+            TraceFormatException e = new TraceFormatException(at.substring(0, colon), Long.parseLong(at.substring(colon + 1)),
+                    v.error().getMessage().replaceFirst("^merged:[0-9]+: ", ""));
+            v = new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(), v.open(),
+                    v.divergence(), e, v.unfinished(), v.reference(), v.notes());
+        }
         return new Result(v, origins, tried, lamport, merged);
     }
 

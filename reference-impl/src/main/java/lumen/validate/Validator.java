@@ -97,8 +97,18 @@ public final class Validator {
         TraceFormatException e = r.error() == null ? null : w.remap(r.error(), source);
         List<String> notes = new ArrayList<>(r.notes());
         notes.addAll(w.notes());
-        return new ValidationResult(r.source(), r.verdict(), r.config(), r.version(), r.events(), r.byType(), r.done(), r.open(), d, e,
-                r.unfinished(), r.reference(), notes);
+        Verdict v = r.verdict();
+        List<String> unfinished = r.unfinished();
+        if (opt.complete() && v == Verdict.ACCEPTED && !w.unfinished().isEmpty()) {
+            // a complete run ends every step it began (a failure or a restart ends those of the failed worker)
+            v = Verdict.INCOMPLETE;
+            unfinished = new ArrayList<>(unfinished);
+            for (String step : w.unfinished()) {
+                unfinished.add(step + ": begun and never ended");
+            }
+        }
+        return new ValidationResult(r.source(), v, r.config(), r.version(), r.events(), r.byType(), r.done(), r.open(), d, e,
+                unfinished, r.reference(), notes);
     }
 
     /**

@@ -21,6 +21,8 @@ class LinearizeTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static final String HEADER = "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":2,\"steps\":\"begin-end\","
             + "\"config\":{\"policy\":\"lumen\",\"workers\":3,\"alpha\":1,\"beta\":1,\"theta\":5,\"tau\":3,\"budget\":40,\"pageTokens\":4,\"k\":3}}\n";
+    /** The arrival of request 0 (a step may begin only for a request that arrived). */
+    static final String A0 = "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":4,\"ref\":[1]}\n";
 
     static Linearize.Result lin(String s) throws Exception {
         return Linearize.of(s.getBytes(StandardCharsets.UTF_8), "t.jsonl");
@@ -32,34 +34,34 @@ class LinearizeTest {
 
     @Test
     void aStepTakesEffectAtItsEndAndAChunkedPrefillJoinsItsPages() throws Exception {
-        Linearize.Result r = lin(HEADER
+        Linearize.Result r = lin(HEADER + A0
                 + "{\"type\":\"Prefill\",\"phase\":\"begin\",\"req\":0,\"worker\":0}\n"
                 + "{\"type\":\"Arrive\",\"req\":1,\"worker\":1,\"promptLen\":4,\"ref\":[1]}\n"
                 + "{\"type\":\"Prefill\",\"phase\":\"chunk\",\"req\":0,\"worker\":0,\"pages\":[[1,4,\"00000000000000aa\"]]}\n"
                 + "{\"type\":\"Prefill\",\"phase\":\"end\",\"req\":0,\"worker\":0,\"tokens\":[7],\"pages\":[[5,2,\"00000000000000bb\"]]}\n");
-        assertThat(lines(r)).hasSize(3);
+        assertThat(lines(r)).hasSize(4);
         assertThat(lines(r).get(0)).doesNotContain("steps");
-        ObjectNode prefill = (ObjectNode) JSON.readTree(lines(r).get(2));
+        ObjectNode prefill = (ObjectNode) JSON.readTree(lines(r).get(3));
         assertThat(prefill.has("phase")).isFalse();
         assertThat(((ArrayNode) prefill.get("pages")).size()).isEqualTo(2);
         assertThat(prefill.get("pages").get(0).get(2).asText()).isEqualTo("00000000000000aa");
-        // the header, the Arrive at line 3, the Prefill at its end's line 5
-        assertThat(r.origins()).containsExactly(1L, 3L, 5L);
+        // the header, the Arrives at lines 2 and 4, the Prefill at its end's line 6
+        assertThat(r.origins()).containsExactly(1L, 2L, 4L, 6L);
         assertThat(r.unfinished()).isEmpty();
     }
 
     @Test
     void aFailureStopsTheStepsItInterruptsAndALateEndIsKeptForTheSpecToJudge() throws Exception {
-        Linearize.Result r = lin(HEADER
+        Linearize.Result r = lin(HEADER + A0
                 + "{\"type\":\"StreamPage\",\"phase\":\"begin\",\"req\":0,\"holder\":1}\n"
                 + "{\"type\":\"Fail\",\"worker\":0,\"interrupted\":[0],\"orphaned\":[]}\n");
-        assertThat(lines(r)).hasSize(2);
+        assertThat(lines(r)).hasSize(3);
         assertThat(r.unfinished()).isEmpty();   // stopped by the failure, not left open
-        Linearize.Result late = lin(HEADER
+        Linearize.Result late = lin(HEADER + A0
                 + "{\"type\":\"StreamPage\",\"phase\":\"begin\",\"req\":0,\"holder\":1}\n"
                 + "{\"type\":\"Fail\",\"worker\":0,\"interrupted\":[0],\"orphaned\":[]}\n"
                 + "{\"type\":\"StreamPage\",\"phase\":\"end\",\"req\":0,\"holder\":1,\"ckpt\":4}\n");
-        assertThat(lines(late)).hasSize(3);
+        assertThat(lines(late)).hasSize(4);
         Linearize.Result open = lin(HEADER + "{\"type\":\"FullReady\",\"phase\":\"begin\",\"worker\":2}\n");
         assertThat(open.unfinished()).containsExactly("FullReady of worker 2 (begun at line 2)");
     }
@@ -67,28 +69,52 @@ class LinearizeTest {
     @Test
     void aDecodeComputedByAWorkerTakesItsPagesFromTheWorkersBeginAndARestartEndsWhatTheWorkerBegan() throws Exception {
         // the worker logs what it wrote; the gateway logs the tokens it took
-        Linearize.Result r = lin(HEADER
+        Linearize.Result r = lin(HEADER + A0
                 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1,\"pages\":[[17,3,\"00000000000000cc\"]]}\n"
                 + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":1,\"tokens\":[9]}\n");
-        ObjectNode decode = (ObjectNode) JSON.readTree(lines(r).get(1));
+        ObjectNode decode = (ObjectNode) JSON.readTree(lines(r).get(2));
         assertThat(decode.has("phase")).isFalse();
         assertThat(decode.get("tokens").get(0).asInt()).isEqualTo(9);
         assertThat(decode.get("pages").get(0).get(2).asText()).isEqualTo("00000000000000cc");
-        assertThat(r.origins()).containsExactly(1L, 3L);
+        assertThat(r.origins()).containsExactly(1L, 2L, 4L);
         // a begin on a worker that then restarts can never end: the same request's next Decode on that
         // worker is matched with its own begin, not the stale one
-        Linearize.Result again = lin(HEADER
+        Linearize.Result again = lin(HEADER + A0
                 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1,\"pages\":[[17,3,\"00000000000000aa\"]]}\n"
                 + "{\"type\":\"Restart\",\"worker\":1}\n"
                 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1,\"pages\":[[17,3,\"00000000000000bb\"]]}\n"
                 + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":1,\"tokens\":[9]}\n");
-        assertThat(lines(again)).hasSize(3);
-        assertThat(JSON.readTree(lines(again).get(2)).get("pages").get(0).get(2).asText()).isEqualTo("00000000000000bb");
+        assertThat(lines(again)).hasSize(4);
+        assertThat(JSON.readTree(lines(again).get(3)).get("pages").get(0).get(2).asText()).isEqualTo("00000000000000bb");
         assertThat(again.unfinished()).isEmpty();
         // a begin left open by a worker that died is listed, and changes nothing
-        Linearize.Result open = lin(HEADER + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":3,\"worker\":0}\n");
-        assertThat(lines(open)).hasSize(1);
-        assertThat(open.unfinished()).containsExactly("Decode of request 3 on worker 0 (begun at line 2)");
+        Linearize.Result open = lin(HEADER + A0.replace("\"req\":0", "\"req\":3") + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":3,\"worker\":0}\n");
+        assertThat(lines(open)).hasSize(2);
+        assertThat(open.unfinished()).containsExactly("Decode of request 3 on worker 0 (begun at line 3)");
+    }
+
+    /**
+     * A whole run with begin and end forms: a step begun and never ended (no failure stopped it)
+     * changes nothing, and is listed; under --complete the run is then INCOMPLETE, not ACCEPTED.
+     */
+    @Test
+    void aStepLeftOpenIsNotACompleteRun() throws Exception {
+        lumen.runtime.Scenario honest = lumen.runtime.Scenarios.all().stream().filter(lumen.runtime.Scenario::expectsAcceptance).findFirst().orElseThrow();
+        String whole = new String(lumen.runtime.ScenarioRun.run(honest).trace(), StandardCharsets.UTF_8);
+        String[] lines = whole.split("\n");
+        ObjectNode header = (ObjectNode) JSON.readTree(lines[0]);
+        header.put("steps", "begin-end");
+        // a Decode begun on worker 0 for request 0 after the run, and never ended
+        String open = header + "\n" + String.join("\n", java.util.Arrays.copyOfRange(lines, 1, lines.length))
+                + "\n{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":0}\n";
+        byte[] bytes = open.getBytes(StandardCharsets.UTF_8);
+        lumen.validate.ValidationResult plain = lumen.validate.Validator.validate(bytes, "open.jsonl", lumen.validate.Validator.Options.defaults());
+        assertThat(plain.verdict()).isEqualTo(lumen.validate.Verdict.ACCEPTED);
+        assertThat(plain.notes()).anyMatch(n -> n.contains("begun and never ended") && n.contains("Decode of request 0 on worker 0"));
+        lumen.validate.ValidationResult complete = lumen.validate.Validator.validate(bytes, "open.jsonl",
+                lumen.validate.Validator.Options.defaults().withComplete(true));
+        assertThat(complete.verdict()).isEqualTo(lumen.validate.Verdict.INCOMPLETE);
+        assertThat(complete.unfinished()).anyMatch(u -> u.startsWith("Decode of request 0 on worker 0") && u.endsWith("begun and never ended"));
     }
 
     @Test
@@ -96,10 +122,11 @@ class LinearizeTest {
         String[][] bad = {
             {HEADER + "{\"type\":\"StreamPage\",\"phase\":\"end\",\"req\":0,\"holder\":1,\"ckpt\":4}\n", "2", "ends without its begin"},
             {HEADER + "{\"type\":\"Complete\",\"phase\":\"begin\",\"req\":0}\n", "2", "only Prefill, Decode, StreamPage, Route and FullReady"},
-            {HEADER + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1}\n"
-                    + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":2,\"tokens\":[7]}\n", "3", "ends without its begin"},
-            {HEADER + "{\"type\":\"StreamPage\",\"phase\":\"chunk\",\"req\":0}\n", "2", "only a Prefill has chunks"},
-            {HEADER + "{\"type\":\"Prefill\",\"phase\":\"middle\",\"req\":0}\n", "2", "must be \"begin\", \"chunk\" or \"end\""},
+            {HEADER + A0 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":1}\n"
+                    + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":2,\"tokens\":[7]}\n", "4", "ends without its begin"},
+            {HEADER + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":5,\"worker\":1}\n", "2", "unknown request 5"},
+            {HEADER + A0 + "{\"type\":\"StreamPage\",\"phase\":\"chunk\",\"req\":0}\n", "3", "only a Prefill has chunks"},
+            {HEADER + A0 + "{\"type\":\"Prefill\",\"phase\":\"middle\",\"req\":0}\n", "3", "must be \"begin\", \"chunk\" or \"end\""},
             {HEADER.replace(",\"steps\":\"begin-end\"", ""), "1", "declares \"steps\":\"begin-end\""},
         };
         for (String[] b : bad) {

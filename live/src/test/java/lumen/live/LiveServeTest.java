@@ -91,11 +91,8 @@ class LiveServeTest {
             for (Future<Integer> f : got) {
                 assertThat(f.get(90, TimeUnit.SECONDS)).isEqualTo(outLen);
             }
-            // the requests may all finish before the worker is back: wait for its handover
-            String back = "worker " + worker + " handed over";
-            for (int i = 0; i < 300 && s.cluster().detections().stream().noneMatch(d -> d.startsWith(back)); i++) {
-                Thread.sleep(100);
-            }
+            // the requests may all finish before a failed worker is back: wait for every handover, so the run is complete
+            assertThat(s.cluster().awaitAllUp(30_000)).as("every worker back with its full model").isTrue();
             detections = s.cluster().detections();
             if (name.equals("r")) {
                 org.HdrHistogram.Histogram late = s.cluster().lateness();

@@ -26,10 +26,6 @@ final class Clock {
 
     private final AtomicLong lc = new AtomicLong();
 
-    long now() {
-        return lc.get();
-    }
-
     /** The clock of the next event logged. */
     long tick() {
         return lc.incrementAndGet();

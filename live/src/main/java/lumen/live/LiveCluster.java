@@ -131,7 +131,8 @@ public final class LiveCluster implements AutoCloseable {
                 w.flush();
             }
             String first = h.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n", 2)[0];
-            com.fasterxml.jackson.databind.node.ObjectNode header = ProcessLog.object(first);
+            com.fasterxml.jackson.databind.node.ObjectNode header = (com.fasterxml.jackson.databind.node.ObjectNode)
+                    new com.fasterxml.jackson.databind.ObjectMapper().readTree(first);
             header.put("steps", "begin-end");
             java.nio.file.Files.createDirectories(processLogs);
             this.logHeader = header.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -248,18 +249,15 @@ public final class LiveCluster implements AutoCloseable {
 
     /** On the loop: where the runtime's events go. */
     private void emitted(Event e, double t) {
+        double ms = Math.round(t * 1000) / 1000.0;
         try {
             if (trace != null) {
-                trace.write(e, Math.round(t * 1000) / 1000.0);
+                trace.write(e, ms);
             }
             if (gatewayLog != null) {
-                com.fasterxml.jackson.databind.node.ObjectNode o = ProcessLog.object(TraceWriter.toJson(e, Math.round(t * 1000) / 1000.0));
-                if ((e instanceof Event.Prefill || e instanceof Event.Decode) && ownLog[e.worker()]) {
-                    // the worker logged the step's begin with the pages it wrote; the gateway, the tokens it took
-                    o.remove("pages");
-                    o.put("phase", "end");
-                }
-                gatewayLog.write(o);
+                // a step the worker logged the begin of, with the pages it wrote, ends here with the tokens the gateway took
+                boolean begun = (e instanceof Event.Prefill || e instanceof Event.Decode) && ownLog[e.worker()];
+                gatewayLog.write(begun ? TraceWriter.end(e, ms) : TraceWriter.toJson(e, ms));
             }
         } catch (IOException ex) {
             throw new java.io.UncheckedIOException(ex);

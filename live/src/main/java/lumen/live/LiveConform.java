@@ -75,10 +75,6 @@ public final class LiveConform {
      */
     public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
                          List<String> faultsNotDone) {
-        public Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs) {
-            this(history, logs, faults, requests, wallMs, List.of());
-        }
-
         public boolean passed() {
             return faultsNotDone.isEmpty() && history.verdict() == Verdict.ACCEPTED && (logs == null || logs.verdict() == Verdict.ACCEPTED);
         }

@@ -21,40 +21,28 @@ final class ProcessLog implements Closeable {
 
     private final FileChannel out;
     private final Clock clock;
-    private final String process;
 
     /** Opens {@code file} (replacing it) and writes {@code header} (the run's trace header) with {@code "process"}. */
     ProcessLog(Path file, String header, String process, Clock clock) throws IOException {
-        this.process = process;
         this.clock = clock;
         ObjectNode h = (ObjectNode) JSON.readTree(header);
         h.put("process", process);
         this.out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-        line(h);
+        line(h.toString());
     }
 
-    String process() {
-        return process;
+    /**
+     * Logs one event, its line as {@link lumen.trace.TraceWriter} writes it (an object, no newline),
+     * with the next tick of this process's clock as its last field.
+     */
+    synchronized void write(String event) throws IOException {
+        line(event.substring(0, event.length() - 1) + ",\"lc\":" + clock.tick() + "}");
     }
 
-    /** Logs one event (an event line of the trace, as an object) with the next tick of this process's clock. */
-    synchronized void write(ObjectNode event) throws IOException {
-        event.put("lc", clock.tick());
-        line(event);
-    }
-
-    private void line(ObjectNode o) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap((o.toString() + "\n").getBytes(StandardCharsets.UTF_8));
+    private void line(String json) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8));
         while (b.hasRemaining()) {
             out.write(b);
-        }
-    }
-
-    static ObjectNode object(String json) {
-        try {
-            return (ObjectNode) JSON.readTree(json);
-        } catch (IOException ex) {
-            throw new java.io.UncheckedIOException(ex);
         }
     }
 

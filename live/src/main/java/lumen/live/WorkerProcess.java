@@ -246,13 +246,10 @@ public final class WorkerProcess {
         if (l == null || j.req() < 0) {
             return;
         }
-        lumen.core.Event e = j.prefill() ? new lumen.core.Event.Prefill(j.req(), id, new int[0], pass.content())
-                : new lumen.core.Event.Decode(j.req(), id, new int[0], pass.content());
-        com.fasterxml.jackson.databind.node.ObjectNode o = ProcessLog.object(lumen.trace.TraceWriter.toJson(e));
-        o.remove("tokens");
-        o.put("phase", "begin");
+        lumen.core.Event e = j.prefill() ? new lumen.core.Event.Prefill(j.req(), id, pass.tokens(), pass.content())
+                : new lumen.core.Event.Decode(j.req(), id, pass.tokens(), pass.content());
         try {
-            l.write(o);
+            l.write(lumen.trace.TraceWriter.begin(e));
         } catch (java.io.IOException ex) {
             throw new java.io.UncheckedIOException("worker " + id + " cannot write its log", ex);
         }

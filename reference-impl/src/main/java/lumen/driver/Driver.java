@@ -256,7 +256,8 @@ public abstract class Driver<W extends Driver.Worker> {
             draftReady(w);
             return true;
         }
-        if (st == WorkerState.UP || st == WorkerState.FAILED || st == WorkerState.LOADING_DRAFT && w.fullLoaded) {
+        boolean loadingFull = st == WorkerState.ASSISTING || st == WorkerState.LOADING_FULL || st == WorkerState.LOADING_DRAFT && !w.fullLoaded;
+        if (!loadingFull) {
             return false;
         }
         fullReady(w);
@@ -405,17 +406,18 @@ public abstract class Driver<W extends Driver.Worker> {
     private void restart(W w) {
         emit(Core.restart(state, w.id));
         w.fullAt = now + cost.fullLoadMs();
-        if (state.worker(w.id).state() == WorkerState.LOADING_DRAFT) {
+        boolean draft = state.worker(w.id).state() == WorkerState.LOADING_DRAFT;
+        if (draft) {
             recovering.add(w);
-            if (!externalLoads) {
-                on(w, now + cost.draftLoadMs(), () -> draftReady(w));
-            }
         }
         if (externalLoads) {
             loadModels(w);
-        } else {
-            on(w, w.fullAt, () -> fullReady(w));
+            return;
         }
+        if (draft) {
+            on(w, now + cost.draftLoadMs(), () -> draftReady(w));
+        }
+        on(w, w.fullAt, () -> fullReady(w));
     }
 
     private void draftReady(W w) {

@@ -105,13 +105,46 @@ public final class TraceWriter implements Closeable {
 
     /** One event as its JSON line with its time {@code t} in ms (NaN: none), without the newline. */
     public static String toJson(Event e, double t) {
+        return toJson(e, t, true);
+    }
+
+    private static String toJson(Event e, double t, boolean content) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
-            writeEvent(g, e, t, true);
+            writeEvent(g, e, t, content);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
         return b.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A Prefill or Decode as the worker that computed it logs its begin (docs/trace-format.md, Begin
+     * and end): its request, its worker and the pages it wrote, without the newline.
+     */
+    public static String begin(Event e) {
+        if (!(e instanceof Event.Prefill || e instanceof Event.Decode)) {
+            throw new IllegalArgumentException("only a Prefill or a Decode begins on a worker: " + e.action().specName());
+        }
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(b, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("type", e.action().specName());
+            g.writeNumberField("req", e.req());
+            g.writeNumberField("worker", e.worker());
+            pages(g, e instanceof Event.Prefill p ? p.pages() : ((Event.Decode) e).pages(), true);
+            g.writeStringField("phase", "begin");
+            g.writeEndObject();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The end of a step whose begin carried its pages ({@link #begin}): every field but the pages, at time {@code t}. */
+    public static String end(Event e, double t) {
+        String j = toJson(e, t, false);
+        return j.substring(0, j.length() - 1) + ",\"phase\":\"end\"}";
     }
 
     /**

@@ -158,6 +158,23 @@ final class ContentTracker {
         return q;
     }
 
+    /**
+     * Request r's record, for a caller that writes what r's server wrote into it in place
+     * ({@link #written(Object, PageDigest[], int)}) until this tracker is copied.
+     */
+    Object handle(int r) {
+        return req(r);
+    }
+
+    /** The first n of the pages a request's server wrote, in order, into the record {@link #handle} gave. */
+    static void written(Object handle, PageDigest[] pages, int n) {
+        Req q = (Req) handle;
+        for (int i = 0; i < n; i++) {
+            q.written.put(pages[i]);
+        }
+        q.fpKnown = false;
+    }
+
     private static int prefillTo(RequestRec r) {
         return r.outLen() == 0 ? r.promptLen() : r.kvLen();
     }

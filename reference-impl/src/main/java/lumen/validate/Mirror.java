@@ -71,6 +71,8 @@ public final class Mirror {
     private boolean quiet;
     /** In quiet mode, the whole divergence of the last step, built on demand; else null. */
     private java.util.function.Supplier<Divergence> lastDescribed;
+    /** The fast path of the common Decode ({@link HotRequests}), or null: every event takes the full step. */
+    private HotRequests hot;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -108,7 +110,70 @@ public final class Mirror {
     }
 
     Mirror copy() {
+        if (hot != null) {
+            // a copy shares the content records, which the held requests write in place
+            hot.releaseAll();
+            hot = null;
+        }
         return new Mirror(this);
+    }
+
+    /**
+     * This mirror with the fast path of the common Decode ({@link HotRequests}): the same verdicts
+     * and states, for a validator that steps one mirror through a whole trace. Not under
+     * citedLoads=stale, whose load window every event reads.
+     */
+    Mirror withHotRequests() {
+        if (window == null) {
+            hot = new HotRequests(this, state);
+        }
+        return this;
+    }
+
+    /** The decodes the fast path took so far ({@link #withHotRequests}): each of the others took the full step. */
+    public long hotDecodes() {
+        return hot == null ? 0 : hot.taken;
+    }
+
+    /** Whether request r has arrived (a held request is one). */
+    boolean knows(int r) {
+        return hot != null && hot.holds(r) || state.request(r) != null;
+    }
+
+    /** The spec state as it stands, without writing back the held requests (for {@link HotRequests}). */
+    ClusterState current() {
+        return state;
+    }
+
+    ContentTracker content() {
+        return content;
+    }
+
+    int fairnessSteps() {
+        return fairnessSteps;
+    }
+
+    /** Whether no ASSISTING worker is idle, so L4 counts nothing at a decode. */
+    boolean assistQuiet() {
+        return assistIdle.isEmpty();
+    }
+
+    /** L3's counter under key (0: none). */
+    int lagOf(long key) {
+        return streamLag.getOrDefault(key, 0);
+    }
+
+    void setLag(long key, int n) {
+        if (n == 0) {
+            streamLag.remove(key);
+        } else {
+            streamLag.put(key, n);
+        }
+    }
+
+    /** Writes a held request's record back ({@link HotRequests}). */
+    void putRequest(RequestRec r) {
+        state = state.withRequest(r);
     }
 
     /** This mirror in quiet mode: its divergences name their findings only, until {@link #described}. */
@@ -128,6 +193,9 @@ public final class Mirror {
      * fingerprint judge every later event alike, so one of them is kept.
      */
     long fingerprint(java.util.IdentityHashMap<Object, Long> memo) {
+        if (hot != null) {
+            hot.releaseAll();
+        }
         long h = lumen.core.Fingerprint.add(state.fingerprint(memo), content.fingerprint());
         long lags = streamLag.size();
         for (com.carrotsearch.hppc.cursors.LongIntCursor c : streamLag) {
@@ -156,13 +224,18 @@ public final class Mirror {
         return window != null && LoadWindow.usesView(state, e) ? window.choices(events + 1, t, state) : null;
     }
 
+    /** The spec state after the events stepped so far. */
     public ClusterState state() {
+        if (hot != null) {
+            hot.releaseAll();
+        }
         return state;
     }
 
     /** Requests still running at this point (arrived, not DONE). */
     public long running() {
         long n = 0;
+        ClusterState state = state();
         for (int id : state.requests().keys()) {
             n += unfinished(state.request(id)) ? 1 : 0;
         }
@@ -189,6 +262,12 @@ public final class Mirror {
      */
     public Divergence step(Event e, long line, double[] cited, long[] reserved, double t) {
         events++;
+        if (hot != null) {
+            if (e instanceof Event.Decode d && cited == null && reserved == null && hot.decode(d)) {
+                return null;
+            }
+            hot.release(e);
+        }
         ClusterState s = state;
         List<Finding> found = new ArrayList<>(0);
         boolean view = window != null && LoadWindow.usesView(s, e);
@@ -349,19 +428,37 @@ public final class Mirror {
         if (assistIdle.isEmpty() || r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
             return;
         }
+        assists(s, r.id(), r.server(), found);
+    }
+
+    /**
+     * L4's count at a decode step of request id, served by {@code server} (UP, with output to come
+     * and no draft in flight): each idle ASSISTING worker that could have proposed for it counts
+     * one more opportunity, and a finding when it reaches the bound. With {@code found} null,
+     * nothing is counted: whether some count would reach the bound now.
+     */
+    boolean assists(ClusterState s, int id, int server, List<Finding> found) {
         for (com.carrotsearch.hppc.cursors.IntCursor c : assistIdle) {
             int w = c.value;
-            if (s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, r.server())) {
+            if (s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, server)) {
                 continue;
             }
-            int n = assistOpportunities.addTo((long) w << 32 | r.id(), 1);
+            long key = (long) w << 32 | id;
+            if (found == null) {
+                if (assistOpportunities.get(key) == fairnessSteps) {
+                    return true;
+                }
+                continue;
+            }
+            int n = assistOpportunities.addTo(key, 1);
             if (n == fairnessSteps + 1) {
                 found.add(new Finding(PropertyId.L4, "worker " + w + " is ASSISTING with its draft loaded and has proposed no draft"
-                        + " in this stint, although it could have for request " + r.id() + " at " + n + " of its decode steps:"
+                        + " in this stint, although it could have for request " + id + " at " + n + " of its decode steps:"
                         + " the assist could act and did not (weak fairness, bound " + fairnessSteps + " steps)",
                         "an Assist within " + fairnessSteps + " decode steps", "none"));
             }
         }
+        return false;
     }
 
     /**

@@ -146,7 +146,7 @@ public final class Validator {
             return new ValidationResult(source, Verdict.UNDECIDED, config, version, 0, byType, 0, 0, null, null, List.of(), refSource, notes);
         }
         // one state for a full trace; a set of candidates when steps are hidden
-        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes());
+        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withHotRequests();
         Candidates cands = obs.searches() ? new Candidates(config, opt.fairnessSteps(), obs) : null;
         long events = 0;
         long done = 0;
@@ -161,7 +161,7 @@ public final class Validator {
                 if (counts[e.action().ordinal()]++ == 0) {
                     byType.put(e.action().specName(), 0L); // first seen: the map keeps the order types appear in
                 }
-                knownRequests(mirror != null ? mirror.state() : cands.state(), e, source, line);
+                knownRequests(mirror != null ? mirror::knows : id -> cands.state().request(id) != null, e, source, line);
                 if (e instanceof Event.Arrive a && opt.reference() != null) {
                     int[] ref = opt.reference().get(a.req());
                     if (ref == null) {
@@ -307,17 +307,17 @@ public final class Validator {
     }
 
     /** Every request an event names must have arrived (and only Arrive may name a new one). */
-    private static void knownRequests(ClusterState s, Event e, String source, long line) throws TraceFormatException {
+    private static void knownRequests(java.util.function.IntPredicate arrived, Event e, String source, long line) throws TraceFormatException {
         lumen.core.Action a = e.action();
         if (a != lumen.core.Action.ARRIVE && a != lumen.core.Action.FAIL && a != lumen.core.Action.FULL_READY) {
             // one request at most: no list of names to build
-            if (e.req() >= 0 && s.request(e.req()) == null) {
+            if (e.req() >= 0 && !arrived.test(e.req())) {
                 throw unknownRequest(e, e.req(), source, line);
             }
             return;
         }
         for (int id : namedRequests(e)) {
-            if (s.request(id) == null) {
+            if (!arrived.test(id)) {
                 throw unknownRequest(e, id, source, line);
             }
         }

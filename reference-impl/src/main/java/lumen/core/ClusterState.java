@@ -390,10 +390,10 @@ public final class ClusterState {
     /** The requests with an in-flight draft from worker {@code w}, ascending. */
     public int[] requestsWithProposalFrom(int w) {
         com.carrotsearch.hppc.IntArrayList out = new com.carrotsearch.hppc.IntArrayList();
-        requests.forEachKey(id -> {
-            RequestRec.Proposal p = requests.get(id).proposal();
+        requests.forEachValue(r -> {
+            RequestRec.Proposal p = r.proposal();
             if (p != null && p.src() == w) {
-                out.add(id);
+                out.add(r.id());
             }
         });
         return out.toArray();
@@ -447,7 +447,7 @@ public final class ClusterState {
     /** Whether some request other than {@code except} is INTERRUPTED (waits to be routed). */
     boolean anyInterruptedBut(int except) {
         boolean[] any = {false};
-        requests.forEachKey(id -> any[0] |= id != except && requests.get(id).phase() == RequestPhase.INTERRUPTED);
+        requests.forEachValue(r -> any[0] |= r.id() != except && r.phase() == RequestPhase.INTERRUPTED);
         return any[0];
     }
 

@@ -294,6 +294,30 @@ public final class PIntMap<V> {
         }
     }
 
+    /** Calls {@code action} with every value, in ascending order of the keys, reading each node once. */
+    @SuppressWarnings("unchecked")
+    public void forEachValue(java.util.function.Consumer<? super V> action) {
+        if (keys != null) {
+            for (Object v : vals) {
+                action.accept((V) v);
+            }
+        } else if (root != null) {
+            walkValues(root, shift, (java.util.function.Consumer<Object>) action);
+        }
+    }
+
+    private static void walkValues(Object[] node, int s, java.util.function.Consumer<Object> action) {
+        for (Object o : node) {
+            if (o != null) {
+                if (s == 0) {
+                    action.accept(o);
+                } else {
+                    walkValues((Object[]) o, s - BITS, action);
+                }
+            }
+        }
+    }
+
     /** The keys, ascending. */
     public int[] keys() {
         if (keys != null) {

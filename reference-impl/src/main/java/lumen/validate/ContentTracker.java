@@ -160,17 +160,21 @@ final class ContentTracker {
 
     /**
      * Request r's record, for a caller that writes what r's server wrote into it in place
-     * ({@link #written(Object, PageDigest[], int)}) until this tracker is copied.
+     * ({@link #written(Object, int, long[], int, int)}) until this tracker is copied.
      */
     Object handle(int r) {
         return req(r);
     }
 
-    /** The first n of the pages a request's server wrote, in order, into the record {@link #handle} gave. */
-    static void written(Object handle, PageDigest[] pages, int n) {
+    /**
+     * What n decodes of one position each wrote, positions {@code first} to {@code first + n - 1}
+     * in order, with digests {@code digests[from..from+n)}, into the record {@link #handle} gave:
+     * the entry each put is the one its page then holds, named by its last position.
+     */
+    static void written(Object handle, int first, long[] digests, int from, int n) {
         Req q = (Req) handle;
         for (int i = 0; i < n; i++) {
-            q.written.put(pages[i]);
+            q.written.put(first + i, digests[from + i]);
         }
         q.fpKnown = false;
     }

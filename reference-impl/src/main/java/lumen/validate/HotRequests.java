@@ -28,78 +28,52 @@ import lumen.core.RequestRec;
  *     have the shape of the one position written (checked as {@link ContentTracker} does), and L3's
  *     counters stay below their bound; with an ASSISTING worker idle (L4) nothing is taken.</li>
  * </ul>
- * Equivalence with the full step is checked event by event on every trace of the test suite.
+ * Both the write-back on a worker's state change and the epochs are needed in principle: the
+ * first for the records the full step reads, the second for a held request whose holder's
+ * copies do not list it (a state only an inconsistent trace reaches). Equivalence with the full
+ * step is checked event by event on every trace of the test suite.
+ *
+ * <p>Layout. A decode on a cluster of many requests in flight is bound by memory: each reads
+ * state last touched thousands of events before. The held requests therefore live in flat arrays
+ * at fixed places, one slot each: its fields and a window of its next reference tokens in two
+ * cache lines ({@link #meta}), the digests its decodes reported in one more ({@link #digests}),
+ * found by id through an open-addressing table of slot numbers; nothing is allocated per decode.
  */
 final class HotRequests {
-    /** One held request: its record when taken, and what its decodes changed since. */
-    private static final class Hot {
-        final int id;
-        final RequestRec base;
-        final int[] ref;
-        final int refLen;
-        final int promptLen;
-        final int server;
-        final int holder;
-        final int backup;
-        final int ckpt;
-        final int bckpt;
-        final boolean holderUp;
-        final boolean backupUp;
-        /** The epochs of its server, holder and backup when taken ({@link #epochs}). */
-        final int serverEpoch;
-        final int holderEpoch;
-        final int backupEpoch;
-        /** The pages its decodes wrote, in order, not yet in the content tracker ({@link #flushPages}). */
-        PageDigest[] pages = NO_PAGES;
-        int pending;
-        int outLen;
-        int kvLen;
-        /** L3's counters of the holder's and the backup's copy (0: none), as the mirror's streamLag keeps them. */
-        int lagHolder;
-        int lagBackup;
-        /** Decodes taken since the record was read. */
-        int decoded;
-
-        Hot(RequestRec r, ClusterState s, int[] epochs, int lagHolder, int lagBackup) {
-            this.id = r.id();
-            this.base = r;
-            // a copy, allocated beside this record: a decode then reads one neighbourhood of memory
-            this.ref = r.ref().clone();
-            this.refLen = r.refLen();
-            this.promptLen = r.promptLen();
-            this.server = r.server();
-            this.holder = r.holder();
-            this.backup = r.backup();
-            this.ckpt = r.ckpt().length();
-            this.bckpt = r.bckpt().length();
-            this.holderUp = s.isUp(holder);
-            this.backupUp = backup >= 0 && s.isUp(backup);
-            this.serverEpoch = epochs[server];
-            this.holderEpoch = holder >= 0 ? epochs[holder] : 0;
-            this.backupEpoch = backup >= 0 ? epochs[backup] : 0;
-            this.outLen = r.outLen();
-            this.kvLen = r.kv().length();
-            this.lagHolder = lagHolder;
-            this.lagBackup = lagBackup;
-        }
-    }
-
-    private static final PageDigest[] NO_PAGES = new PageDigest[0];
-    /** The most pages a held request keeps before they go to the content tracker. */
-    private static final int MAX_PENDING = 64;
+    // the fields of a slot in meta, in ints from the slot's start
+    private static final int ID = 0;
+    private static final int OUT = 1;
+    private static final int KV = 2;
+    private static final int LAG_HOLDER = 3;
+    private static final int LAG_BACKUP = 4;
+    private static final int REF_LEN = 5;
+    private static final int SERVER = 6;
+    private static final int HOLDER = 7;
+    private static final int BACKUP = 8;
+    private static final int CKPT = 9;
+    private static final int BCKPT = 10;
+    /** Bit 0: the holder was UP when taken; bit 1: the backup was. */
+    private static final int UP = 11;
+    private static final int SERVER_EPOCH = 12;
+    private static final int HOLDER_EPOCH = 13;
+    private static final int BACKUP_EPOCH = 14;
+    /** Decodes taken since the record was read. */
+    private static final int DECODED = 15;
+    /** Digests reported and not yet in the content tracker. */
+    private static final int PENDING = 16;
+    /** The output position (0-based) of the window's first token. */
+    private static final int WINDOW_AT = 17;
+    private static final int WINDOW = 18;
+    /** Ints per slot: two cache lines of 64 bytes. */
+    private static final int STRIDE = 32;
+    private static final int WINDOW_LEN = STRIDE - WINDOW;
+    /** Digests per slot before they go to the content tracker: one cache line. */
+    private static final int MAX_PENDING = 8;
 
     /** The findings of an L4 count known not to reach its bound: none can be added. */
     private static final java.util.List<lumen.core.Finding> NOT_REACHED = java.util.List.of();
 
     private final Mirror mirror;
-    /**
-     * The held requests, by id: open addressing with linear probing, each slot the record itself
-     * (its id is the key), so a lookup reads the slot and the record a decode needs anyway.
-     */
-    private Hot[] table = new Hot[64];
-    private int size;
-    /** Decodes taken here so far. */
-    long taken;
     private final int pageTokens;
     private final boolean rebackup;
     /** Whether the policy places checkpoints: if not, no request ever has a holder or needs one (S14). */
@@ -111,6 +85,23 @@ final class HotRequests {
      */
     private final int[] epochs;
 
+    /** The slots' fields and reference windows, {@link #STRIDE} ints each. */
+    private int[] meta = new int[64 * STRIDE];
+    /** The slots' pending digests, {@link #MAX_PENDING} each. */
+    private long[] digests = new long[64 * MAX_PENDING];
+    /** Each slot's record when taken (its constant fields and its reference output). */
+    private RequestRec[] base = new RequestRec[64];
+    /** Free slots, as a stack. */
+    private int[] free = new int[0];
+    private int freeCount;
+    /** Slots ever used. */
+    private int used;
+    /** Open addressing with linear probing: slot + 1 of each held request, 0 for none. */
+    private int[] table = new int[128];
+    private int size;
+    /** Decodes taken here so far. */
+    long taken;
+
     HotRequests(Mirror mirror, ClusterState s) {
         this.mirror = mirror;
         this.pageTokens = s.config().pageTokens();
@@ -121,67 +112,71 @@ final class HotRequests {
 
     /** Whether request r is held here (it has arrived). */
     boolean holds(int r) {
-        return get(r) != null;
+        return slot(r) >= 0;
     }
 
     private int home(int id) {
         return (int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & (table.length - 1);
     }
 
-    private Hot get(int id) {
-        Hot[] t = table;
+    /** The slot of request id, or -1. */
+    private int slot(int id) {
+        int[] t = table;
         int mask = t.length - 1;
         for (int i = home(id); ; i = (i + 1) & mask) {
-            Hot h = t[i];
-            if (h == null || h.id == id) {
-                return h;
+            int e = t[i];
+            if (e == 0) {
+                return -1;
+            }
+            if (meta[(e - 1) * STRIDE + ID] == id) {
+                return e - 1;
             }
         }
     }
 
-    private void put(Hot h) {
+    private void insert(int id, int slot) {
         if (2 * (size + 1) > table.length) {
-            Hot[] old = table;
-            table = new Hot[old.length * 2];
-            for (Hot o : old) {
-                if (o != null) {
-                    insert(o);
+            int[] old = table;
+            table = new int[old.length * 2];
+            for (int e : old) {
+                if (e != 0) {
+                    place(meta[(e - 1) * STRIDE + ID], e);
                 }
             }
         }
-        insert(h);
+        place(id, slot + 1);
         size++;
     }
 
-    private void insert(Hot h) {
+    private void place(int id, int entry) {
         int mask = table.length - 1;
-        int i = home(h.id);
-        while (table[i] != null) {
+        int i = home(id);
+        while (table[i] != 0) {
             i = (i + 1) & mask;
         }
-        table[i] = h;
+        table[i] = entry;
     }
 
-    /** Removes and returns the record of request id, or null; the slots after it move back (no tombstones). */
-    private Hot remove(int id) {
-        Hot[] t = table;
+    /** Removes request id from the table; returns its slot, or -1. The entries after it move back (no tombstones). */
+    private int remove(int id) {
+        int[] t = table;
         int mask = t.length - 1;
         int i = home(id);
-        while (t[i] != null && t[i].id != id) {
+        while (t[i] != 0 && meta[(t[i] - 1) * STRIDE + ID] != id) {
             i = (i + 1) & mask;
         }
-        Hot found = t[i];
-        if (found == null) {
-            return null;
+        if (t[i] == 0) {
+            return -1;
         }
-        t[i] = null;
+        int found = t[i] - 1;
+        t[i] = 0;
         size--;
-        for (int j = (i + 1) & mask; t[j] != null; j = (j + 1) & mask) {
-            int k = home(t[j].id);
-            // t[j] moves into the hole at i unless its home lies cyclically in (i, j]
+        for (int j = (i + 1) & mask; t[j] != 0; j = (j + 1) & mask) {
+            int k = home(meta[(t[j] - 1) * STRIDE + ID]);
+            // the entry at j moves into the hole at i unless its home lies cyclically in (i, j]
             if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
                 t[i] = t[j];
-                t[j] = null;
+                t[j] = 0;
                 i = j;
             }
         }
@@ -195,20 +190,34 @@ final class HotRequests {
      */
     boolean decode(Event.Decode d) {
         int id = d.req();
-        Hot h = get(id);
-        if (h == null) {
-            h = take(id);
-            if (h == null) {
+        int slot = slot(id);
+        if (slot < 0) {
+            slot = take(id);
+            if (slot < 0) {
                 return false;
             }
         }
-        if (epochs[h.server] != h.serverEpoch || h.holder >= 0 && epochs[h.holder] != h.holderEpoch || h.backup >= 0 && epochs[h.backup] != h.backupEpoch) {
+        int[] m = meta;
+        int b = slot * STRIDE;
+        int server = m[b + SERVER];
+        int holder = m[b + HOLDER];
+        int backup = m[b + BACKUP];
+        if (epochs[server] != m[b + SERVER_EPOCH] || holder >= 0 && epochs[holder] != m[b + HOLDER_EPOCH]
+                || backup >= 0 && epochs[backup] != m[b + BACKUP_EPOCH]) {
             return false;
         }
         int[] t = d.tokens();
-        int out = h.outLen;
-        int kv = h.kvLen;
-        if (d.worker() != h.server || t.length != 1 || out >= h.refLen || t[0] != h.ref[out]) {
+        int out = m[b + OUT];
+        int kv = m[b + KV];
+        if (d.worker() != server || t.length != 1 || out >= m[b + REF_LEN]) {
+            return false;
+        }
+        int at = out - m[b + WINDOW_AT];
+        if (at >= WINDOW_LEN) {
+            fillWindow(slot, out);
+            at = 0;
+        }
+        if (t[0] != m[b + WINDOW + at]) {
             return false;
         }
         PageDigest[] pages = d.pages();
@@ -216,38 +225,47 @@ final class HotRequests {
             return false;
         }
         int fairness = mirror.fairnessSteps();
-        int lh = h.lagHolder;
-        int lb = h.lagBackup;
+        int lh = m[b + LAG_HOLDER];
+        int lb = m[b + LAG_BACKUP];
         if (fairness > 0) {
-            lh = lag(h.holder, h.holderUp, h.ckpt, kv, lh);
-            lb = lag(h.backup, h.backupUp, h.bckpt, kv, lb);
+            int up = m[b + UP];
+            lh = lag(holder, (up & 1) != 0, m[b + CKPT], kv, lh);
+            lb = lag(backup, (up & 2) != 0, m[b + BCKPT], kv, lb);
             if (lh > fairness || lb > fairness) {
                 return false; // L3's bound: the full step says so
             }
-            if (!mirror.assistQuiet() && mirror.assists(mirror.current(), id, h.server, null)) {
-                return false; // L4's bound
+            if (!mirror.assistQuiet()) {
+                if (mirror.assists(mirror.current(), id, server, null)) {
+                    return false; // L4's bound
+                }
+                mirror.assists(mirror.current(), id, server, NOT_REACHED);
             }
         }
         if (pages != null) {
-            if (h.pending == h.pages.length) {
-                if (h.pending == MAX_PENDING) {
-                    flushPages(h);
-                } else {
-                    h.pages = java.util.Arrays.copyOf(h.pages, Math.max(4, 2 * h.pending));
-                }
+            int n = m[b + PENDING];
+            if (n == MAX_PENDING) {
+                flushDigests(slot);
+                n = 0;
             }
-            h.pages[h.pending++] = pages[0];
+            digests[slot * MAX_PENDING + n] = pages[0].digest();
+            m[b + PENDING] = n + 1;
         }
-        if (fairness > 0 && !mirror.assistQuiet()) {
-            mirror.assists(mirror.current(), id, h.server, NOT_REACHED);
-        }
-        h.outLen = out + 1;
-        h.kvLen = kv + 1;
-        h.lagHolder = lh;
-        h.lagBackup = lb;
-        h.decoded++;
+        m[b + OUT] = out + 1;
+        m[b + KV] = kv + 1;
+        m[b + LAG_HOLDER] = lh;
+        m[b + LAG_BACKUP] = lb;
+        m[b + DECODED]++;
         taken++;
         return true;
+    }
+
+    /** The slot's window of reference tokens, from output position {@code from} (0-based). */
+    private void fillWindow(int slot, int from) {
+        int[] ref = base[slot].ref();
+        int b = slot * STRIDE;
+        int n = Math.min(WINDOW_LEN, ref.length - from);
+        System.arraycopy(ref, from, meta, b + WINDOW, n);
+        meta[b + WINDOW_AT] = from;
     }
 
     /** Mirror.lag's counter after one more decode step with this copy, kv positions written before it. */
@@ -258,20 +276,51 @@ final class HotRequests {
         return n + 1;
     }
 
-    /** Request r held here from the spec state, or null when its decodes cannot be taken here. */
-    private Hot take(int id) {
+    /** Request id held here from the spec state: its slot, or -1 when its decodes cannot be taken here. */
+    private int take(int id) {
         ClusterState s = mirror.current();
         RequestRec r = s.request(id);
         if (r == null || r.server() >= epochs.length || r.holder() >= epochs.length || r.backup() >= epochs.length
                 || r.phase() != RequestPhase.DECODE || r.proposal() != null || !r.outOk() || !r.kv().intact() || r.outLen() < 1
                 || r.kv().length() != r.kvLen() || r.server() < 0 || !s.isUp(r.server())
                 || !s.worker(r.server()).runq().containsKey(id) || r.holder() < 0 && checkpoints || rebackup && r.backup() < 0
-                || s.isForgotten(id)) {
-            return null;
+                || s.isForgotten(id) || r.ref() == null) {
+            return -1;
         }
-        Hot h = new Hot(r, s, epochs, mirror.lagOf(id * 2L), mirror.lagOf(id * 2L + 1));
-        put(h);
-        return h;
+        int slot;
+        if (freeCount > 0) {
+            slot = free[--freeCount];
+        } else {
+            slot = used++;
+            if (used > base.length) {
+                base = java.util.Arrays.copyOf(base, base.length * 2);
+                meta = java.util.Arrays.copyOf(meta, base.length * STRIDE);
+                digests = java.util.Arrays.copyOf(digests, base.length * MAX_PENDING);
+            }
+        }
+        int b = slot * STRIDE;
+        int[] m = meta;
+        m[b + ID] = id;
+        m[b + OUT] = r.outLen();
+        m[b + KV] = r.kv().length();
+        m[b + LAG_HOLDER] = mirror.lagOf(id * 2L);
+        m[b + LAG_BACKUP] = mirror.lagOf(id * 2L + 1);
+        m[b + REF_LEN] = r.refLen();
+        m[b + SERVER] = r.server();
+        m[b + HOLDER] = r.holder();
+        m[b + BACKUP] = r.backup();
+        m[b + CKPT] = r.ckpt().length();
+        m[b + BCKPT] = r.bckpt().length();
+        m[b + UP] = (r.holder() >= 0 && s.isUp(r.holder()) ? 1 : 0) | (r.backup() >= 0 && s.isUp(r.backup()) ? 2 : 0);
+        m[b + SERVER_EPOCH] = epochs[r.server()];
+        m[b + HOLDER_EPOCH] = r.holder() >= 0 ? epochs[r.holder()] : 0;
+        m[b + BACKUP_EPOCH] = r.backup() >= 0 ? epochs[r.backup()] : 0;
+        m[b + DECODED] = 0;
+        m[b + PENDING] = 0;
+        base[slot] = r;
+        fillWindow(slot, r.outLen());
+        insert(id, slot);
+        return slot;
     }
 
     /** Before event e's full step: the requests it may read or change are written back and let go. */
@@ -301,40 +350,57 @@ final class HotRequests {
 
     /** Every held request written back and let go. */
     void releaseAll() {
-        for (Hot h : table) {
-            if (h != null) {
-                flush(h.id, h);
+        for (int i = 0; i < table.length; i++) {
+            if (table[i] != 0) {
+                int slot = table[i] - 1;
+                flush(slot);
+                table[i] = 0;
+                free(slot);
             }
         }
-        java.util.Arrays.fill(table, null);
         size = 0;
     }
 
     void release(int id) {
-        Hot h = remove(id);
-        if (h != null) {
-            flush(id, h);
+        int slot = remove(id);
+        if (slot >= 0) {
+            flush(slot);
+            free(slot);
         }
     }
 
-    /** The pages h's decodes wrote, into the content tracker's record of what its server wrote. */
-    private void flushPages(Hot h) {
-        if (h.pending > 0) {
-            ContentTracker.written(mirror.content().handle(h.id), h.pages, h.pending);
-            java.util.Arrays.fill(h.pages, 0, h.pending, null);
-            h.pending = 0;
+    private void free(int slot) {
+        base[slot] = null;
+        if (freeCount == free.length) {
+            free = java.util.Arrays.copyOf(free, Math.max(16, free.length * 2));
         }
+        free[freeCount++] = slot;
     }
 
-    /** Writes h's decodes back into the spec state, as the full step's Transition would have left it, and its L3 counters. */
-    private void flush(int id, Hot h) {
-        flushPages(h);
-        if (h.decoded > 0) {
-            RequestRec r = h.base;
-            mirror.putRequest(new RequestRec(id, r.phase(), r.server(), r.holder(), r.placed(), r.kv().extendIntact(h.kvLen), r.ckpt(),
-                    r.backup(), r.bckpt(), h.outLen, true, r.promptLen(), r.refLen(), r.maxOut(), r.ref(), null));
+    /** The digests the slot's decodes reported, into the content tracker's record of what its server wrote. */
+    private void flushDigests(int slot) {
+        int b = slot * STRIDE;
+        int n = meta[b + PENDING];
+        if (n == 0) {
+            return;
         }
-        mirror.setLag(id * 2L, h.lagHolder);
-        mirror.setLag(id * 2L + 1, h.lagBackup);
+        // decode i of these wrote position kv - n + 1 + i: its page's entry is named by that position
+        int first = meta[b + KV] - n + 1;
+        ContentTracker.written(mirror.content().handle(meta[b + ID]), first, digests, slot * MAX_PENDING, n);
+        meta[b + PENDING] = 0;
+    }
+
+    /** Writes the slot's decodes back into the spec state, as the full step's Transition would have left it, and its L3 counters. */
+    private void flush(int slot) {
+        flushDigests(slot);
+        int b = slot * STRIDE;
+        int id = meta[b + ID];
+        if (meta[b + DECODED] > 0) {
+            RequestRec r = base[slot];
+            mirror.putRequest(new RequestRec(id, r.phase(), r.server(), r.holder(), r.placed(), r.kv().extendIntact(meta[b + KV]), r.ckpt(),
+                    r.backup(), r.bckpt(), meta[b + OUT], true, r.promptLen(), r.refLen(), r.maxOut(), r.ref(), null));
+        }
+        mirror.setLag(id * 2L, meta[b + LAG_HOLDER]);
+        mirror.setLag(id * 2L + 1, meta[b + LAG_BACKUP]);
     }
 }

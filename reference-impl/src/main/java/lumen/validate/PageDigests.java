@@ -52,11 +52,15 @@ final class PageDigests {
     }
 
     void put(PageDigest p) {
-        int last = p.last();
+        put(p.last(), p.digest());
+    }
+
+    /** Puts the entry whose last position is {@code last}, with {@code digest}. */
+    void put(int last, long digest) {
         long[] b = block(last, true);
         int k = (last - 1) & (BLOCK - 1);
         b[0] |= 1L << k;
-        b[1 + k] = p.digest();
+        b[1 + k] = digest;
     }
 
     PageDigests copy() {

@@ -31,6 +31,9 @@ class PIntMapTest {
             assertThat(before.size()).isEqualTo(sizeBefore);
         }
         assertThat(m.keys()).isEqualTo(ref.keySet().stream().mapToInt(Integer::intValue).toArray());
+        java.util.List<Integer> values = new java.util.ArrayList<>();
+        m.forEachValue(values::add);
+        assertThat(values).as("the values in the order of their keys").containsExactlyElementsOf(ref.values());
         for (int k : ref.keySet()) {
             assertThat(m.containsKey(k)).isTrue();
             m = m.remove(k);
@@ -61,6 +64,9 @@ class PIntMapTest {
                 }
                 assertThat(m.size()).isEqualTo(ref.size());
                 assertThat(m.keys()).isEqualTo(ref.keySet().stream().mapToInt(Integer::intValue).toArray());
+                java.util.List<Integer> values = new java.util.ArrayList<>();
+                m.forEachValue(values::add);
+                assertThat(values).containsExactlyElementsOf(ref.values());
                 for (int key : ref.keySet()) {
                     assertThat(m.get(key)).isEqualTo(ref.get(key));
                 }

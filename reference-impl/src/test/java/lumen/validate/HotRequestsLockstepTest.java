@@ -55,6 +55,55 @@ class HotRequestsLockstepTest {
     }
 
     /**
+     * The validator, reading a file, judges an altered token deep in a long run of decodes as the
+     * full step does: the same line and finding, and the faithful file is accepted.
+     */
+    @org.junit.jupiter.api.Test
+    void theValidatorReadingAFileGivesTheFullStepsVerdict() throws IOException {
+        Config c = new Config("lumen", 16, 1, 1, 64, 32, 1 << 20, 16, 4);
+        SyntheticTrace.Spec spec = new SyntheticTrace.Spec(c, 40_000, 8, 32, 64, 5_000, 3);
+        byte[] honest = SyntheticTrace.toBytes(spec);
+        ValidationResult ok = Validator.validate(new ByteArrayInputStream(honest), "honest");
+        assertThat(ok.verdict()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(ok.events()).isGreaterThan(40_000);
+        List<Event> events = read("honest", honest).events();
+        SplittableRandom rnd = new SplittableRandom(5);
+        for (int trial = 0; trial < 5; trial++) {
+            int at;
+            do {
+                at = 20_000 + rnd.nextInt(20_000);
+            } while (!(events.get(at) instanceof Event.Decode));
+            Event.Decode d = (Event.Decode) events.get(at);
+            int[] tokens = d.tokens().clone();
+            tokens[0] ^= 1 + rnd.nextInt(7);
+            List<Event> bad = new ArrayList<>(events);
+            bad.set(at, new Event.Decode(d.req(), d.worker(), tokens, d.pages()));
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            try (lumen.trace.TraceWriter w = new lumen.trace.TraceWriter(out, c)) {
+                for (Event e : bad) {
+                    w.write(e);
+                }
+            }
+            ValidationResult r = Validator.validate(new ByteArrayInputStream(out.toByteArray()), "altered");
+            Mirror full = new Mirror(c);
+            Divergence want = null;
+            long line = 1;
+            for (Event e : bad) {
+                want = full.step(e, ++line, null);
+                if (want != null) {
+                    break;
+                }
+            }
+            assertThat(want).isNotNull();
+            assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+            assertThat(r.divergence().line()).as("the line of the altered token").isEqualTo(at + 2L).isEqualTo(want.line());
+            assertThat(r.divergence().finding()).isEqualTo(want.finding());
+            assertThat(r.divergence().others()).isEqualTo(want.others());
+            assertThat(r.divergence().state()).isEqualTo(want.state());
+        }
+    }
+
+    /**
      * Steps both mirrors through the events; returns how many decodes the fast path took. Stops
      * where the validator would: at an event naming a request that never arrived.
      */

@@ -9,24 +9,29 @@ import lumen.core.RequestRec;
 /**
  * The mirror's fast path for the step a trace has most of: a request's server decodes one
  * token, the target's, with no draft in flight. Such a request is held here, in place, between
- * the events that name it otherwise: its output and KV lengths, its L3 counters and its content
- * record, read once from the spec state and written back to it ({@link #flush}) before any other
- * event touches it. A Decode is taken here only when the mirror's full step is known to find
- * nothing and to change only those fields, so the two give the same verdict and the same state;
- * any other Decode, and every other event, goes through the full step ({@link Mirror#step}).
+ * the events that name it otherwise: its output and KV lengths, its L3 counters and the page
+ * digests its server reported, read once from the spec state and written back to it
+ * ({@link #flush}) before any other event reads or changes it. A Decode is taken here only when
+ * the mirror's full step is known to find nothing and to change only those fields, so the two
+ * give the same verdict and the same state; any other Decode, and every other event, goes
+ * through the full step ({@link Mirror#step}).
  *
  * <p>Why a Decode of a held request is then judged completely by the checks below:
  * <ul>
  * <li>its server's run queue holds it and the server is UP, and its holder (and backup) are or
  *     are not UP, as when it was taken: a run queue changes only by an event that names the
  *     request or by its worker's Fail, and a worker's state only by Fail, Restart, DraftReady or
- *     FullReady, on which every held request is written back and let go ({@link #release});</li>
+ *     FullReady. On those, the requests the worker serves or holds copies of, and those the
+ *     event names, are written back and let go ({@link #release(Event)}); any other held request
+ *     whose server, holder or backup it is sees that worker's epoch moved at its next decode,
+ *     which then takes the full step;</li>
  * <li>it has a holder and needs no backup (or the policy places no checkpoints), so no
- *     re-protection is pending (S14) whatever the loads; no draft is in flight (one arrives only by an Assist that names it); its KV is intact
- *     and as long as its context has written, and its output a prefix of the reference;</li>
+ *     re-protection is pending (S14) whatever the loads; no draft is in flight (one arrives only
+ *     by an Assist that names it); its KV is intact and as long as its context has written, and
+ *     its output a prefix of the reference;</li>
  * <li>the token is the reference's next one (the spec's TargetToken on an intact KV), the pages
- *     have the shape of the one position written (checked as {@link ContentTracker} does), and L3's
- *     counters stay below their bound; with an ASSISTING worker idle (L4) nothing is taken.</li>
+ *     have the shape of the one position written (checked as {@link ContentTracker} does), and
+ *     L3's counters and L4's stay below their bounds (L4 counted as the full step counts it).</li>
  * </ul>
  * Both the write-back on a worker's state change and the epochs are needed in principle: the
  * first for the records the full step reads, the second for a held request whose holder's

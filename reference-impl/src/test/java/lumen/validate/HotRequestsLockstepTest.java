@@ -30,7 +30,10 @@ import org.junit.jupiter.api.TestFactory;
  * compared in states no faithful trace reaches.
  */
 class HotRequestsLockstepTest {
-    private static final int MUTANTS = 12;
+    /** Seeded mutations per trace; the deeper tier raises it ({@code -Dlumen.lockstep.mutants=N}). */
+    private static final int MUTANTS = Integer.getInteger("lumen.lockstep.mutants", 12);
+    /** Events per synthetic trace ({@code -Dlumen.lockstep.events=N}). */
+    private static final int EVENTS = Integer.getInteger("lumen.lockstep.events", 3_000);
 
     /** A trace: its config and events. */
     private record Trace(String name, Config config, List<Event> events) {}
@@ -194,7 +197,7 @@ class HotRequestsLockstepTest {
                     }
                     Config c = new Config(policy, 5, 1, 1, 64, 32, budget, 16, 4).withReadings(rd);
                     List<Event> events = new ArrayList<>();
-                    SyntheticTrace.generate(new SyntheticTrace.Spec(c, 3_000, 4, 20, 40, 500, seed++), events::add);
+                    SyntheticTrace.generate(new SyntheticTrace.Spec(c, EVENTS, 4, 20, 40, 500, seed++), events::add);
                     out.add(new Trace("synthetic " + policy + (reading.isEmpty() ? "" : " " + reading) + " budget " + budget, c, events));
                 }
             }

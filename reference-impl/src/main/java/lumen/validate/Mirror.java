@@ -131,7 +131,7 @@ public final class Mirror {
     }
 
     /** The decodes the fast path took so far ({@link #withHotRequests}): each of the others took the full step. */
-    public long hotDecodes() {
+    long hotDecodes() {
         return hot == null ? 0 : hot.taken;
     }
 

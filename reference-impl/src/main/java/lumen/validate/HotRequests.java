@@ -64,7 +64,7 @@ final class HotRequests {
     private static final int BACKUP_EPOCH = 14;
     /** Decodes taken since the record was read. */
     private static final int DECODED = 15;
-    /** Digests reported and not yet in the content tracker. */
+    /** Digests reported and not yet in the content tracker: those of the last PENDING positions, KV ending them. */
     private static final int PENDING = 16;
     /** The output position (0-based) of the window's first token. */
     private static final int WINDOW_AT = 17;
@@ -245,6 +245,10 @@ final class HotRequests {
                 }
                 mirror.assists(mirror.current(), id, server, NOT_REACHED);
             }
+        }
+        if (pages == null && m[b + PENDING] > 0) {
+            // the pending digests are of the positions just before this one: they go now, while KV ends them
+            flushDigests(slot);
         }
         if (pages != null) {
             int n = m[b + PENDING];

@@ -438,8 +438,10 @@ public final class Mirror {
      * nothing is counted: whether some count would reach the bound now.
      */
     boolean assists(ClusterState s, int id, int server, List<Finding> found) {
-        for (com.carrotsearch.hppc.cursors.IntCursor c : assistIdle) {
-            int w = c.value;
+        // in ascending order of worker: the worker an L4 finding names does not depend on the set's iteration order
+        int[] idle = assistIdle.toArray();
+        java.util.Arrays.sort(idle);
+        for (int w : idle) {
             if (s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, server)) {
                 continue;
             }

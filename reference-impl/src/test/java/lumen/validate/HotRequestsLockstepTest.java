@@ -24,7 +24,8 @@ import org.junit.jupiter.api.TestFactory;
  * by event: on the runtime's scenario traces and on synthetic traces under every policy and the
  * readings the fast path reads (budget=stored, rebackup), with frequent failures, each as written
  * and in seeded mutations (a token, a worker, a page, an event dropped, repeated or moved, a Fail
- * inserted, a Fail's lost copies left out, a request's copies never streamed). Every event must give the same divergence, or none, in both, and at random points
+ * inserted, a Fail's lost copies left out, a request's copies never streamed, a Decode's pages
+ * left out), under L3's and L4's default bound and under bounds of 1 to 3 steps. Every event must give the same divergence, or none, in both, and at random points
  * and at the end the two must be in the same state (spec state, content, fairness counters).
  * Mutated traces are stepped past their first divergence, as the mirror allows, so the two are
  * compared in states no faithful trace reaches.
@@ -55,6 +56,43 @@ class HotRequestsLockstepTest {
                 assertThat(fast).as("decodes taken by the fast path in %s", t.name()).isGreaterThan(t.events().size() / 4);
             }
         }));
+    }
+
+    /**
+     * Two idle ASSISTING workers reach L4's bound at the same decode: the finding names the lower
+     * id (a property is named once), in every mirror, with or without the fast path (not the order a hash set happens to
+     * iterate in).
+     */
+    @org.junit.jupiter.api.Test
+    void l4NamesTheSameWorkerInEveryMirror() {
+        Config c = new Config("lumen", 4, 1, 1, 64, 32, 1 << 20, 16, 4);
+        List<Event> events = new ArrayList<>();
+        for (int w = 1; w <= 2; w++) {
+            events.add(new Event.Fail(w, new int[0], new int[0]));
+            events.add(new Event.Restart(w));
+            events.add(new Event.DraftReady(w));
+        }
+        events.add(new Event.Arrive(0, 0, 2, new int[] {1, 2, 3, 4, 5, 6}));
+        events.add(new Event.Place(0, 3));
+        events.add(new Event.Prefill(0, 0, new int[] {1}));
+        events.add(new Event.Decode(0, 0, new int[] {2}));
+        events.add(new Event.Decode(0, 0, new int[] {3}));
+        for (int run = 0; run < 20; run++) {
+            for (Mirror m : new Mirror[] {new Mirror(c, 1), new Mirror(c, 1).withHotRequests()}) {
+                Divergence d = null;
+                long line = 1;
+                for (Event e : events) {
+                    d = m.step(e, ++line, null);
+                    if (d != null) {
+                        break;
+                    }
+                }
+                assertThat(d).isNotNull();
+                assertThat(d.line()).isEqualTo(events.size() + 1L);
+                assertThat(d.finding().property()).isEqualTo(lumen.core.PropertyId.L4);
+                assertThat(d.finding().message()).startsWith("worker 1 ");
+            }
+        }
     }
 
     /**
@@ -111,8 +149,10 @@ class HotRequestsLockstepTest {
      * where the validator would: at an event naming a request that never arrived.
      */
     private static long lockstep(Config c, List<Event> events, long seed) {
-        Mirror full = new Mirror(c);
-        Mirror hot = new Mirror(c).withHotRequests();
+        // the default bound of L3 and L4 for the traces as written, and small ones for mutations, so the bounds are reached
+        int bound = seed == 0 ? Mirror.DEFAULT_FAIRNESS_STEPS : new int[] {Mirror.DEFAULT_FAIRNESS_STEPS, 1, 2, 3}[(int) (seed & 3)];
+        Mirror full = new Mirror(c, bound);
+        Mirror hot = new Mirror(c, bound).withHotRequests();
         SplittableRandom when = new SplittableRandom(seed ^ 0x5DEECE66DL);
         long taken = 0;
         long line = 1;
@@ -243,8 +283,9 @@ class HotRequestsLockstepTest {
     private static Event decodeMutant(Event.Decode d, SplittableRandom rnd, int workers) {
         int[] tokens = d.tokens().clone();
         PageDigest[] pages = d.pages() == null ? null : d.pages().clone();
-        switch (rnd.nextInt(4)) {
+        switch (rnd.nextInt(5)) {
             case 0 -> tokens[rnd.nextInt(tokens.length)] ^= 1;
+            case 4 -> pages = null; // a Decode that reports no content, between ones that do
             case 1 -> {
                 return new Event.Decode(d.req(), (d.worker() + 1) % workers, tokens, pages);
             }

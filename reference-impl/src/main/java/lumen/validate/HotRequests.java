@@ -62,13 +62,11 @@ final class HotRequests {
     private static final int SERVER_EPOCH = 12;
     private static final int HOLDER_EPOCH = 13;
     private static final int BACKUP_EPOCH = 14;
-    /** Decodes taken since the record was read. */
-    private static final int DECODED = 15;
     /** Digests reported and not yet in the content tracker: those of the last PENDING positions, KV ending them. */
-    private static final int PENDING = 16;
+    private static final int PENDING = 15;
     /** The output position (0-based) of the window's first token. */
-    private static final int WINDOW_AT = 17;
-    private static final int WINDOW = 18;
+    private static final int WINDOW_AT = 16;
+    private static final int WINDOW = 17;
     /** Ints per slot: two cache lines of 64 bytes. */
     private static final int STRIDE = 32;
     private static final int WINDOW_LEN = STRIDE - WINDOW;
@@ -234,8 +232,9 @@ final class HotRequests {
         int lb = m[b + LAG_BACKUP];
         if (fairness > 0) {
             int up = m[b + UP];
-            lh = lag(holder, (up & 1) != 0, m[b + CKPT], kv, lh);
-            lb = lag(backup, (up & 2) != 0, m[b + BCKPT], kv, lb);
+            ClusterState s = mirror.current();
+            lh = Mirror.lagging(s, holder, (up & 1) != 0, kv, m[b + CKPT]) ? lh + 1 : 0;
+            lb = Mirror.lagging(s, backup, (up & 2) != 0, kv, m[b + BCKPT]) ? lb + 1 : 0;
             if (lh > fairness || lb > fairness) {
                 return false; // L3's bound: the full step says so
             }
@@ -263,7 +262,6 @@ final class HotRequests {
         m[b + KV] = kv + 1;
         m[b + LAG_HOLDER] = lh;
         m[b + LAG_BACKUP] = lb;
-        m[b + DECODED]++;
         taken++;
         return true;
     }
@@ -277,14 +275,6 @@ final class HotRequests {
         meta[b + WINDOW_AT] = from;
     }
 
-    /** Mirror.lag's counter after one more decode step with this copy, kv positions written before it. */
-    private int lag(int copyHolder, boolean up, int saved, int kv, int n) {
-        if (copyHolder < 0 || !up || kv - saved < pageTokens || mirror.current().streamRoom(copyHolder) < pageTokens) {
-            return 0;
-        }
-        return n + 1;
-    }
-
     /** Request id held here from the spec state: its slot, or -1 when its decodes cannot be taken here. */
     private int take(int id) {
         ClusterState s = mirror.current();
@@ -292,8 +282,7 @@ final class HotRequests {
         if (r == null || r.server() >= epochs.length || r.holder() >= epochs.length || r.backup() >= epochs.length
                 || r.phase() != RequestPhase.DECODE || r.proposal() != null || !r.outOk() || !r.kv().intact() || r.outLen() < 1
                 || r.kv().length() != r.kvLen() || r.server() < 0 || !s.isUp(r.server())
-                || !s.worker(r.server()).runq().containsKey(id) || r.holder() < 0 && checkpoints || rebackup && r.backup() < 0
-                || s.isForgotten(id) || r.ref() == null) {
+                || !s.worker(r.server()).runq().containsKey(id) || r.holder() < 0 && checkpoints || rebackup && r.backup() < 0) {
             return -1;
         }
         int slot;
@@ -324,7 +313,6 @@ final class HotRequests {
         m[b + SERVER_EPOCH] = epochs[r.server()];
         m[b + HOLDER_EPOCH] = r.holder() >= 0 ? epochs[r.holder()] : 0;
         m[b + BACKUP_EPOCH] = r.backup() >= 0 ? epochs[r.backup()] : 0;
-        m[b + DECODED] = 0;
         m[b + PENDING] = 0;
         base[slot] = r;
         fillWindow(slot, r.outLen());
@@ -404,8 +392,9 @@ final class HotRequests {
         flushDigests(slot);
         int b = slot * STRIDE;
         int id = meta[b + ID];
-        if (meta[b + DECODED] > 0) {
-            RequestRec r = base[slot];
+        RequestRec r = base[slot];
+        if (meta[b + OUT] != r.outLen()) {
+            // it decoded since it was taken
             mirror.putRequest(new RequestRec(id, r.phase(), r.server(), r.holder(), r.placed(), r.kv().extendIntact(meta[b + KV]), r.ckpt(),
                     r.backup(), r.bckpt(), meta[b + OUT], true, r.promptLen(), r.refLen(), r.maxOut(), r.ref(), null));
         }

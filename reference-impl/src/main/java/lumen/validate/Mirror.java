@@ -44,8 +44,8 @@ public final class Mirror {
     private final int fairnessSteps;
     /** Per request (key r*2, and r*2+1 for the backup's copy): decode steps since its copy could grow and did not. */
     private final com.carrotsearch.hppc.LongIntHashMap streamLag = new com.carrotsearch.hppc.LongIntHashMap();
-    /** The ASSISTING workers that have proposed nothing in this stint. */
-    private final com.carrotsearch.hppc.IntHashSet assistIdle = new com.carrotsearch.hppc.IntHashSet();
+    /** The ASSISTING workers that have proposed nothing in this stint; visited in ascending id, so L4 names the same worker in every mirror. */
+    private final java.util.BitSet assistIdle = new java.util.BitSet();
     /**
      * Per (ASSISTING worker w, request r), keyed {@code w << 32 | r}, in a stint without any
      * proposal: decode steps of the request it could have proposed for.
@@ -101,7 +101,7 @@ public final class Mirror {
         this.content = m.content.copy();
         this.fairnessSteps = m.fairnessSteps;
         this.streamLag.putAll(m.streamLag);
-        this.assistIdle.addAll(m.assistIdle);
+        this.assistIdle.or(m.assistIdle);
         this.assistOpportunities.putAll(m.assistOpportunities);
         this.window = m.window == null ? null : m.window.copy();
         this.events = m.events;
@@ -202,9 +202,9 @@ public final class Mirror {
             lags += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
         }
         h = lumen.core.Fingerprint.add(h, lags);
-        long idle = assistIdle.size();
-        for (com.carrotsearch.hppc.cursors.IntCursor c : assistIdle) {
-            idle += lumen.core.Fingerprint.mix(c.value + 0x1D1EL);
+        long idle = assistIdle.cardinality();
+        for (int w = assistIdle.nextSetBit(0); w >= 0; w = assistIdle.nextSetBit(w + 1)) {
+            idle += lumen.core.Fingerprint.mix(w + 0x1D1EL);
         }
         h = lumen.core.Fingerprint.add(h, idle);
         long opportunities = assistOpportunities.size();
@@ -396,10 +396,11 @@ public final class Mirror {
                 streamLag.remove(e.req() * 2L);
                 streamLag.remove(e.req() * 2L + 1);
             }
-            case DRAFT_READY -> assistIdle.add(e.worker());
+            case DRAFT_READY -> assistIdle.set(e.worker());
             case ASSIST, FULL_READY, FAIL -> {
-                if (assistIdle.remove(e.worker())) {
-                    int w = e.worker();
+                int w = e.worker();
+                if (w >= 0 && assistIdle.get(w)) {
+                    assistIdle.clear(w);
                     assistOpportunities.removeAll((com.carrotsearch.hppc.predicates.LongPredicate) k -> (k >>> 32) == w);
                 }
             }
@@ -407,10 +408,20 @@ public final class Mirror {
         }
     }
 
+    /**
+     * Whether a copy on {@code holder} ({@code up}: whether that worker is UP), {@code saved}
+     * positions long, lags a KV of {@code kv} positions by a whole page that streaming could add:
+     * the condition under which L3 counts a decode step. Under budget=stored a holder without room
+     * for a whole page is exempt (Behind in TraceLumen).
+     */
+    static boolean lagging(ClusterState s, int holder, boolean up, int kv, int saved) {
+        int pt = s.config().pageTokens();
+        return holder >= 0 && up && kv - saved >= pt && s.streamRoom(holder) >= pt;
+    }
+
     private void lag(ClusterState s, RequestRec r, int holder, int saved, long key, List<Finding> found) {
         int pt = s.config().pageTokens();
-        // under budget=stored a holder without room for a whole page is exempt (Behind in TraceLumen)
-        if (holder < 0 || !s.isUp(holder) || r.kv().length() - saved < pt || s.streamRoom(holder) < pt) {
+        if (!lagging(s, holder, holder >= 0 && s.isUp(holder), r.kv().length(), saved)) {
             streamLag.remove(key);
             return;
         }
@@ -438,10 +449,7 @@ public final class Mirror {
      * nothing is counted: whether some count would reach the bound now.
      */
     boolean assists(ClusterState s, int id, int server, List<Finding> found) {
-        // in ascending order of worker: the worker an L4 finding names does not depend on the set's iteration order
-        int[] idle = assistIdle.toArray();
-        java.util.Arrays.sort(idle);
-        for (int w : idle) {
+        for (int w = assistIdle.nextSetBit(0); w >= 0; w = assistIdle.nextSetBit(w + 1)) {
             if (s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, server)) {
                 continue;
             }

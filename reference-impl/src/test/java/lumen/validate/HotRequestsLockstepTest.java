@@ -79,14 +79,7 @@ class HotRequestsLockstepTest {
         events.add(new Event.Decode(0, 0, new int[] {3}));
         for (int run = 0; run < 20; run++) {
             for (Mirror m : new Mirror[] {new Mirror(c, 1), new Mirror(c, 1).withHotRequests()}) {
-                Divergence d = null;
-                long line = 1;
-                for (Event e : events) {
-                    d = m.step(e, ++line, null);
-                    if (d != null) {
-                        break;
-                    }
-                }
+                Divergence d = firstDivergence(m, events);
                 assertThat(d).isNotNull();
                 assertThat(d.line()).isEqualTo(events.size() + 1L);
                 assertThat(d.finding().property()).isEqualTo(lumen.core.PropertyId.L4);
@@ -126,15 +119,7 @@ class HotRequestsLockstepTest {
                 }
             }
             ValidationResult r = Validator.validate(new ByteArrayInputStream(out.toByteArray()), "altered");
-            Mirror full = new Mirror(c);
-            Divergence want = null;
-            long line = 1;
-            for (Event e : bad) {
-                want = full.step(e, ++line, null);
-                if (want != null) {
-                    break;
-                }
-            }
+            Divergence want = firstDivergence(new Mirror(c), bad);
             assertThat(want).isNotNull();
             assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
             assertThat(r.divergence().line()).as("the line of the altered token").isEqualTo(at + 2L).isEqualTo(want.line());
@@ -186,6 +171,18 @@ class HotRequestsLockstepTest {
         assertThat(hot.running()).isEqualTo(full.running());
         assertThat(hot.state().requests().keys()).containsExactly(full.state().requests().keys());
         return taken;
+    }
+
+    /** The first divergence of the events on the mirror, each on its line (the header is line 1), or null. */
+    private static Divergence firstDivergence(Mirror m, List<Event> events) {
+        long line = 1;
+        for (Event e : events) {
+            Divergence d = m.step(e, ++line, null);
+            if (d != null) {
+                return d;
+            }
+        }
+        return null;
     }
 
     /** The divergence of one step (null: none), or the class of what it threw. */

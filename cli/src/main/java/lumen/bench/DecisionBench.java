@@ -22,8 +22,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Placement and routing decisions per second at 4, 64 and 1024 workers: the decision core's
- * {@link LoadIndex} (O(log W)) against a plain O(W) argmin scan over the same state, measured in
- * the same run. Each invocation asks for a different request size and server, so neither side
+ * {@link LoadIndex} against a plain O(W) argmin scan over the same state, measured in the same
+ * run. Half the workers, at random and whatever their load, lack the room a placement asks for,
+ * so the index's best-first search meets full workers among the least loaded ones. Each invocation asks for a different request size and server, so neither side
  * can answer from a cache.
  */
 @State(Scope.Benchmark)

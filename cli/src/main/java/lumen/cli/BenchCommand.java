@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench",
         mixinStandardHelpOptions = true,
         description = {"Runs benchmarks and prints their figures.",
-            "decisions: placement and routing decisions per second at 4, 64 and 1024 workers, the O(log W) load"
+            "decisions: placement and routing decisions per second at 4, 64 and 1024 workers, the load"
                 + " index against an O(W) scan in the same run (JMH).",
             "validator: validator events per second on one thread, traces in contract v1 and v2 from memory (JMH); then end to end"
                 + " from a file at 8, 64 and 1,000 workers against a bare Jackson parse of the same file, and the most heap live"
@@ -151,7 +151,7 @@ final class BenchCommand implements Callable<Integer> {
     private void decisions(PrintWriter out) throws RunnerException {
         Collection<RunResult> rs = new Runner(jmh(DecisionBench.class).build()).run();
         out.println();
-        out.println("Decisions per second (JMH throughput, one thread; index = O(log W) LoadIndex, scan = O(W) argmin)");
+        out.println("Decisions per second (JMH throughput, one thread; index = LoadIndex, scan = O(W) argmin)");
         out.printf(Locale.ROOT, "%8s %16s %16s %8s %16s %16s %8s %16s%n", "workers", "place index", "place scan", "ratio",
                 "reprefill index", "reprefill scan", "ratio", "Place step");
         for (String w : new String[] {"4", "64", "1024"}) {

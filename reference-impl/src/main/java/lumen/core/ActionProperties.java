@@ -89,7 +89,7 @@ public final class ActionProperties {
      * The least loaded eligible worker other than {@code except} (-1: none excepted), lowest id on
      * ties, or -1 when none is eligible. Up to {@link #SCAN_MAX} workers by a plain scan, which
      * restates the rule independently of the {@link LoadIndex}; on larger clusters the index's
-     * argmin over the UP workers with room other than r's server, in O(log W), taken only when
+     * argmin over the UP workers with room other than r's server, taken only when
      * the scan's eligibility agrees with it on what can differ (r queued on its server alone), so
      * the answer is the scan's.
      */

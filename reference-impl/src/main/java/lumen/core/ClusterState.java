@@ -411,7 +411,7 @@ public final class ClusterState {
             return idx.without(w.id());
         }
         double l = !staleLoads() ? config.alpha() * w.stored() + config.beta() * depth(w) : view == null ? 0 : view[w.id()];
-        return idx.with(new LoadIndex.Entry(w.id(), config.budget() - (budgetOnStored() ? w.stored() : w.reserved()), l, depth(w)));
+        return idx.with(w.id(), config.budget() - (budgetOnStored() ? w.stored() : w.reserved()), l, depth(w));
     }
 
     public ClusterState withRequest(RequestRec r) {

@@ -1,106 +1,94 @@
 package lumen.core;
 
 /**
- * The UP workers, indexed so that every load-based decision of the spec costs O(log W).
+ * The UP workers, indexed so that the load-based decisions of the spec are answered without a
+ * scan of the cluster.
  *
- * <p>A persistent treap keyed by (free budget, worker id), each node augmented with the least
- * loaded, the most loaded and the shortest-queued worker of its subtree. One tree answers:
+ * <p>A persistent tree over worker ids, {@value #FAN} children a node, each node holding, inline
+ * for each child, that child's least loaded, most loaded and shortest-queued worker and its
+ * largest free budget. One tree answers:
  * <ul>
  *   <li>{@code ArgMinLoad(HolderCandidates(r))}: the least loaded UP worker other than the
- *       server whose free budget is at least Size(r), a range query over the key;</li>
+ *       server whose free budget is at least Size(r) ({@link #minLoadWithRoom}), best first: the
+ *       children are visited in the order of their least load, a child is skipped when it has no
+ *       worker with that room or none less loaded than the best found so far;</li>
  *   <li>{@code ArgMinLoad(Serving)} (re-prefill target), {@code ArgMaxLoad(Serving)} (assist
- *       target) and the gateway's shortest queue (arrival target), from the root.</li>
+ *       target) and the gateway's shortest queue (arrival target), from the root, in O(1).</li>
  * </ul>
  * <b>Tie-break</b>: among workers of equal load (or equal queue depth) the lowest worker id wins.
  * The choice is therefore always a member of the spec's argmin (argmax) set, and deterministic.
- * Updates copy one root-to-leaf path, so an index is a value, shared freely between states.
+ *
+ * <p>Costs, for W workers: an update copies one root-to-leaf path of log<sub>{@value #FAN}</sub> W
+ * nodes (three at 1,000 workers) and reads no other node, since a node holds its children's
+ * aggregates itself. {@link #minLoadWithRoom} descends one path when the least loaded worker
+ * outside the exclusions has the room, as it has whenever the budget leaves room anywhere; when
+ * the least loaded workers lack the room it visits more subtrees, at most every node that has a
+ * worker with the room (a scan, at worst). An index is a value, shared freely between states.
  */
 public final class LoadIndex {
-    private static final LoadIndex EMPTY = new LoadIndex(null, PIntMap.empty());
+    private static final int BITS = 3;
+    static final int FAN = 1 << BITS;
+    private static final int MASK = FAN - 1;
+
+    // the longs of one child's aggregate in a node, from the child's start (K longs a child);
+    // loads are held as order keys (key): compared as longs, they order as Double.compare does
+    private static final int MIN_L = 0;
+    private static final int MAX_L = 1;
+    /** The least loaded worker's id in the high 32 bits, the most loaded's in the low; -1 (both -1) when the child has no worker. */
+    private static final int IDS = 2;
+    /** The shortest queue in the high 32 bits, its worker's id in the low. */
+    private static final int QUEUE = 3;
+    /** The largest free budget of the child's workers ({@link Long#MIN_VALUE} when none). */
+    private static final int FREE = 4;
+    private static final int K = 5;
+
+    /** A node's aggregates with no worker under any child; only ever copied, never written. */
+    private static final long[] NONE = new long[FAN * K];
+
+    static {
+        for (int c = 0; c < FAN; c++) {
+            NONE[c * K + IDS] = -1L;
+            NONE[c * K + FREE] = Long.MIN_VALUE;
+        }
+    }
+
+    private static final LoadIndex EMPTY = new LoadIndex(new Node(NONE, null), 1, 0);
 
     /** One UP worker as the index sees it. */
     public record Entry(int id, long free, double load, int queue) {}
 
+    /**
+     * A node: per child, {@link #K} longs of aggregates; at the bottom level a child is one worker
+     * (its load, id, queue and free budget), above it a node ({@link #kids}).
+     */
     private static final class Node {
-        final Entry e;
-        final int prio;
-        final Node left;
-        final Node right;
-        final Entry minLoad;
-        final Entry maxLoad;
-        final Entry minQueue;
-        /**
-         * The aggregates' loads, queues and ids, held in the node itself: a node is rebuilt from
-         * its children's nodes alone, without reading their entries (one node per level of a path
-         * copy, where the entries of the subtrees off the path are rarely in cache).
-         */
-        final double minL;
-        final double maxL;
-        final int minId;
-        final int maxId;
-        final int mqQ;
-        final int mqId;
+        final long[] a;
+        /** The children, null at the bottom level; a null child has no worker. */
+        final Node[] kids;
 
-        Node(Entry e, int prio, Node left, Node right) {
-            this.e = e;
-            this.prio = prio;
-            this.left = left;
-            this.right = right;
-            Entry lo = e;
-            Entry hi = e;
-            Entry mq = e;
-            double loL = e.load();
-            double hiL = e.load();
-            int loI = e.id();
-            int hiI = e.id();
-            int q = e.queue();
-            int qI = e.id();
-            for (Node c : new Node[] {left, right}) {
-                if (c == null) {
-                    continue;
-                }
-                // the child's aggregate wins on a smaller (larger, shorter) value, or on a tie with a lower id
-                int x = Double.compare(c.minL, loL);
-                if (x < 0 || x == 0 && c.minId < loI) {
-                    lo = c.minLoad;
-                    loL = c.minL;
-                    loI = c.minId;
-                }
-                x = Double.compare(c.maxL, hiL);
-                if (x > 0 || x == 0 && c.maxId < hiI) {
-                    hi = c.maxLoad;
-                    hiL = c.maxL;
-                    hiI = c.maxId;
-                }
-                x = Integer.compare(c.mqQ, q);
-                if (x < 0 || x == 0 && c.mqId < qI) {
-                    mq = c.minQueue;
-                    q = c.mqQ;
-                    qI = c.mqId;
-                }
-            }
-            this.minLoad = lo;
-            this.maxLoad = hi;
-            this.minQueue = mq;
-            this.minL = loL;
-            this.maxL = hiL;
-            this.minId = loI;
-            this.maxId = hiI;
-            this.mqQ = q;
-            this.mqId = qI;
-        }
-
-        Node with(Node l, Node r) {
-            return new Node(e, prio, l, r);
+        Node(long[] a, Node[] kids) {
+            this.a = a;
+            this.kids = kids;
         }
     }
 
     private final Node root;
-    private final PIntMap<Entry> byId;
+    /** Levels of nodes: ids below FAN^height fit. */
+    private final int height;
+    private final int size;
+    private final int minLoad;
+    private final int maxLoad;
+    private final int minQueue;
 
-    private LoadIndex(Node root, PIntMap<Entry> byId) {
+    private LoadIndex(Node root, int height, int size) {
         this.root = root;
-        this.byId = byId;
+        this.height = height;
+        this.size = size;
+        long[] all = new long[K];
+        summarize(root.a, all, 0);
+        this.minLoad = (int) (all[IDS] >> 32);
+        this.maxLoad = (int) all[IDS];
+        this.minQueue = size == 0 ? -1 : (int) all[QUEUE];
     }
 
     public static LoadIndex empty() {
@@ -108,63 +96,163 @@ public final class LoadIndex {
     }
 
     public int size() {
-        return byId.size();
+        return size;
     }
 
+    /** The worker's entry, or null when it is not in the index. */
     public Entry get(int id) {
-        return byId.get(id);
+        int at = bottomSlot(id);
+        if (at < 0) {
+            return null;
+        }
+        long[] a = bottom(id).a;
+        return new Entry(id, a[at + FREE], Double.longBitsToDouble(key(a[at + MIN_L])), (int) (a[at + QUEUE] >> 32));
     }
 
     /** Adds the worker, or replaces its entry. */
     public LoadIndex with(Entry e) {
-        Node r = root;
-        Entry old = byId.get(e.id());
-        if (old != null) {
-            if (old.equals(e)) {
-                return this;
-            }
-            if (old.free() == e.free()) {
-                // same key, same place in the tree: only the path to it is rebuilt, for its aggregates
-                return new LoadIndex(replace(r, e), byId.put(e.id(), e));
-            }
-            r = delete(r, old);
-        }
-        return new LoadIndex(insert(r, e, priority(e.id())), byId.put(e.id(), e));
+        return with(e.id(), e.free(), e.load(), e.queue());
     }
 
-    /** The tree with the entry of e's key replaced by e (the key is in the tree). */
-    private static Node replace(Node n, Entry e) {
-        int c = cmpKey(e.free(), e.id(), n.e);
-        if (c == 0) {
-            return new Node(e, n.prio, n.left, n.right);
+    /** Adds worker {@code id} with this free budget, load and queue depth, or replaces its entry. */
+    public LoadIndex with(int id, long free, double load, int queue) {
+        if (id < 0) {
+            throw new IllegalArgumentException("worker id " + id);
         }
-        return c < 0 ? n.with(replace(n.left, e), n.right) : n.with(n.left, replace(n.right, e));
+        long bits = key(Double.doubleToLongBits(load));
+        int at = bottomSlot(id);
+        if (at >= 0) {
+            long[] a = bottom(id).a;
+            if (a[at + FREE] == free && a[at + MIN_L] == bits && (int) (a[at + QUEUE] >> 32) == queue) {
+                return this;
+            }
+        }
+        Node r = root;
+        int h = height;
+        while (id >>> (BITS * h) != 0) {
+            // one more level: the old root becomes the first child of a new one
+            Node[] kids = new Node[FAN];
+            kids[0] = r;
+            long[] a = NONE.clone();
+            summarize(r.a, a, 0);
+            r = new Node(a, kids);
+            h++;
+        }
+        return new LoadIndex(set(r, h, id, bits, free, queue, true), h, at >= 0 ? size : size + 1);
     }
 
     /** Removes the worker (when it is no longer UP). */
     public LoadIndex without(int id) {
-        Entry old = byId.get(id);
-        if (old == null) {
+        if (bottomSlot(id) < 0) {
             return this;
         }
-        return new LoadIndex(delete(root, old), byId.remove(id));
+        return new LoadIndex(set(root, height, id, 0, 0, 0, false), height, size - 1);
+    }
+
+    /** The node at {@code level} with worker id's entry set (or removed), the path to it copied. */
+    private static Node set(Node n, int level, int id, long bits, long free, int queue, boolean present) {
+        int c = (id >>> (BITS * (level - 1))) & MASK;
+        long[] a = (n == null ? NONE : n.a).clone();
+        int at = c * K;
+        if (level == 1) {
+            if (present) {
+                a[at + MIN_L] = bits;
+                a[at + MAX_L] = bits;
+                a[at + IDS] = ((long) id << 32) | (id & 0xFFFFFFFFL);
+                a[at + QUEUE] = ((long) queue << 32) | (id & 0xFFFFFFFFL);
+                a[at + FREE] = free;
+            } else {
+                System.arraycopy(NONE, at, a, at, K);
+            }
+            return new Node(a, null);
+        }
+        Node[] kids = n == null ? new Node[FAN] : n.kids.clone();
+        Node kid = set(kids[c], level - 1, id, bits, free, queue, present);
+        kids[c] = kid;
+        summarize(kid.a, a, at);
+        return new Node(a, kids);
+    }
+
+    /** Writes the aggregate over the children of node aggregates {@code a} into {@code into} at {@code at}. */
+    private static void summarize(long[] a, long[] into, int at) {
+        int lo = -1;
+        int hi = -1;
+        int mq = -1;
+        long free = Long.MIN_VALUE;
+        for (int c = 0; c < FAN * K; c += K) {
+            long ids = a[c + IDS];
+            if (ids == -1L) {
+                continue;
+            }
+            if (lo < 0) {
+                lo = c;
+                hi = c;
+                mq = c;
+            } else {
+                // slots are in id order: on a tie the earlier slot's worker has the lower id and stays
+                if (a[c + MIN_L] < a[lo + MIN_L]) {
+                    lo = c;
+                }
+                if (a[c + MAX_L] > a[hi + MAX_L]) {
+                    hi = c;
+                }
+                if (a[c + QUEUE] >> 32 < a[mq + QUEUE] >> 32) {
+                    mq = c;
+                }
+            }
+            free = Math.max(free, a[c + FREE]);
+        }
+        if (lo < 0) {
+            System.arraycopy(NONE, 0, into, at, K);
+            return;
+        }
+        into[at + MIN_L] = a[lo + MIN_L];
+        into[at + MAX_L] = a[hi + MAX_L];
+        into[at + IDS] = (a[lo + IDS] & 0xFFFFFFFF00000000L) | (a[hi + IDS] & 0xFFFFFFFFL);
+        into[at + QUEUE] = a[mq + QUEUE];
+        into[at + FREE] = free;
+    }
+
+    /** The bottom node that holds worker id's slot (id is in the index). */
+    private Node bottom(int id) {
+        Node n = root;
+        for (int level = height; level > 1; level--) {
+            n = n.kids[(id >>> (BITS * (level - 1))) & MASK];
+        }
+        return n;
+    }
+
+    /** Worker id's slot in its bottom node's aggregates, or -1 when the id is not in the index. */
+    private int bottomSlot(int id) {
+        if (id < 0 || id >>> (BITS * height) != 0) {
+            return -1;
+        }
+        Node n = root;
+        for (int level = height; level > 1; level--) {
+            n = n.kids[(id >>> (BITS * (level - 1))) & MASK];
+            if (n == null) {
+                return -1;
+            }
+        }
+        int at = (id & MASK) * K;
+        return n.a[at + IDS] == -1L ? -1 : at;
     }
 
     // ---- queries -------------------------------------------------------------------------
 
     /** The least loaded worker of all (lowest id on ties), or -1 when none is UP. */
     public int minLoad() {
-        return root == null ? -1 : root.minLoad.id();
+        return minLoad;
     }
 
     /** The most loaded worker of all (lowest id on ties), or -1 when none is UP. */
     public int maxLoad() {
-        return root == null ? -1 : root.maxLoad.id();
+        return maxLoad;
     }
 
     /** The worker with the shortest queue (lowest id on ties), or -1 when none is UP. */
     public int minQueue() {
-        return root == null ? -1 : root.minQueue.id();
+        return minQueue;
     }
 
     /**
@@ -172,15 +260,7 @@ public final class LoadIndex {
      * {@code need} (lowest id on ties); -1 when there is none.
      */
     public int minLoadWithRoom(long need, int exclude) {
-        Entry best;
-        Entry ex = byId.get(exclude);
-        if (ex == null || ex.free() < need) {
-            best = suffix(root, need, Integer.MIN_VALUE);
-        } else {
-            best = lessLoaded(range(root, need, Integer.MIN_VALUE, ex.free(), ex.id()),
-                    suffix(root, ex.free(), ex.id() + 1));
-        }
-        return best == null ? -1 : best.id();
+        return minLoadWithRoom(need, exclude, exclude);
     }
 
     /**
@@ -188,138 +268,84 @@ public final class LoadIndex {
      * at least {@code need} (lowest id on ties); -1 when there is none. For a backup holder.
      */
     public int minLoadWithRoom(long need, int exclude, int exclude2) {
-        Entry a = byId.get(exclude);
-        Entry b = byId.get(exclude2);
-        if (a != null && a.free() < need) {
-            a = null;
+        if (size == 0) {
+            return -1;
         }
-        if (b != null && b.free() < need) {
-            b = null;
-        }
-        if (a == null || b == null || a.id() == b.id()) {
-            Entry only = a != null ? a : b;
-            return minLoadWithRoom(need, only == null ? -1 : only.id());
-        }
-        if (cmpKey(a.free(), a.id(), b) > 0) {
-            Entry t = a;
-            a = b;
-            b = t;
-        }
-        Entry best = lessLoaded(range(root, need, Integer.MIN_VALUE, a.free(), a.id()),
-                lessLoaded(range(root, a.free(), a.id() + 1, b.free(), b.id()), suffix(root, b.free(), b.id() + 1)));
-        return best == null ? -1 : best.id();
+        Search s = new Search(need, exclude, exclude2);
+        s.visit(root, height);
+        return s.id;
     }
 
-    // ---- treap internals -----------------------------------------------------------------
+    /** A best-first search for {@link #minLoadWithRoom}: the best worker found so far and what it must satisfy. */
+    private static final class Search {
+        final long need;
+        final int exclude;
+        final int exclude2;
+        /** The best worker's load, as an order key, and id; -1: none found yet. */
+        long load;
+        int id = -1;
 
-    private static int priority(int id) {
-        int h = id * 0x9E3779B9;
-        h ^= h >>> 16;
-        h *= 0x85EBCA6B;
-        return h ^ (h >>> 13);
-    }
-
-    private static int cmpKey(long free, int id, Entry e) {
-        int c = Long.compare(free, e.free());
-        return c != 0 ? c : Integer.compare(id, e.id());
-    }
-
-    static Entry lessLoaded(Entry a, Entry b) {
-        if (a == null) {
-            return b;
+        Search(long need, int exclude, int exclude2) {
+            this.need = need;
+            this.exclude = exclude;
+            this.exclude2 = exclude2;
         }
-        if (b == null) {
-            return a;
-        }
-        int c = Double.compare(a.load(), b.load());
-        return c < 0 || (c == 0 && a.id() < b.id()) ? a : b;
-    }
 
-    static Entry moreLoaded(Entry a, Entry b) {
-        int c = Double.compare(a.load(), b.load());
-        return c > 0 || (c == 0 && a.id() < b.id()) ? a : b;
-    }
-
-    static Entry shorterQueue(Entry a, Entry b) {
-        int c = Integer.compare(a.queue(), b.queue());
-        return c < 0 || (c == 0 && a.id() < b.id()) ? a : b;
-    }
-
-    private static Node insert(Node n, Entry e, int prio) {
-        if (n == null) {
-            return new Node(e, prio, null, null);
-        }
-        if (cmpKey(e.free(), e.id(), n.e) < 0) {
-            Node l = insert(n.left, e, prio);
-            if (l.prio > n.prio) {
-                return l.with(l.left, n.with(l.right, n.right));
-            }
-            return n.with(l, n.right);
-        }
-        Node r = insert(n.right, e, prio);
-        if (r.prio > n.prio) {
-            return r.with(n.with(n.left, r.left), r.right);
-        }
-        return n.with(n.left, r);
-    }
-
-    private static Node delete(Node n, Entry e) {
-        int c = cmpKey(e.free(), e.id(), n.e);
-        if (c == 0) {
-            return merge(n.left, n.right);
-        }
-        return c < 0 ? n.with(delete(n.left, e), n.right) : n.with(n.left, delete(n.right, e));
-    }
-
-    private static Node merge(Node a, Node b) {
-        if (a == null) {
-            return b;
-        }
-        if (b == null) {
-            return a;
-        }
-        return a.prio > b.prio ? a.with(a.left, merge(a.right, b)) : b.with(merge(a, b.left), b.right);
-    }
-
-    /** The least loaded entry with key >= (free, id). */
-    private static Entry suffix(Node n, long free, int id) {
-        Entry best = null;
-        while (n != null) {
-            if (cmpKey(free, id, n.e) > 0) {
-                n = n.right;
-            } else {
-                best = lessLoaded(best, lessLoaded(n.e, n.right == null ? null : n.right.minLoad));
-                n = n.left;
+        /**
+         * Visits the children of node n in the order of their least load (lowest id on ties), each
+         * while it could still hold a better worker: one with the room, less loaded than the best
+         * found (a child's least load bounds every worker under it from below).
+         */
+        void visit(Node n, int level) {
+            long[] a = n.a;
+            int done = 0;
+            while (true) {
+                int pick = -1;
+                long pickLoad = 0;
+                int pickId = 0;
+                for (int c = 0; c < FAN; c++) {
+                    int at = c * K;
+                    long ids = a[at + IDS];
+                    if ((done & (1 << c)) != 0 || ids == -1L || a[at + FREE] < need) {
+                        continue;
+                    }
+                    long l = a[at + MIN_L];
+                    int i = (int) (ids >> 32);
+                    if (id >= 0 && !less(l, i, load, id) || pick >= 0 && !less(l, i, pickLoad, pickId)) {
+                        continue;
+                    }
+                    pick = c;
+                    pickLoad = l;
+                    pickId = i;
+                }
+                if (pick < 0) {
+                    return;
+                }
+                done |= 1 << pick;
+                if (level > 1) {
+                    visit(n.kids[pick], level - 1);
+                } else if (pickId != exclude && pickId != exclude2) {
+                    // a worker with the room, less loaded than any found so far
+                    load = pickLoad;
+                    id = pickId;
+                }
+                if (id == pickId) {
+                    // the best is the least loaded worker of every child left: none can beat it
+                    return;
+                }
             }
         }
-        return best;
+
+        private static boolean less(long l, int i, long l2, int i2) {
+            return l < l2 || l == l2 && i < i2;
+        }
     }
 
-    /** The least loaded entry with key < (free, id). */
-    private static Entry prefix(Node n, long free, int id) {
-        Entry best = null;
-        while (n != null) {
-            if (cmpKey(free, id, n.e) <= 0) {
-                n = n.left;
-            } else {
-                best = lessLoaded(best, lessLoaded(n.e, n.left == null ? null : n.left.minLoad));
-                n = n.right;
-            }
-        }
-        return best;
-    }
-
-    /** The least loaded entry with (loFree, loId) <= key < (hiFree, hiId). */
-    private static Entry range(Node n, long loFree, int loId, long hiFree, int hiId) {
-        while (n != null) {
-            if (cmpKey(loFree, loId, n.e) > 0) {
-                n = n.right;
-            } else if (cmpKey(hiFree, hiId, n.e) <= 0) {
-                n = n.left;
-            } else {
-                return lessLoaded(n.e, lessLoaded(suffix(n.left, loFree, loId), prefix(n.right, hiFree, hiId)));
-            }
-        }
-        return null;
+    /**
+     * The order key of a double's bits, and back (the map is its own inverse): as signed longs,
+     * keys order as {@link Double#compare} orders the doubles (-0.0 below 0.0, NaN above all).
+     */
+    private static long key(long bits) {
+        return bits ^ ((bits >> 63) & Long.MAX_VALUE);
     }
 }

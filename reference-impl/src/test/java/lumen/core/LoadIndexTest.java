@@ -32,7 +32,8 @@ class LoadIndexTest {
     void agreesWithAScanUnderRandomUpdates() {
         Random r = new Random(5);
         for (int round = 0; round < 30; round++) {
-            int w = 1 + r.nextInt(round < 10 ? 6 : 200);
+            // up to 5,000 workers: one, two, three and four levels of the tree
+            int w = 1 + r.nextInt(round < 10 ? 6 : round < 20 ? 200 : 5_000);
             LoadIndex idx = LoadIndex.empty();
             Map<Integer, LoadIndex.Entry> ref = new HashMap<>();
             for (int step = 0; step < 2000; step++) {
@@ -41,7 +42,8 @@ class LoadIndexTest {
                     idx = idx.without(id);
                     ref.remove(id);
                 } else {
-                    LoadIndex.Entry e = new LoadIndex.Entry(id, r.nextInt(20), r.nextInt(8), r.nextInt(5));
+                    // few distinct values, so that ties on load, queue and free are common
+                    LoadIndex.Entry e = new LoadIndex.Entry(id, r.nextInt(20), r.nextInt(8) * 0.5, r.nextInt(5));
                     idx = idx.with(e);
                     ref.put(id, e);
                 }
@@ -74,6 +76,56 @@ class LoadIndexTest {
                 }
             }
         }
+    }
+
+    /** An update leaves the index it started from as it was: every earlier version still answers as its own scan. */
+    @Test
+    void everyVersionKeepsItsAnswers() {
+        Random r = new Random(11);
+        int w = 700;
+        java.util.List<LoadIndex> versions = new java.util.ArrayList<>();
+        java.util.List<Map<Integer, LoadIndex.Entry>> refs = new java.util.ArrayList<>();
+        LoadIndex idx = LoadIndex.empty();
+        Map<Integer, LoadIndex.Entry> ref = new HashMap<>();
+        for (int step = 0; step < 3_000; step++) {
+            int id = r.nextInt(w);
+            if (r.nextInt(4) == 0) {
+                idx = idx.without(id);
+                ref.remove(id);
+            } else {
+                LoadIndex.Entry e = new LoadIndex.Entry(id, r.nextInt(50), r.nextInt(30), r.nextInt(9));
+                idx = idx.with(e);
+                ref.put(id, e);
+            }
+            if (step % 100 == 0) {
+                versions.add(idx);
+                refs.add(new HashMap<>(ref));
+            }
+        }
+        for (int v = 0; v < versions.size(); v++) {
+            LoadIndex old = versions.get(v);
+            Map<Integer, LoadIndex.Entry> m = refs.get(v);
+            assertThat(old.size()).isEqualTo(m.size());
+            for (int id = 0; id < w; id++) {
+                assertThat(old.get(id)).as("version %d, worker %d", v, id).isEqualTo(m.get(id));
+            }
+            for (long need = 0; need < 52; need += 3) {
+                assertThat(old.minLoadWithRoom(need, -1)).as("version %d, need %d", v, need).isEqualTo(scanMin(m, need, -1));
+            }
+        }
+    }
+
+    @Test
+    void anUnchangedEntryGivesTheSameIndex() {
+        LoadIndex idx = LoadIndex.empty().with(new LoadIndex.Entry(40, 7, 2.5, 1));
+        assertThat(idx.with(new LoadIndex.Entry(40, 7, 2.5, 1))).isSameAs(idx);
+        assertThat(idx.with(40, 7, 2.5, 1)).isSameAs(idx);
+        assertThat(idx.with(40, 7, 2.5, 2)).isNotSameAs(idx);
+        assertThat(idx.get(40)).isEqualTo(new LoadIndex.Entry(40, 7, 2.5, 1));
+        assertThat(idx.get(41)).isNull();
+        assertThat(idx.get(1 << 20)).isNull();
+        assertThat(idx.without(40).size()).isZero();
+        assertThat(idx.without(40).minQueue()).isEqualTo(-1);
     }
 
     @Test

@@ -19,10 +19,10 @@ package lumen.core;
  * The choice is therefore always a member of the spec's argmin (argmax) set, and deterministic.
  *
  * <p>Costs, for W workers: an update copies one root-to-leaf path of log<sub>{@value #FAN}</sub> W
- * nodes (three at 1,000 workers) and reads no other node, since a node holds its children's
+ * nodes (four at 1,000 workers) and reads no other node, since a node holds its children's
  * aggregates itself. {@link #minLoadWithRoom} descends one path when the least loaded worker
- * outside the exclusions has the room, as it has whenever the budget leaves room anywhere; when
- * the least loaded workers lack the room it visits more subtrees, at most every node that has a
+ * outside the exclusions has the room (the common case while budgets are not tight); when the
+ * least loaded workers lack the room it visits more subtrees, at most every node that has a
  * worker with the room (a scan, at worst). An index is a value, shared freely between states.
  */
 public final class LoadIndex {

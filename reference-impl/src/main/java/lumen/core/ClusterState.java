@@ -27,9 +27,30 @@ public final class ClusterState {
     private final IdSet forgotten;
     /** The request {@link #request} found last on this state (a cache; not part of the state). */
     private RequestRec lastRequest;
+    /**
+     * The owner of an index updated in place ({@link #owned}), or null: this state's index is a
+     * value. Not part of the state.
+     */
+    private final Owner owner;
+    /** The owner's {@link Owner#version} this state's index is at (0 without an owner). */
+    private final int version;
+
+    /**
+     * One holder of a sequence of states whose index is updated in place: each update of the
+     * index moves {@link #version} on, and a state whose version is behind may not read its index
+     * any more ({@link #index()} refuses), since the nodes it shares were overwritten.
+     */
+    private static final class Owner {
+        int version;
+    }
 
     private ClusterState(Config config, RecoveryPolicy policy, PIntMap<WorkerRec> workers,
                          PIntMap<RequestRec> requests, LoadIndex index, int failures, double[] rload, double[] seen, IdSet forgotten) {
+        this(config, policy, workers, requests, index, failures, rload, seen, forgotten, null, 0);
+    }
+
+    private ClusterState(Config config, RecoveryPolicy policy, PIntMap<WorkerRec> workers, PIntMap<RequestRec> requests,
+                         LoadIndex index, int failures, double[] rload, double[] seen, IdSet forgotten, Owner owner, int version) {
         this.config = config;
         this.policy = policy;
         this.workers = workers;
@@ -39,6 +60,33 @@ public final class ClusterState {
         this.rload = rload;
         this.seen = seen;
         this.forgotten = forgotten;
+        this.owner = owner;
+        this.version = version;
+    }
+
+    /**
+     * This state, with an index that the states derived from it update in place (a new owner):
+     * an update of a worker then rewrites the index nodes that earlier updates of the same owner
+     * made instead of copying a path, and this state and every earlier one of the owner may no
+     * longer read their index ({@link #index()} throws). For one holder that steps a state
+     * forward and keeps only the newest, as a trace validator does; {@link #frozen} makes a value
+     * of it again.
+     */
+    public ClusterState owned() {
+        return new ClusterState(config, policy, workers, requests, index(), failures, rload, seen, forgotten, new Owner(), 0);
+    }
+
+    /**
+     * This state as a value: its index is never updated in place again, since the owner it had is
+     * not carried (a later {@link #owned} gets a new one). This state itself when it has no owner.
+     */
+    public ClusterState frozen() {
+        return owner == null ? this : new ClusterState(config, policy, workers, requests, index(), failures, rload, seen, forgotten);
+    }
+
+    /** Whether this state's index is updated in place by the states derived from it ({@link #owned}). */
+    public boolean isOwned() {
+        return owner != null;
     }
 
     /**
@@ -85,6 +133,9 @@ public final class ClusterState {
     }
 
     public LoadIndex index() {
+        if (owner != null && owner.version != version) {
+            throw new IllegalStateException("the index of a state that a later state of the same owner updated in place was read");
+        }
         return index;
     }
 
@@ -134,7 +185,7 @@ public final class ClusterState {
         if (q == null || !q.finishedClean()) {
             return this;
         }
-        return new ClusterState(config, policy, workers, requests.remove(r), index, failures, rload, seen, forgotten.add(r));
+        return new ClusterState(config, policy, workers, requests.remove(r), index, failures, rload, seen, forgotten.add(r), owner, version);
     }
 
     public PIntMap<RequestRec> requests() {
@@ -336,7 +387,7 @@ public final class ClusterState {
 
     /** The gateway's arrival target: a shortest queue among UP workers (lowest id), or -1. */
     public int arriveTarget() {
-        return index.minQueue();
+        return index().minQueue();
     }
 
     /** {@code RouteIncrement}: the routeLoads=increment reading, under Eq. 6 routing. */
@@ -352,7 +403,7 @@ public final class ClusterState {
     /** {@code ArgMinRouteLoad(Serving)}: the re-prefill target (lowest id on ties), or -1. */
     public int reprefillTarget() {
         if (!routeIncrement()) {
-            return index.minLoad();
+            return index().minLoad();
         }
         int best = -1;
         for (int w = 0; w < workerCount(); w++) {
@@ -365,7 +416,7 @@ public final class ClusterState {
 
     /** {@code ArgMaxLoad(Serving)}: the assist target (lowest id on ties), or -1. */
     public int assistTarget() {
-        return index.maxLoad();
+        return index().maxLoad();
     }
 
     /**
@@ -402,26 +453,47 @@ public final class ClusterState {
     // ---- updates, keeping the index in step ----------------------------------------------------
 
     public ClusterState withWorker(WorkerRec w) {
-        return new ClusterState(config, policy, workers.put(w.id(), w), requests, indexed(index, w, seen), failures, rload, seen, forgotten);
+        LoadIndex idx = indexed(index(), w, seen);
+        int v = owner != null && idx != index ? ++owner.version : version;
+        return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures, rload, seen, forgotten, owner, v);
     }
 
     /** The index with w's entry as it now stands: its room and the load decisions compare ({@link #seen}). */
     private LoadIndex indexed(LoadIndex idx, WorkerRec w, double[] view) {
+        return indexed(idx, w, view, owner);
+    }
+
+    /** As {@link #indexed(LoadIndex, WorkerRec, double[])}, in place for {@code by} (null: as a value). */
+    private LoadIndex indexed(LoadIndex idx, WorkerRec w, double[] view, Owner by) {
         if (w.state() != WorkerState.UP) {
-            return idx.without(w.id());
+            return idx.without(w.id(), by);
         }
         double l = !staleLoads() ? config.alpha() * w.stored() + config.beta() * depth(w) : view == null ? 0 : view[w.id()];
-        return idx.with(w.id(), config.budget() - (budgetOnStored() ? w.stored() : w.reserved()), l, depth(w));
+        return idx.with(w.id(), config.budget() - (budgetOnStored() ? w.stored() : w.reserved()), l, depth(w), by);
+    }
+
+    /**
+     * This state as a value, its index built anew from its workers: for a state of an owner whose
+     * index a later state updated in place, or that an update left half done (a step that threw),
+     * which may no longer read its own. The workers, requests and every other part are values
+     * throughout, and the index follows from them.
+     */
+    public ClusterState reindexed() {
+        LoadIndex idx = LoadIndex.empty();
+        for (int w = 0; w < workerCount(); w++) {
+            idx = indexed(idx, workers.get(w), seen, null);
+        }
+        return new ClusterState(config, policy, workers, requests, idx, failures, rload, seen, forgotten);
     }
 
     public ClusterState withRequest(RequestRec r) {
-        ClusterState n = new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload, seen, forgotten);
+        ClusterState n = new ClusterState(config, policy, workers, requests.put(r.id(), r), index, failures, rload, seen, forgotten, owner, version);
         n.lastRequest = r; // the next event's checks look it up first
         return n;
     }
 
     public ClusterState withFailure() {
-        return new ClusterState(config, policy, workers, requests, index, failures + 1, rload, seen, forgotten);
+        return new ClusterState(config, policy, workers, requests, index, failures + 1, rload, seen, forgotten, owner, version);
     }
 
     /**
@@ -432,11 +504,12 @@ public final class ClusterState {
         if (!staleLoads()) {
             throw new IllegalStateException("the monitor's loads exist only under citedLoads=stale");
         }
-        LoadIndex idx = index;
+        LoadIndex idx = index();
         for (int w = 0; w < workerCount(); w++) {
             idx = indexed(idx, workers.get(w), v);
         }
-        return new ClusterState(config, policy, workers, requests, idx, failures, rload, v, forgotten);
+        int ver = owner != null && idx != index ? ++owner.version : version;
+        return new ClusterState(config, policy, workers, requests, idx, failures, rload, v, forgotten, owner, ver);
     }
 
     /** Algorithm 2's running loads, or null (none); not to be written to. */
@@ -453,6 +526,6 @@ public final class ClusterState {
 
     /** This state with Algorithm 2's running loads {@code r} (null: none), which it then owns. */
     ClusterState withRouteLoads(double[] r) {
-        return new ClusterState(config, policy, workers, requests, index, failures, r, seen, forgotten);
+        return new ClusterState(config, policy, workers, requests, index, failures, r, seen, forgotten, owner, version);
     }
 }

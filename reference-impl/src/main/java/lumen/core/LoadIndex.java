@@ -52,7 +52,7 @@ public final class LoadIndex {
         }
     }
 
-    private static final LoadIndex EMPTY = new LoadIndex(new Node(NONE, null), 1, 0);
+    private static final LoadIndex EMPTY = new LoadIndex(new Node(NONE, null, null), 1, 0);
 
     /** One UP worker as the index sees it. */
     public record Entry(int id, long free, double load, int queue) {}
@@ -65,10 +65,16 @@ public final class LoadIndex {
         final long[] a;
         /** The children, null at the bottom level; a null child has no worker. */
         final Node[] kids;
+        /**
+         * The owner that made this node by an in-place update ({@link #with(int, long, double, int, Object)}),
+         * which updates it in place again; null for a node of a persistent update, never written.
+         */
+        final Object edit;
 
-        Node(long[] a, Node[] kids) {
+        Node(long[] a, Node[] kids, Object edit) {
             this.a = a;
             this.kids = kids;
+            this.edit = edit;
         }
     }
 
@@ -116,6 +122,16 @@ public final class LoadIndex {
 
     /** Adds worker {@code id} with this free budget, load and queue depth, or replaces its entry. */
     public LoadIndex with(int id, long free, double load, int queue) {
+        return with(id, free, load, queue, null);
+    }
+
+    /**
+     * As {@link #with(int, long, double, int)}; with an owner {@code edit} (non-null), the nodes
+     * that earlier updates of the same owner made are updated in place, so the index this is
+     * called on, and every index of that owner before it, must not be read again. The owner's
+     * {@link ClusterState} ensures that; other nodes are copied as in a persistent update.
+     */
+    LoadIndex with(int id, long free, double load, int queue, Object edit) {
         if (id < 0) {
             throw new IllegalArgumentException("worker id " + id);
         }
@@ -135,24 +151,33 @@ public final class LoadIndex {
             kids[0] = r;
             long[] a = NONE.clone();
             summarize(r.a, a, 0);
-            r = new Node(a, kids);
+            r = new Node(a, kids, edit);
             h++;
         }
-        return new LoadIndex(set(r, h, id, bits, free, queue, true), h, at >= 0 ? size : size + 1);
+        return new LoadIndex(set(r, h, id, bits, free, queue, true, edit), h, at >= 0 ? size : size + 1);
     }
 
     /** Removes the worker (when it is no longer UP). */
     public LoadIndex without(int id) {
+        return without(id, null);
+    }
+
+    /** As {@link #without(int)}, in place for an owner as {@link #with(int, long, double, int, Object)}. */
+    LoadIndex without(int id, Object edit) {
         if (bottomSlot(id) < 0) {
             return this;
         }
-        return new LoadIndex(set(root, height, id, 0, 0, 0, false), height, size - 1);
+        return new LoadIndex(set(root, height, id, 0, 0, 0, false, edit), height, size - 1);
     }
 
-    /** The node at {@code level} with worker id's entry set (or removed), the path to it copied. */
-    private static Node set(Node n, int level, int id, long bits, long free, int queue, boolean present) {
+    /**
+     * The node at {@code level} with worker id's entry set (or removed): node n itself when owner
+     * {@code edit} made it, updated in place, else a copy of it, the path below done the same way.
+     */
+    private static Node set(Node n, int level, int id, long bits, long free, int queue, boolean present, Object edit) {
         int c = (id >>> (BITS * (level - 1))) & MASK;
-        long[] a = (n == null ? NONE : n.a).clone();
+        boolean mine = n != null && edit != null && n.edit == edit;
+        long[] a = mine ? n.a : (n == null ? NONE : n.a).clone();
         int at = c * K;
         if (level == 1) {
             if (present) {
@@ -164,13 +189,13 @@ public final class LoadIndex {
             } else {
                 System.arraycopy(NONE, at, a, at, K);
             }
-            return new Node(a, null);
+            return mine ? n : new Node(a, null, edit);
         }
-        Node[] kids = n == null ? new Node[FAN] : n.kids.clone();
-        Node kid = set(kids[c], level - 1, id, bits, free, queue, present);
+        Node[] kids = mine ? n.kids : n == null ? new Node[FAN] : n.kids.clone();
+        Node kid = set(kids[c], level - 1, id, bits, free, queue, present, edit);
         kids[c] = kid;
         summarize(kid.a, a, at);
-        return new Node(a, kids);
+        return mine ? n : new Node(a, kids, edit);
     }
 
     /** Writes the aggregate over the children of node aggregates {@code a} into {@code into} at {@code at}. */

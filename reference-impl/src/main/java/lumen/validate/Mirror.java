@@ -73,6 +73,8 @@ public final class Mirror {
     private java.util.function.Supplier<Divergence> lastDescribed;
     /** The fast path of the common Decode ({@link HotRequests}), or null: every event takes the full step. */
     private HotRequests hot;
+    /** Whether the state's load index is updated in place ({@link #inPlace}). */
+    private boolean inPlace;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -110,6 +112,11 @@ public final class Mirror {
     }
 
     Mirror copy() {
+        if (inPlace) {
+            // the copy and this mirror share the state from here: neither may update it in place
+            state = state.frozen();
+            inPlace = false;
+        }
         if (hot != null) {
             // a copy shares the content records, which the held requests write in place
             hot.releaseAll();
@@ -127,6 +134,19 @@ public final class Mirror {
         if (window == null) {
             hot = new HotRequests(this, state);
         }
+        return this;
+    }
+
+    /**
+     * This mirror with its state's load index updated in place ({@link ClusterState#owned}): each
+     * step rewrites the index nodes of the steps before it instead of copying a path, for a
+     * validator that keeps only the newest state. A step reads everything it needs of the state
+     * before the event (action properties, fairness) before it applies the event. The state
+     * this mirror hands out ({@link #state}) is a value: the mirror takes a new owner after it.
+     */
+    Mirror inPlace() {
+        inPlace = true;
+        state = state.owned();
         return this;
     }
 
@@ -229,6 +249,8 @@ public final class Mirror {
         if (hot != null) {
             hot.releaseAll();
         }
+        // a value from here: the next step takes a new owner
+        state = state.frozen();
         return state;
     }
 
@@ -268,6 +290,24 @@ public final class Mirror {
             }
             hot.release(e);
         }
+        if (!inPlace) {
+            return fullStep(e, line, cited, reserved, t);
+        }
+        if (!state.isOwned()) {
+            state = state.owned();
+        }
+        ClusterState before = state;
+        try {
+            return fullStep(e, line, cited, reserved, t);
+        } catch (RuntimeException ex) {
+            // a step that throws leaves the state before it, as a value; its index may be half updated
+            state = before.reindexed();
+            throw ex;
+        }
+    }
+
+    /** The full step of event e: every check, and the event applied as reported. */
+    private Divergence fullStep(Event e, long line, double[] cited, long[] reserved, double t) {
         ClusterState s = state;
         List<Finding> found = new ArrayList<>(0);
         boolean view = window != null && LoadWindow.usesView(s, e);
@@ -298,6 +338,12 @@ public final class Mirror {
         }
         Finding step = SpecStep.check(s, e);
         Finding huge = Validator.hugeClaim(s, e);
+        // the action properties and fairness read the state before the event: before it is
+        // applied, which in place overwrites that state's load index (their findings still
+        // follow the invariants' in the list, as they always have)
+        Finding a = ActionProperties.check(s, e);
+        List<Finding> unfair = new ArrayList<>(0);
+        fairness(s, e, unfair);
         ClusterState post;
         if (huge != null) {
             // judged without being applied: the state before it stays (there is a divergence)
@@ -310,11 +356,10 @@ public final class Mirror {
             found.addAll(step == null && e.action() == lumen.core.Action.DECODE ? Invariants.afterDecodeStep(post, e.req())
                     : Invariants.touched(s, post, e));
         }
-        Finding a = ActionProperties.check(s, e);
         if (a != null) {
             found.add(a);
         }
-        fairness(s, e, found);
+        found.addAll(unfair);
         if (step != null) {
             found.add(step);
         }

@@ -146,7 +146,7 @@ public final class Validator {
             return new ValidationResult(source, Verdict.UNDECIDED, config, version, 0, byType, 0, 0, null, null, List.of(), refSource, notes);
         }
         // one state for a full trace; a set of candidates when steps are hidden
-        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withHotRequests();
+        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withHotRequests().inPlace();
         Candidates cands = obs.searches() ? new Candidates(config, opt.fairnessSteps(), obs) : null;
         long events = 0;
         long done = 0;

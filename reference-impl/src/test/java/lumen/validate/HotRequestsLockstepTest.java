@@ -25,8 +25,10 @@ import org.junit.jupiter.api.TestFactory;
  * readings the fast path reads (budget=stored, rebackup), with frequent failures, each as written
  * and in seeded mutations (a token, a worker, a page, an event dropped, repeated or moved, a Fail
  * inserted, a Fail's lost copies left out, a request's copies never streamed, a Decode's pages
- * left out), under L3's and L4's default bound and under bounds of 1 to 3 steps. Every event must give the same divergence, or none, in both, and at random points
- * and at the end the two must be in the same state (spec state, content, fairness counters).
+ * left out), under L3's and L4's default bound and under bounds of 1 to 3 steps. The fast mirror
+ * is the validator's: its load index is also updated in place ({@link Mirror#inPlace}). Every
+ * event must give the same divergence, or none, in both, and at random points and at the end the
+ * two must be in the same state (spec state, content, fairness counters, load index).
  * Mutated traces are stepped past their first divergence, as the mirror allows, so the two are
  * compared in states no faithful trace reaches.
  */
@@ -78,7 +80,7 @@ class HotRequestsLockstepTest {
         events.add(new Event.Decode(0, 0, new int[] {2}));
         events.add(new Event.Decode(0, 0, new int[] {3}));
         for (int run = 0; run < 20; run++) {
-            for (Mirror m : new Mirror[] {new Mirror(c, 1), new Mirror(c, 1).withHotRequests()}) {
+            for (Mirror m : new Mirror[] {new Mirror(c, 1), new Mirror(c, 1).withHotRequests(), new Mirror(c, 1).withHotRequests().inPlace()}) {
                 Divergence d = firstDivergence(m, events);
                 assertThat(d).isNotNull();
                 assertThat(d.line()).isEqualTo(events.size() + 1L);
@@ -129,6 +131,42 @@ class HotRequestsLockstepTest {
         }
     }
 
+    /** A state the validator's mirror hands out is a value: the mirror's later steps do not change it. */
+    @org.junit.jupiter.api.Test
+    void theStateTheMirrorHandsOutIsAValue() throws IOException {
+        Config c = new Config("lumen", 80, 1, 1, 64, 32, 300, 16, 4);
+        List<Event> events = new ArrayList<>();
+        SyntheticTrace.generate(new SyntheticTrace.Spec(c, 4_000, 1, 20, 40, 500, 21), events::add);
+        Mirror m = new Mirror(c).withHotRequests().inPlace();
+        Mirror value = new Mirror(c);
+        List<lumen.core.ClusterState> handed = new ArrayList<>();
+        List<lumen.core.LoadIndex> expected = new ArrayList<>();
+        long line = 1;
+        for (Event e : events) {
+            line++;
+            assertThat(m.step(e, line, null)).isNull();
+            value.step(e, line, null);
+            if (line % 500 == 0) {
+                handed.add(m.state());
+                expected.add(value.state().index());
+            }
+        }
+        assertThat(handed).hasSizeGreaterThan(5);
+        for (int i = 0; i < handed.size(); i++) {
+            sameIndex(handed.get(i).index(), expected.get(i), c.workers(), "state handed out " + i);
+        }
+    }
+
+    /** The load index kept in place answers as the one kept as a value: every entry, and the choices read at its root. */
+    private static void sameIndex(lumen.core.LoadIndex in, lumen.core.LoadIndex value, int workers, String where) {
+        assertThat(in.size()).as(where).isEqualTo(value.size());
+        for (int w = 0; w < workers; w++) {
+            assertThat(in.get(w)).as("%s: worker %d's entry", where, w).isEqualTo(value.get(w));
+        }
+        assertThat(new int[] {in.minLoad(), in.maxLoad(), in.minQueue(), in.minLoadWithRoom(1, 0)}).as(where)
+                .containsExactly(value.minLoad(), value.maxLoad(), value.minQueue(), value.minLoadWithRoom(1, 0));
+    }
+
     /**
      * Steps both mirrors through the events; returns how many decodes the fast path took. Stops
      * where the validator would: at an event naming a request that never arrived.
@@ -137,7 +175,8 @@ class HotRequestsLockstepTest {
         // the default bound of L3 and L4 for the traces as written, and small ones for mutations, so the bounds are reached
         int bound = seed == 0 ? Mirror.DEFAULT_FAIRNESS_STEPS : new int[] {Mirror.DEFAULT_FAIRNESS_STEPS, 1, 2, 3}[(int) (seed & 3)];
         Mirror full = new Mirror(c, bound);
-        Mirror hot = new Mirror(c, bound).withHotRequests();
+        // the validator's mirror: the fast path, and the load index updated in place
+        Mirror hot = new Mirror(c, bound).withHotRequests().inPlace();
         SplittableRandom when = new SplittableRandom(seed ^ 0x5DEECE66DL);
         long taken = 0;
         long line = 1;
@@ -165,9 +204,11 @@ class HotRequestsLockstepTest {
             }
             if (when.nextInt(8) == 0) {
                 assertThat(hot.fingerprint(null)).as("seed %d state after line %d", seed, line).isEqualTo(full.fingerprint(null));
+                sameIndex(hot.state().index(), full.state().index(), c.workers(), "seed " + seed + " line " + line);
             }
         }
         assertThat(hot.fingerprint(null)).as("seed %d final state", seed).isEqualTo(full.fingerprint(null));
+        sameIndex(hot.state().index(), full.state().index(), c.workers(), "seed " + seed + " at the end");
         assertThat(hot.running()).isEqualTo(full.running());
         assertThat(hot.state().requests().keys()).containsExactly(full.state().requests().keys());
         return taken;
@@ -237,6 +278,16 @@ class HotRequestsLockstepTest {
                     SyntheticTrace.generate(new SyntheticTrace.Spec(c, EVENTS, 4, 20, 40, 500, seed++), events::add);
                     out.add(new Trace("synthetic " + policy + (reading.isEmpty() ? "" : " " + reading) + " budget " + budget, c, events));
                 }
+            }
+        }
+        // 80 workers, past ActionProperties.SCAN_MAX (64), where A1 and A3 read the load index that the
+        // validator's mirror updates in place; a tight budget makes its search meet full workers
+        for (String policy : new String[] {"lumen", "lumen-dual"}) {
+            for (long budget : new long[] {1 << 20, 300}) {
+                Config c = new Config(policy, 80, 1, 1, 64, 32, budget, 16, 4);
+                List<Event> events = new ArrayList<>();
+                SyntheticTrace.generate(new SyntheticTrace.Spec(c, EVENTS, 1, 20, 40, 500, seed++), events::add);
+                out.add(new Trace("synthetic " + policy + " " + c.workers() + " workers budget " + budget, c, events));
             }
         }
         return out;

@@ -70,18 +70,39 @@ public final class ClusterState {
      * made instead of copying a path, and this state and every earlier one of the owner may no
      * longer read their index ({@link #index()} throws). For one holder that steps a state
      * forward and keeps only the newest, as a trace validator does; {@link #frozen} makes a value
-     * of it again.
+     * of it again. Only the state is checked: a {@link LoadIndex} taken from it and kept across a
+     * later update of the same owner is rewritten under its holder, so the index is read through
+     * the state each time. This state itself, if owned, is moved past (its owner's index now
+     * belongs to the new owner's state).
      */
     public ClusterState owned() {
-        return new ClusterState(config, policy, workers, requests, index(), failures, rload, seen, forgotten, new Owner(), 0);
+        LoadIndex idx = index();
+        retire();
+        return new ClusterState(config, policy, workers, requests, idx, failures, rload, seen, forgotten, new Owner(), 0);
     }
 
     /**
      * This state as a value: its index is never updated in place again, since the owner it had is
-     * not carried (a later {@link #owned} gets a new one). This state itself when it has no owner.
+     * not carried (a later {@link #owned} gets a new one) and this owned state, moved past, may no
+     * longer update or read it. This state itself when it has no owner.
      */
     public ClusterState frozen() {
-        return owner == null ? this : new ClusterState(config, policy, workers, requests, index(), failures, rload, seen, forgotten);
+        if (owner == null) {
+            return this;
+        }
+        LoadIndex idx = index();
+        retire();
+        return new ClusterState(config, policy, workers, requests, idx, failures, rload, seen, forgotten);
+    }
+
+    /**
+     * Moves this state's owner on, so that neither this state nor any other of the owner at its
+     * version updates or reads the index again: the index now belongs to the state made from it.
+     */
+    private void retire() {
+        if (owner != null) {
+            owner.version++;
+        }
     }
 
     /** Whether this state's index is updated in place by the states derived from it ({@link #owned}). */
@@ -453,8 +474,10 @@ public final class ClusterState {
     // ---- updates, keeping the index in step ----------------------------------------------------
 
     public ClusterState withWorker(WorkerRec w) {
-        LoadIndex idx = indexed(index(), w, seen);
-        int v = owner != null && idx != index ? ++owner.version : version;
+        LoadIndex cur = index();
+        // the owner moves on before its nodes are written, so an update that throws half way leaves no state that reads them
+        int v = owner != null ? ++owner.version : version;
+        LoadIndex idx = indexed(cur, w, seen);
         return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures, rload, seen, forgotten, owner, v);
     }
 
@@ -505,10 +528,10 @@ public final class ClusterState {
             throw new IllegalStateException("the monitor's loads exist only under citedLoads=stale");
         }
         LoadIndex idx = index();
+        int ver = owner != null ? ++owner.version : version;
         for (int w = 0; w < workerCount(); w++) {
             idx = indexed(idx, workers.get(w), v);
         }
-        int ver = owner != null && idx != index ? ++owner.version : version;
         return new ClusterState(config, policy, workers, requests, idx, failures, rload, v, forgotten, owner, ver);
     }
 

@@ -135,7 +135,8 @@ public final class LoadIndex {
         if (id < 0) {
             throw new IllegalArgumentException("worker id " + id);
         }
-        long bits = key(Double.doubleToLongBits(load));
+        // + 0.0 makes -0.0 the 0.0 it is among the spec's reals (and in a scan that compares with <)
+        long bits = key(Double.doubleToLongBits(load + 0.0));
         int at = bottomSlot(id);
         if (at >= 0) {
             long[] a = bottom(id).a;
@@ -145,7 +146,7 @@ public final class LoadIndex {
         }
         Node r = root;
         int h = height;
-        while (id >>> (BITS * h) != 0) {
+        while (!fits(id, h)) {
             // one more level: the old root becomes the first child of a new one
             Node[] kids = new Node[FAN];
             kids[0] = r;
@@ -238,6 +239,12 @@ public final class LoadIndex {
         into[at + FREE] = free;
     }
 
+    /** Whether a tree of {@code h} levels has a place for id (from 11 levels on, every int). */
+    private static boolean fits(int id, int h) {
+        // a shift by 32 or more would wrap (Java shifts ints by the distance's low 5 bits)
+        return BITS * h >= Integer.SIZE || id >>> (BITS * h) == 0;
+    }
+
     /** The bottom node that holds worker id's slot (id is in the index). */
     private Node bottom(int id) {
         Node n = root;
@@ -249,7 +256,7 @@ public final class LoadIndex {
 
     /** Worker id's slot in its bottom node's aggregates, or -1 when the id is not in the index. */
     private int bottomSlot(int id) {
-        if (id < 0 || id >>> (BITS * height) != 0) {
+        if (id < 0 || !fits(id, height)) {
             return -1;
         }
         Node n = root;

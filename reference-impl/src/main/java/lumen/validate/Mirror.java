@@ -299,7 +299,7 @@ public final class Mirror {
         ClusterState before = state;
         try {
             return fullStep(e, line, cited, reserved, t);
-        } catch (RuntimeException ex) {
+        } catch (RuntimeException | Error ex) {
             // a step that throws leaves the state before it, as a value; its index may be half updated
             state = before.reindexed();
             throw ex;

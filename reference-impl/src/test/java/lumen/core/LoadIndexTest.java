@@ -128,6 +128,38 @@ class LoadIndexTest {
         assertThat(idx.without(40).minQueue()).isEqualTo(-1);
     }
 
+    /** Found by a review: ids of 2^30 and more, where the tree's height times its bits reaches 32 and an int shift would wrap. */
+    @Test
+    void idsUpToTheLargestIntKeepEveryOther() {
+        Map<Integer, LoadIndex.Entry> ref = new HashMap<>();
+        LoadIndex idx = LoadIndex.empty();
+        int[] ids = {5, 1 << 30, Integer.MAX_VALUE, 0, (1 << 30) + 5, 1 << 20, Integer.MAX_VALUE - 1};
+        for (int k = 0; k < 3; k++) {
+            for (int i = 0; i < ids.length; i++) {
+                LoadIndex.Entry e = new LoadIndex.Entry(ids[i], 10 + i, (i * 7 + k) % 5, i % 3);
+                idx = idx.with(e);
+                ref.put(ids[i], e);
+                for (int id : ids) {
+                    assertThat(idx.get(id)).as("worker %d after adding %d", id, ids[i]).isEqualTo(ref.get(id));
+                }
+                assertThat(idx.size()).isEqualTo(ref.size());
+                assertThat(idx.minLoad()).isEqualTo(scanMin(ref, Long.MIN_VALUE, -1));
+                assertThat(idx.minLoadWithRoom(12, 5)).isEqualTo(scanMin(ref, 12, 5));
+            }
+            idx = idx.without(ids[k]);
+            ref.remove(ids[k]);
+        }
+    }
+
+    /** A load of -0.0 is 0.0, as among the spec's reals: the lower id wins the tie, as in a scan that compares with {@code <}. */
+    @Test
+    void minusZeroIsZero() {
+        LoadIndex idx = LoadIndex.empty().with(new LoadIndex.Entry(1, 5, 0.0, 0)).with(new LoadIndex.Entry(2, 5, -0.0, 0));
+        assertThat(idx.minLoad()).isEqualTo(1);
+        assertThat(idx.minLoadWithRoom(1, -1)).isEqualTo(1);
+        assertThat(idx.maxLoad()).isEqualTo(1);
+    }
+
     @Test
     void emptyIndexHasNoChoice() {
         LoadIndex idx = LoadIndex.empty();

@@ -104,4 +104,37 @@ class OwnedStateTest {
         assertThat(a.size()).isEqualTo(b.size());
         assertThat(a.minQueue()).isEqualTo(b.minQueue());
     }
+
+    /** Found by a review: a frozen state, or a second owner's, is not changed when the first owner's state goes on; that state refuses. */
+    @Test
+    void theStateAFrozenOrNewlyOwnedStateCameFromMayNotGoOn() {
+        Config c = new Config("lumen", 100, 1, 1, 64, 32, 500, 16, 4);
+        ClusterState s = ClusterState.initial(c).owned();
+        ClusterState s1 = s.withWorker(s.worker(5).withCounters(10, 20));
+        ClusterState f = s1.frozen();
+        int before = f.index().minLoadWithRoom(490, -1);
+        assertThatThrownBy(() -> s1.withWorker(s1.worker(0).withCounters(0, 400))).isInstanceOf(IllegalStateException.class);
+        assertThat(f.index().minLoadWithRoom(490, -1)).isEqualTo(before).isEqualTo(f.reindexed().index().minLoadWithRoom(490, -1));
+        ClusterState t = f.owned().withWorker(f.worker(5).withCounters(30, 40));
+        ClusterState o2 = t.owned();
+        assertThatThrownBy(() -> t.withWorker(t.worker(5).withCounters(100, 200))).isInstanceOf(IllegalStateException.class);
+        assertThat(o2.index().get(5)).isEqualTo(o2.reindexed().index().get(5));
+        assertThat(o2.index().get(5).free()).isEqualTo(500 - 40);
+    }
+
+    /** Found by a review: an update that throws half way leaves no state that reads the half-written index. */
+    @Test
+    void anUpdateThatThrowsLeavesNoStateThatReadsItsHalfWrittenIndex() {
+        Config c = new Config("lumen", 100, 1, 1, 64, 32, 500, 16, 4).withReadings(Readings.DEFAULT.with("citedLoads", "stale:3"));
+        double[] v = new double[100];
+        java.util.Arrays.fill(v, 7);
+        v[60] = 1;
+        ClusterState cur = ClusterState.initial(c).owned().withSeen(v);
+        double[] cut = new double[50]; // too short: the update throws at worker 50, after writing 0..49
+        java.util.Arrays.fill(cut, 7);
+        cut[10] = 0;
+        assertThatThrownBy(() -> cur.withSeen(cut)).isInstanceOf(ArrayIndexOutOfBoundsException.class);
+        assertThatThrownBy(cur::index).isInstanceOf(IllegalStateException.class);
+        assertThat(cur.reindexed().index().minLoadWithRoom(1, -1)).isEqualTo(60);
+    }
 }

@@ -300,8 +300,11 @@ public final class Mirror {
         try {
             return fullStep(e, line, cited, reserved, t);
         } catch (RuntimeException | Error ex) {
-            // a step that throws leaves the state before it, as a value; its index may be half updated
-            state = before.reindexed();
+            if (state == before) {
+                // a step that throws before it moves the state on leaves the state before it, as a
+                // value (as the plain mirror does); its index may be half updated
+                state = before.reindexed();
+            }
             throw ex;
         }
     }

@@ -477,16 +477,14 @@ public final class ClusterState {
         LoadIndex cur = index();
         // the owner moves on before its nodes are written, so an update that throws half way leaves no state that reads them
         int v = owner != null ? ++owner.version : version;
-        LoadIndex idx = indexed(cur, w, seen);
+        LoadIndex idx = indexed(cur, w, seen, owner);
         return new ClusterState(config, policy, workers.put(w.id(), w), requests, idx, failures, rload, seen, forgotten, owner, v);
     }
 
-    /** The index with w's entry as it now stands: its room and the load decisions compare ({@link #seen}). */
-    private LoadIndex indexed(LoadIndex idx, WorkerRec w, double[] view) {
-        return indexed(idx, w, view, owner);
-    }
-
-    /** As {@link #indexed(LoadIndex, WorkerRec, double[])}, in place for {@code by} (null: as a value). */
+    /**
+     * The index with w's entry as it now stands: its room and the load decisions compare
+     * ({@link #seen}); updated in place for owner {@code by}, or as a value (null).
+     */
     private LoadIndex indexed(LoadIndex idx, WorkerRec w, double[] view, Owner by) {
         if (w.state() != WorkerState.UP) {
             return idx.without(w.id(), by);
@@ -530,7 +528,7 @@ public final class ClusterState {
         LoadIndex idx = index();
         int ver = owner != null ? ++owner.version : version;
         for (int w = 0; w < workerCount(); w++) {
-            idx = indexed(idx, workers.get(w), v);
+            idx = indexed(idx, workers.get(w), v, owner);
         }
         return new ClusterState(config, policy, workers, requests, idx, failures, rload, v, forgotten, owner, ver);
     }

@@ -107,11 +107,12 @@ public final class LoadIndex {
 
     /** The worker's entry, or null when it is not in the index. */
     public Entry get(int id) {
-        int at = bottomSlot(id);
-        if (at < 0) {
+        Node n = bottomOf(id);
+        if (n == null) {
             return null;
         }
-        long[] a = bottom(id).a;
+        long[] a = n.a;
+        int at = (id & MASK) * K;
         return new Entry(id, a[at + FREE], Double.longBitsToDouble(key(a[at + MIN_L])), (int) (a[at + QUEUE] >> 32));
     }
 
@@ -137,9 +138,10 @@ public final class LoadIndex {
         }
         // + 0.0 makes -0.0 the 0.0 it is among the spec's reals (and in a scan that compares with <)
         long bits = key(Double.doubleToLongBits(load + 0.0));
-        int at = bottomSlot(id);
-        if (at >= 0) {
-            long[] a = bottom(id).a;
+        Node old = bottomOf(id);
+        if (old != null) {
+            long[] a = old.a;
+            int at = (id & MASK) * K;
             if (a[at + FREE] == free && a[at + MIN_L] == bits && (int) (a[at + QUEUE] >> 32) == queue) {
                 return this;
             }
@@ -155,7 +157,7 @@ public final class LoadIndex {
             r = new Node(a, kids, edit);
             h++;
         }
-        return new LoadIndex(set(r, h, id, bits, free, queue, true, edit), h, at >= 0 ? size : size + 1);
+        return new LoadIndex(set(r, h, id, bits, free, queue, true, edit), h, old != null ? size : size + 1);
     }
 
     /** Removes the worker (when it is no longer UP). */
@@ -165,7 +167,7 @@ public final class LoadIndex {
 
     /** As {@link #without(int)}, in place for an owner as {@link #with(int, long, double, int, Object)}. */
     LoadIndex without(int id, Object edit) {
-        if (bottomSlot(id) < 0) {
+        if (bottomOf(id) == null) {
             return this;
         }
         return new LoadIndex(set(root, height, id, 0, 0, 0, false, edit), height, size - 1);
@@ -245,29 +247,22 @@ public final class LoadIndex {
         return BITS * h >= Integer.SIZE || id >>> (BITS * h) == 0;
     }
 
-    /** The bottom node that holds worker id's slot (id is in the index). */
-    private Node bottom(int id) {
-        Node n = root;
-        for (int level = height; level > 1; level--) {
-            n = n.kids[(id >>> (BITS * (level - 1))) & MASK];
-        }
-        return n;
-    }
-
-    /** Worker id's slot in its bottom node's aggregates, or -1 when the id is not in the index. */
-    private int bottomSlot(int id) {
+    /**
+     * The bottom node that holds worker id's entry, its slot at {@code (id & MASK) * K}; null when
+     * the id is not in the index.
+     */
+    private Node bottomOf(int id) {
         if (id < 0 || !fits(id, height)) {
-            return -1;
+            return null;
         }
         Node n = root;
         for (int level = height; level > 1; level--) {
             n = n.kids[(id >>> (BITS * (level - 1))) & MASK];
             if (n == null) {
-                return -1;
+                return null;
             }
         }
-        int at = (id & MASK) * K;
-        return n.a[at + IDS] == -1L ? -1 : at;
+        return n.a[(id & MASK) * K + IDS] == -1L ? null : n;
     }
 
     // ---- queries -------------------------------------------------------------------------

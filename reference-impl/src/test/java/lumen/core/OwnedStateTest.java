@@ -86,25 +86,6 @@ class OwnedStateTest {
         assertThat(frozen.get(0).frozen()).isSameAs(frozen.get(0));
     }
 
-    private static int[] answers(LoadIndex idx, int workers) {
-        int[] out = new int[workers * 2 + 3];
-        for (int w = 0; w < workers; w++) {
-            LoadIndex.Entry e = idx.get(w);
-            out[2 * w] = e == null ? -1 : (int) e.free();
-            out[2 * w + 1] = e == null ? -1 : (int) e.load();
-        }
-        out[2 * workers] = idx.minLoad();
-        out[2 * workers + 1] = idx.maxLoad();
-        out[2 * workers + 2] = idx.minLoadWithRoom(100, 3);
-        return out;
-    }
-
-    private static void same(LoadIndex a, LoadIndex b, int workers) {
-        assertThat(answers(a, workers)).containsExactly(answers(b, workers));
-        assertThat(a.size()).isEqualTo(b.size());
-        assertThat(a.minQueue()).isEqualTo(b.minQueue());
-    }
-
     /** Found by a review: a frozen state, or a second owner's, is not changed when the first owner's state goes on; that state refuses. */
     @Test
     void theStateAFrozenOrNewlyOwnedStateCameFromMayNotGoOn() {
@@ -136,5 +117,24 @@ class OwnedStateTest {
         assertThatThrownBy(() -> cur.withSeen(cut)).isInstanceOf(ArrayIndexOutOfBoundsException.class);
         assertThatThrownBy(cur::index).isInstanceOf(IllegalStateException.class);
         assertThat(cur.reindexed().index().minLoadWithRoom(1, -1)).isEqualTo(60);
+    }
+
+    private static int[] answers(LoadIndex idx, int workers) {
+        int[] out = new int[workers * 2 + 3];
+        for (int w = 0; w < workers; w++) {
+            LoadIndex.Entry e = idx.get(w);
+            out[2 * w] = e == null ? -1 : (int) e.free();
+            out[2 * w + 1] = e == null ? -1 : (int) e.load();
+        }
+        out[2 * workers] = idx.minLoad();
+        out[2 * workers + 1] = idx.maxLoad();
+        out[2 * workers + 2] = idx.minLoadWithRoom(100, 3);
+        return out;
+    }
+
+    private static void same(LoadIndex a, LoadIndex b, int workers) {
+        assertThat(answers(a, workers)).containsExactly(answers(b, workers));
+        assertThat(a.size()).isEqualTo(b.size());
+        assertThat(a.minQueue()).isEqualTo(b.minQueue());
     }
 }

@@ -56,7 +56,7 @@ public final class ModelChecker {
         }
         TlcResult result = runner.run(new TlcRunner.Request(module, config, specDir, runDir, workers, timeout,
                 singleTemporalProperty(config), checkpoint), progress);
-        return ModelOutcome.of(entry, result);
+        return ModelOutcome.of(entry, result, workers);
     }
 
     /** The one PROPERTY of a config, if it has exactly one: TLC does not name a violated temporal property. */

@@ -103,7 +103,8 @@ VARIABLES
     lfrom,  \* lfrom[w]: the state (by index in TraceLog) w's last cited load came from; none earlier may
     syn,    \* a hidden Place about to be applied (HiddenPlace), or NoEv
     hid,    \* whether the last step applied a hidden Place
-    hl      \* <<l, loads>>: the loads the hidden View chose for event l (HiddenLoads), or <<0, <<>>>>
+    hl      \* <<l, loads>>: the loads the hidden View chose for event l (HiddenLoads), <<-l, loads>> for the
+            \* hidden Place before it, or <<0, <<>>>>
 
 auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, syn, hid, hl>>
 traceVars == <<vars, l, auxVars>>
@@ -485,11 +486,16 @@ UsesView == /\ StaleLoads
                \/ Ev.type = "Route" /\ ~RouteIncrement     \* Eq. 6's L(h), or the re-prefill argmin (every policy)
                \/ Ev.type = "Assist"
                \/ Ev.type = "DraftReady" /\ NamesTarget
-Cited == "loads" \in DOMAIN Ev \/ (HiddenLoads /\ syn = NoEv /\ hl[1] = l)
-\* The loads the event cites: its own, or those the hidden View chose (HiddenLoads).
+Cited == \/ "loads" \in DOMAIN Ev
+         \/ syn = NoEv /\ HiddenLoads /\ hl[1] = l
+         \/ syn # NoEv /\ hl[1] = -l
+\* The loads the event cites: its own, or those the hidden View chose (HiddenLoads, or a hidden Place).
 EvLoads == IF "loads" \in DOMAIN Ev THEN Ev.loads ELSE hl[2]
 \* The states w's cited load may come from: the event's window, from lfrom[w], that lh still holds.
-WindowOf(w) == Max(Max(l - Ev.win, lfrom[w]), l - Len(lh[w]))..l
+\* A hidden Place took place after event l - 1 was logged and before event l: its window is l - 1's,
+\* reaching on to the state now (a Place changes no UP worker's load, and is not a state of any window).
+WinStart == IF syn = NoEv THEN l - Ev.win ELSE IF l > 1 THEN l - 1 - TraceLog[l - 1].win ELSE l
+WindowOf(w) == Max(Max(WinStart, lfrom[w]), l - Len(lh[w]))..l
 Matches(w) == {j \in WindowOf(w) : LoadAt(w, j) = EvLoads[w + 1]}
 SeenOK(w) == Matches(w) # {}
 \* What the spec's seen becomes before the decision: the cited loads of the UP workers.
@@ -502,8 +508,9 @@ CitedLoadsHold ==
 
 \* The history after the event: this state's loads remembered, and where each cited load came from.
 History ==
-    /\ lh' = [w \in Workers |-> LET h == Append(lh[w], Load(w)) IN
-                                 IF Len(h) > LoadWindow THEN SubSeq(h, Len(h) - LoadWindow + 1, Len(h)) ELSE h]
+    /\ lh' = IF syn # NoEv THEN lh   \* a hidden step is not a state of the windows
+             ELSE [w \in Workers |-> LET h == Append(lh[w], Load(w)) IN
+                                    IF Len(h) > LoadWindow THEN SubSeq(h, Len(h) - LoadWindow + 1, Len(h)) ELSE h]
     /\ lfrom' = IF UsesView /\ Cited
                 THEN [w \in Workers |-> IF wstate[w] = "UP" /\ SeenOK(w)
                                         THEN CHOOSE j \in Matches(w) : \A i \in Matches(w) : j <= i
@@ -625,15 +632,23 @@ ViewStep ==
 (* allows (HiddenPlaceStep: it chooses the Place, EventStep applies it as   *)
 (* an event), and a decision that cites no loads under "stale" is judged   *)
 (* on loads chosen among those each worker had in its window              *)
-(* (ChooseLoads).  TLC then follows every path: one that breaks something  *)
+(* (ChooseLoads).  Under "stale" a hidden Place cites no loads either: it  *)
+(* chooses them too, in the window of the logged event before it reaching *)
+(* on to now (WinStart), since it took place after that event was logged;  *)
+(* it is not itself a state of any window (lh), as it changes no UP        *)
+(* worker's load.  TLC then follows every path: one that breaks something  *)
 (* ends there (Clean), the violation printed for a logged event only, and  *)
 (* the trace is accepted when some path reaches the end of the log.       *)
 (***************************************************************************)
 HiddenMode == HiddenPlace \/ HiddenLoads
 Clean == ~HiddenMode \/ (InvWrong(tR, tW) = "none" /\ pending = "none")
 
-HolderOrNone(r) == IF PlacementChoice(r) = {} THEN {None} ELSE PlacementChoice(r)
-BackupOrNone(r, h) == IF BackupChoice(r, h) = {} THEN {None} ELSE BackupChoice(r, h)
+\* Under "stale" a hidden Place's rule reads the report its hidden View brings (ChooseLoads, after
+\* the choice): every candidate is tried, and the Place itself judges the choice on that report.
+ViewPlace == StaleLoads /\ Policy \in LoadAware
+OrNone(S) == IF S = {} THEN {None} ELSE S
+HolderOrNone(r) == OrNone(IF ViewPlace THEN HolderCandidates(r) ELSE PlacementChoice(r))
+BackupOrNone(r, h) == OrNone(IF ViewPlace /\ Policy = "DUAL" /\ h # None THEN HolderCandidates(r) \ {h} ELSE BackupChoice(r, h))
 PlaceChoices(r) == IF placed[r] /\ holder[r] # None THEN {<<holder[r], b>> : b \in BackupOrNone(r, holder[r])}
                    ELSE UNION {{<<h, b>> : b \in BackupOrNone(r, h)} : h \in HolderOrNone(r)}
 Placeable(r) == /\ phase[r] \in {"QUEUED", "DECODE"}
@@ -647,15 +662,19 @@ HiddenPlaceStep ==
     /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, hid, hl>>
 
 \* The loads a hidden View may bring for worker w: any it had in the event's window (0 for a worker not UP, unread).
+\* A logged decision that cites none chooses them under HiddenLoads (hl[1] = l); a hidden Place always does (hl[1] = -l).
 LoadChoicesOf(w) == IF wstate[w] = "UP" THEN {LoadAt(w, j) : j \in WindowOf(w)} ELSE {0}
-HiddenViewPending == /\ HiddenLoads /\ l <= Len(TraceLog) /\ syn = NoEv
-                     /\ UsesView /\ ~("loads" \in DOMAIN TraceLog[l]) /\ hl[1] # l
+\* The reports of workers 0..k-1 a hidden View may bring, one load each (Workers is 0..N-1), built
+\* as a product so that TLC enumerates only those.
+RECURSIVE LoadVectors(_)
+LoadVectors(k) == IF k = 0 THEN {<<>>} ELSE {Append(v, x) : v \in LoadVectors(k - 1), x \in LoadChoicesOf(k - 1)}
+HiddenViewPending == /\ l <= Len(TraceLog) /\ UsesView
+                     /\ IF syn = NoEv THEN HiddenLoads /\ ~("loads" \in DOMAIN TraceLog[l]) /\ hl[1] # l
+                        ELSE hl[1] # -l
 
 ChooseLoads ==
     /\ HiddenViewPending /\ Clean
-    /\ \E f \in [Workers -> UNION {LoadChoicesOf(w) : w \in Workers}] :
-           /\ \A w \in Workers : f[w] \in LoadChoicesOf(w)
-           /\ hl' = <<l, [i \in 1..Cardinality(Workers) |-> f[i - 1]]>>
+    /\ \E v \in LoadVectors(Cardinality(Workers)) : hl' = <<IF syn = NoEv THEN l ELSE -l, v>>
     /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, syn, hid>>
 
 EventStep ==
@@ -672,7 +691,8 @@ EventStep ==
     /\ l' = IF syn = NoEv THEN l + 1 ELSE l
     /\ hid' = (syn # NoEv)
     /\ syn' = NoEv
-    /\ UNCHANGED hl
+    \* a hidden Place's choice is spent; a logged event's stays until the next one is chosen
+    /\ hl' = IF syn = NoEv THEN hl ELSE <<0, <<>>>>
 
 TraceNext == ViewStep \/ EventStep \/ HiddenPlaceStep \/ ChooseLoads
 

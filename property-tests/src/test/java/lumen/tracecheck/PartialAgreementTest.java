@@ -33,10 +33,13 @@ import org.junit.jupiter.api.Test;
  * seeded mutations of those; the Java mirror and TLC must give the same verdict and, on a
  * rejection, the same line and property. Each full trace's verdict must also survive the level:
  * a valid run stays accepted. {@code -Dlumen.partial=N} sets the number of runtime schedules
- * (default 2, of runs of at most 150 lines: 8 level traces, up to 2 reorderings and 6 mutations in
- * every build); the deeper tier runs {@code -Dlumen.partial=40 -Dlumen.partial.maxLines=300} (160
+ * (default 2, of runs of at most 150 lines: 10 level traces, up to 2 reorderings and 6 mutations in
+ * every build); the deeper tier runs {@code -Dlumen.partial=40 -Dlumen.partial.maxLines=300} (200
  * level traces, up to 40 reorderings and 63 mutations; {@code lumen.partial.maxLines} bounds the
  * runs' length, since TLC's search of hidden placements grows with the requests waiting at once).
+ * Both also take one run of a load-aware policy under citedLoads=stale:N at the two levels that
+ * hide its Place lines, where each hidden Place chooses the report it rests on, two random
+ * mutations of those and one seeded bug (5 more traces).
  */
 class PartialAgreementTest {
     static final List<Observation> LEVELS = List.of(
@@ -57,13 +60,7 @@ class PartialAgreementTest {
             while (new String(full, StandardCharsets.UTF_8).lines().count() > most) {
                 full = ScheduleTraces.record(gen.generate(seed++));
             }
-            boolean stale = new String(full, 0, Math.min(full.length, 2000), StandardCharsets.UTF_8).contains("stale:");
-            for (int k = 0; k < LEVELS.size(); k++) {
-                Observation o = LEVELS.get(k);
-                if (o.hiddenPlace() && stale) {
-                    // hidden placements are searched for on derived loads only: the level without them
-                    o = new Observation(false, o.hiddenLoads(), o.batchDecode(), o.streamSizes(), o.hiddenSteps(), o.candidates());
-                }
+            for (Observation o : LEVELS) {
                 byte[] t = Observe.at(full, o);
                 partial.add(t);
                 out.add(new Case("runtime-" + i + " at " + o.describe(), "level", t));
@@ -80,6 +77,24 @@ class PartialAgreementTest {
         }
         SplittableRandom r = new SplittableRandom(11);
         TraceMutator.Kind[] kinds = TraceMutator.Kind.values();
+        // every build also takes one load-aware run under citedLoads=stale:N, whose hidden placements
+        // each choose the report they rest on, and mutations of it at the levels that hide its Place lines
+        // (a short one with a window of one or two states in every build: TLC's search grows with both;
+        // at the levels that hide its Place lines: the others judge it as the schedules above do)
+        List<byte[]> staleHidden = new ArrayList<>();
+        byte[] stale = staleLoadAware(gen, n <= 2 ? 80 : most);
+        for (Observation o : LEVELS) {
+            if (o.hiddenPlace()) {
+                byte[] t = Observe.at(stale, o);
+                staleHidden.add(t);
+                out.add(new Case("runtime-stale at " + o.describe(), "level", t));
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            TraceMutator.Mutated m = TraceMutator.mutate(staleHidden.get(i % staleHidden.size()), kinds[(i * 2 + 1) % kinds.length], r);
+            out.add(new Case("stale-mutated-" + i + " (" + m.description() + ")", "mutated", m.trace()));
+        }
+        out.add(new Case("stale-other-holder (" + OTHER_HOLDER + ")", "other-holder", otherHolder(staleHidden.get(0))));
         for (int i = 0; i < n * 3 / 2 + 3; i++) {
             TraceMutator.Kind k = kinds[i % kinds.length];
             byte[] base = partial.get((i * 7) % partial.size());
@@ -87,6 +102,39 @@ class PartialAgreementTest {
             out.add(new Case("partial-mutated-" + i + " (" + m.description() + ")", "mutated", m.trace()));
         }
         return out;
+    }
+
+    static final String OTHER_HOLDER = "the first request streamed to a holder streams to the next worker that is not its server instead";
+
+    /**
+     * The seeded bug of a hidden placement: {@link #OTHER_HOLDER}, in a trace without Place lines, so
+     * that only the search for the hidden Place, on the reports the monitor could have held, can judge it.
+     */
+    static byte[] otherHolder(byte[] trace) {
+        String t = new String(trace, StandardCharsets.UTF_8);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"type\":\"StreamPage\",(?:\"t\":[0-9.]+,)?\"req\":([0-9]+),\"holder\":([0-9]+),").matcher(t);
+        assertThat(m.find()).as("a StreamPage to a holder").isTrue();
+        String req = m.group(1);
+        int holder = Integer.parseInt(m.group(2));
+        java.util.regex.Matcher srv = java.util.regex.Pattern.compile("\"type\":\"Prefill\",(?:\"t\":[0-9.]+,)?\"req\":" + req + ",\"worker\":([0-9]+),").matcher(t);
+        assertThat(srv.find()).as("request " + req + "'s prefill").isTrue();
+        int server = Integer.parseInt(srv.group(1));
+        int workers = Integer.parseInt(t.replaceFirst("(?s)^.*?\"workers\":([0-9]+).*$", "$1"));
+        int other = (holder + 1) % workers == server ? (holder + 2) % workers : (holder + 1) % workers;
+        return t.replace("\"req\":" + req + ",\"holder\":" + holder + ",", "\"req\":" + req + ",\"holder\":" + other + ",").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The first drawn run from seed 5000 of a load-aware policy under citedLoads=stale:1 or stale:2 with a failure and streaming, of 40 to {@code most} lines. */
+    private static byte[] staleLoadAware(ScheduleGenerator gen, int most) {
+        for (long seed = 5000; ; seed++) {
+            byte[] full = ScheduleTraces.record(gen.generate(seed));
+            String text = new String(full, StandardCharsets.UTF_8);
+            String head = text.substring(0, text.indexOf('\n'));
+            if (head.matches(".*\"policy\":\"lumen(-dual)?\".*") && head.matches(".*stale:[12]\".*") && text.contains("\"type\":\"Fail\"") && text.contains("\"type\":\"StreamPage\"")
+                    && text.lines().count() >= 40 && text.lines().count() <= most) {
+                return full;
+            }
+        }
     }
 
     @Test
@@ -117,8 +165,11 @@ class PartialAgreementTest {
                 Files.write(keep, c.trace());
                 disagreements.add(o.describe() + "; trace kept in " + keep);
             }
-            if (!c.kind().equals("mutated") && o.mirror().verdict() != Verdict.ACCEPTED) {
+            if ((c.kind().equals("level") || c.kind().equals("reordered")) && o.mirror().verdict() != Verdict.ACCEPTED) {
                 lost.add(o.describe());
+            }
+            if (c.name().contains("stale")) {
+                System.out.println("  " + c.name() + ": " + o.describe());
             }
             int bucket = o.tlc().events() < 250 ? 0 : o.tlc().events() < 500 ? 250 : o.tlc().events() < 1000 ? 500 : 1000;
             double[] b = byLength.computeIfAbsent(bucket, x -> new double[2]);
@@ -133,5 +184,6 @@ class PartialAgreementTest {
         assertThat(disagreements).as("the mirror and TLC disagree").isEmpty();
         assertThat(lost).as("a valid run's trace no longer accepted at a level or in a merged order").isEmpty();
         assertThat(table.get("mutated")).as("mutations of partial traces reach rejections").containsKey(Verdict.REJECTED);
+        assertThat(table.get("other-holder")).as("a hidden placement on a holder no report made least loaded").containsOnlyKeys(Verdict.REJECTED);
     }
 }

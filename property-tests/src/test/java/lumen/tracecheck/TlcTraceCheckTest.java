@@ -82,4 +82,40 @@ class TlcTraceCheckTest {
         assertThat(o.tlc().event()).as(o.describe()).contains("REPREFILL");
         System.out.println(o.describe());
     }
+
+    /**
+     * A Place the trace does not log, under citedLoads=stale:1: request 0 (served by worker 0) has
+     * its checkpoint on worker 1, least loaded only on worker 1's report from before request 1
+     * arrived there (state 1). The Place took place after line 3 was logged, so its window is line
+     * 3's (states 1..2) reaching on to now, as TraceLumen's WinStart has it; the window of the
+     * event after it (states 2..3) would not allow worker 1.
+     */
+    static final String HIDDEN_PLACE_ON_AN_EARLIER_REPORT = String.join("\n",
+            "{\"type\":\"header\",\"format\":\"lumen-trace\",\"version\":1,\"observes\":{\"Place\":\"hidden\"},\"config\":{\"policy\":\"lumen\","
+                    + "\"workers\":3,\"alpha\":1,\"beta\":1,\"theta\":5,\"tau\":3,\"budget\":40,\"pageTokens\":4,\"k\":3,"
+                    + "\"readings\":{\"citedLoads\":\"stale:1\"}}}",
+            "{\"type\":\"Arrive\",\"req\":1,\"worker\":1,\"promptLen\":4,\"ref\":[11,12]}",
+            "{\"type\":\"Arrive\",\"req\":0,\"worker\":0,\"promptLen\":4,\"ref\":[11,12]}",
+            "{\"type\":\"Prefill\",\"req\":0,\"worker\":0,\"tokens\":[11]}",
+            "{\"type\":\"StreamPage\",\"req\":0,\"holder\":1,\"ckpt\":4}") + "\n";
+
+    @Test
+    void aHiddenPlaceUnderStaleLoadsHasTheWindowOfTheLoggedEventBeforeIt() throws Exception {
+        byte[] t = HIDDEN_PLACE_ON_AN_EARLIER_REPORT.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Differential.Outcome o = Differential.compare(t, "hidden-place", "hiddenPlace",
+                new TlcTraceCheck(SPEC, WORK.resolve("hidden-place"), Duration.ofMinutes(5)));
+        assertThat(o.mirror().verdict()).as(o.describe()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(o.agree()).as(o.describe()).isTrue();
+        // a seeded bug: the hidden Place takes the window of the event after it
+        TlcTraceCheck.Mutation next = new TlcTraceCheck.Mutation("TraceLumenMutWinStart", String.join("\n",
+                "---- MODULE TraceLumenMutWinStart ----",
+                "EXTENDS TraceLumen",
+                "MutWinStart == IF syn = NoEv THEN l - Ev.win ELSE l - TraceLog[l].win",
+                "===="), List.of("CONSTANTS WinStart <- MutWinStart"));
+        Differential.Outcome m = Differential.compare(t, "hidden-place", "hiddenPlaceMut",
+                new TlcTraceCheck(SPEC, WORK.resolve("hidden-place-seeded"), Duration.ofMinutes(5), next));
+        assertThat(m.tlc().verdict()).as(m.describe()).isEqualTo(Verdict.REJECTED);
+        assertThat(m.tlc().line()).as(m.describe()).isEqualTo(5);
+        assertThat(m.agree()).isFalse();
+    }
 }

@@ -24,7 +24,9 @@ import lumen.trace.Observation;
  * <p>Hidden steps, as {@link Observation} declares them: a Place the system does not log (every
  * placement the spec allows, as {@code TraceLumen}'s hidden Place step), and the monitor's report a
  * decision rests on when it cites no loads under {@code citedLoads=stale} (every load each worker
- * had in the event's window, as TraceLumen's hidden View). A hidden step is itself judged by the
+ * had in the event's window, as TraceLumen's hidden View). A hidden Place never cites loads, so
+ * under {@code stale} it always takes a hidden View, in the window of the logged event before it
+ * reaching on to now ({@link LoadWindow#hiddenChoices}). A hidden step is itself judged by the
  * mirror: one that breaks a property is not taken.
  *
  * <p>When every candidate rejects an event, the divergence is the highest-ranked finding among
@@ -120,7 +122,7 @@ final class Candidates {
             // the next level from copies, before the event changes this level's mirrors
             List<Cand> deeper = depth < obs.hiddenSteps() ? hidden(beforeWhichPlacesMatter(frontier, e), line, t, visited) : List.of();
             for (Cand c : frontier) {
-                for (Try x : withLoads(c.m(), e, cited, t, line)) {
+                for (Try x : withLoads(c.m(), e, cited, t, line, false)) {
                     tried++;
                     Divergence d = x.m().step(e, line, x.loads(), reserved, t);
                     if (d == null) {
@@ -164,10 +166,12 @@ final class Candidates {
      * What to try event e on from candidate m: m itself with the cited loads, or, for a decision
      * that cites no loads where it rests on the monitor, one copy of m per report the monitor could
      * have held, with those loads (at most {@link Observation#candidates}: past that, the search is
-     * cut short there and the verdict says so).
+     * cut short there and the verdict says so). A {@code hidden} event (a hidden Place) is such a
+     * decision at every level.
      */
-    private List<Try> withLoads(Mirror m, Event e, double[] cited, double t, long line) {
-        double[][] ch = cited == null && obs.hiddenLoads() ? m.loadChoices(e, t) : null;
+    private List<Try> withLoads(Mirror m, Event e, double[] cited, double t, long line, boolean hidden) {
+        // a hidden Place cites nothing, whatever the level: where its rule reads the monitor it always chooses
+        double[][] ch = cited != null ? null : hidden ? m.hiddenLoadChoices(e) : obs.hiddenLoads() ? m.loadChoices(e, t) : null;
         if (ch == null) {
             return List.of(new Try(m, cited));
         }
@@ -244,8 +248,8 @@ final class Candidates {
                     continue;
                 }
                 for (Event.Place p : placements(s, r)) {
-                    for (Try x : withLoads(c.m().copy(), p, null, t, line)) {
-                        if (x.m().step(p, line, x.loads(), null, t) == null && visited.add(x.m().fingerprint(memo))) {
+                    for (Try x : withLoads(c.m().copy(), p, null, t, line, true)) {
+                        if (x.m().stepHidden(p, line, x.loads(), t) == null && visited.add(x.m().fingerprint(memo))) {
                             out.add(new Cand(x.m(), c.hidden() + 1));
                             if (out.size() >= obs.candidates()) {
                                 // the bound holds inside the search too: a level past it is cut, and the verdict says so

@@ -60,8 +60,11 @@ public final class LoadWindow {
      * {@code t}, on state {@code s}; nothing is remembered.
      */
     double[][] choices(long k, double t, ClusterState s) {
-        long d = reach(k, t);
-        long oldest = k - d;
+        return choicesFrom(k - reach(k, t), k, s);
+    }
+
+    /** Per worker, its distinct loads at states {@code oldest..k} of the window (k: state {@code s}), from where its last cited load came. */
+    private double[][] choicesFrom(long oldest, long k, ClusterState s) {
         double[][] out = new double[s.workerCount()][];
         for (int w = 0; w < out.length; w++) {
             if (!s.isUp(w)) {
@@ -80,6 +83,55 @@ public final class LoadWindow {
             out[w] = vals.stream().mapToDouble(Double::doubleValue).toArray();
         }
         return out;
+    }
+
+    /**
+     * For a Place the trace does not log (a partial trace), which rests on the monitor and so cites
+     * loads the kit must choose: per worker, the distinct loads it could have said. The Place took
+     * place after the last event stepped (k - 1) and before the next (k), so its window is k - 1's
+     * reaching on to the state now (state {@code s}, k's state before it): each UP worker's loads
+     * there from the state its last cited load came from (TraceLumen's WinStart).
+     */
+    double[][] hiddenChoices(long k, ClusterState s) {
+        // every state past holds: k - 1's window
+        return choicesFrom(Long.MIN_VALUE, k, s);
+    }
+
+    /**
+     * A hidden Place (state {@code s} before it, which will be event k's state: a Place changes no
+     * UP worker's load) on the loads {@code cited} its search chose from {@link #hiddenChoices}:
+     * remembers where each came from, as {@link #observe} does for a logged decision, without
+     * making the Place a state of any window. Returns the finding when a load is not one of those
+     * choices (never, for a search that chose among them).
+     */
+    Finding observeHidden(long k, ClusterState s, Event e, double[] cited) {
+        if (!usesView(s, e)) {
+            return null;
+        }
+        if (cited == null) {
+            throw new IllegalArgumentException("a hidden " + e.action().specName() + " that rests on the monitor is stepped on loads its search chose");
+        }
+        for (int w = 0; w < cited.length; w++) {
+            if (!s.isUp(w)) {
+                continue;
+            }
+            long at = -1;
+            for (Past q : past) {
+                if (q.index() >= from[w] && q.loads()[w] == cited[w]) {
+                    at = q.index();
+                    break;
+                }
+            }
+            if (at < 0 && k >= from[w] && s.load(w) == cited[w]) {
+                at = k;
+            }
+            if (at < 0) {
+                return new Finding(propertyOf(e), "the hidden placement's search chose a load for worker " + w
+                        + " outside its window (citedLoads=" + bound + ")", "a load in the window", "L=" + trim(cited[w]));
+            }
+            from[w] = at;
+        }
+        return null;
     }
 
     /**

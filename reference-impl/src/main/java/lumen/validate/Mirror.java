@@ -75,6 +75,8 @@ public final class Mirror {
     private HotRequests hot;
     /** Whether the state's load index is updated in place ({@link #inPlace}). */
     private boolean inPlace;
+    /** Whether the step under way is a hidden one ({@link #stepHidden}). */
+    private boolean hiddenStep;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -244,6 +246,33 @@ public final class Mirror {
         return window != null && LoadWindow.usesView(state, e) ? window.choices(events + 1, t, state) : null;
     }
 
+    /**
+     * For a Place the trace does not log, under citedLoads=stale where its rule reads the monitor:
+     * the loads each worker's report could have said ({@link LoadWindow#hiddenChoices}); null when
+     * the Place needs none.
+     */
+    double[][] hiddenLoadChoices(Event e) {
+        return window != null && LoadWindow.usesView(state, e) ? window.hiddenChoices(events + 1, state) : null;
+    }
+
+    /**
+     * A step the trace does not log, which a partial trace's search inserts (a hidden Place), on the
+     * loads {@code loads} the search chose for it (null: none needed): judged and applied as
+     * {@link #step} judges an event, but not counted as one, so it is no state of any load window
+     * (a Place changes no UP worker's load). For a candidate's mirror ({@link Candidates}).
+     */
+    Divergence stepHidden(Event e, long line, double[] loads, double t) {
+        if (hot != null || inPlace) {
+            throw new IllegalStateException("a hidden step is taken on a candidate's mirror, which has no fast path and no in-place state");
+        }
+        hiddenStep = true;
+        try {
+            return fullStep(e, line, loads, null, t);
+        } finally {
+            hiddenStep = false;
+        }
+    }
+
     /** The spec state after the events stepped so far. */
     public ClusterState state() {
         if (hot != null) {
@@ -315,7 +344,7 @@ public final class Mirror {
         List<Finding> found = new ArrayList<>(0);
         boolean view = window != null && LoadWindow.usesView(s, e);
         if (window != null) {
-            Finding unseen = window.observe(events, t, s, e, cited);
+            Finding unseen = hiddenStep ? window.observeHidden(events + 1, s, e, cited) : window.observe(events, t, s, e, cited);
             if (unseen != null) {
                 found.add(unseen);
             }

@@ -139,12 +139,6 @@ public final class Validator {
         Observation obs = reader.observation();
         List<String> notes = notes(version, opt);
         notes.addAll(obs.notes());
-        if (obs.hiddenPlace() && config.readings().staleLoads()) {
-            reader.close();
-            notes.add(0, "observes.Place=hidden under citedLoads=" + config.readings().citedLoads() + ": this kit searches for hidden"
-                    + " placements on derived loads only (citedLoads=exact); log the Place lines, or validate under exact");
-            return new ValidationResult(source, Verdict.UNDECIDED, config, version, 0, byType, 0, 0, null, null, List.of(), refSource, notes);
-        }
         // one state for a full trace; a set of candidates when steps are hidden
         Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withHotRequests().inPlace();
         Candidates cands = obs.searches() ? new Candidates(config, opt.fairnessSteps(), obs) : null;

@@ -80,6 +80,61 @@ class PartialTraceTest {
     }
 
     @Test
+    void underStaleLoadsAHiddenPlaceIsJudgedOnEveryReportTheMonitorCouldHaveHeld() throws Exception {
+        SoftAssertions soft = new SoftAssertions();
+        for (String bound : new String[] {"stale:1", "stale:3"}) {
+            for (String name : new String[] {"single-failure-restore", "failure-during-handover", "dual-holder-failure"}) {
+                byte[] whole = ScenarioRun.run(stale(Scenarios.find(name), bound)).trace();
+                for (Observation o : List.of(NO_PLACE, LEAST)) {
+                    ValidationResult r = validate(Observe.at(whole, o));
+                    String as = name + " " + bound + " at " + o.describe() + ": " + r.divergence();
+                    soft.assertThat(r.verdict()).as(as).isEqualTo(Verdict.ACCEPTED);
+                    soft.assertThat(r.notes()).as(as).anyMatch(n -> n.startsWith("partial trace (" + o.describe() + ")"));
+                }
+            }
+        }
+        soft.assertAll();
+    }
+
+    @Test
+    void underStaleLoadsAHolderNoReportInTheWindowMadeLeastLoadedIsRejectedWhenOnlyItsStreamingShowsIt() throws Exception {
+        String whole = new String(ScenarioRun.run(stale(Scenarios.find("dual-holder-failure"), "stale:1")).trace(), StandardCharsets.UTF_8);
+        String[] lines = whole.split("\n");
+        java.util.regex.Pattern place = java.util.regex.Pattern.compile("\\{\"type\":\"Place\",\"t\":[0-9.]+,\"req\":([0-9]+),\"holder\":([0-9]+),");
+        int tried = 0;
+        for (int i = 1; i < lines.length && tried < 3; i++) {
+            java.util.regex.Matcher m = place.matcher(lines[i]);
+            if (!m.lookingAt()) {
+                continue;
+            }
+            String req = m.group(1);
+            int holder = Integer.parseInt(m.group(2));
+            for (int other = 0; other < 4; other++) {
+                if (other == holder) {
+                    continue;
+                }
+                // the Place and the request's streaming name another holder: the full trace says whether the policy could have chosen it
+                String from = "\"req\":" + req + ",\"holder\":" + holder + ",";
+                String to = "\"req\":" + req + ",\"holder\":" + other + ",";
+                String bad = whole.replace(from, to);
+                ValidationResult full = validate(bad);
+                if (full.verdict() != Verdict.REJECTED || full.divergence().finding().property() != PropertyId.A1
+                        || full.divergence().line() != i + 1 || !bad.substring(bad.indexOf(lines[i].substring(0, 20))).contains("\"type\":\"StreamPage\",")) {
+                    continue;
+                }
+                tried++;
+                // a wrong holder leaves the search no candidate to prune by: it keeps every report and placement of the
+                // others, so this level declares more room than the default (observes.candidates)
+                ValidationResult r = validate(Observe.at(bad.getBytes(StandardCharsets.UTF_8), new Observation(true, false, false, false, 4, 1 << 16)));
+                assertThat(r.verdict()).as("request " + req + " on worker " + other + " instead of " + holder + ": " + r.notes())
+                        .isEqualTo(Verdict.REJECTED);
+                assertThat(r.divergence().event()).as(r.divergence().toString()).doesNotContain("\"type\":\"Place\"");
+            }
+        }
+        assertThat(tried).as("placements on a holder no report made least loaded").isPositive();
+    }
+
+    @Test
     void aHolderThePolicyCouldNotHaveChosenIsRejectedWhenOnlyItsStreamingShowsIt() throws Exception {
         String whole = new String(ScenarioRun.run(Scenarios.find("single-failure-restore")).trace(), StandardCharsets.UTF_8);
         // request 0 is served by worker 0 and placed on worker 1: stream its pages to worker 0 itself instead

@@ -293,6 +293,37 @@ class ValidatorTest {
         assertThat(back.divergence().finding().message()).contains("worker 1").contains("reports arrive in order");
     }
 
+    /** A mirror that has stepped the two arrivals of {@link #staleHeader}: worker 0's load is 1 from state 2, worker 1's from state 3. */
+    static Mirror afterTwoArrivals(String bound) throws Exception {
+        try (lumen.trace.TraceReader r = new lumen.trace.TraceReader(new ByteArrayInputStream(staleHeader(bound).getBytes(StandardCharsets.UTF_8)), "t")) {
+            Mirror m = new Mirror(r.config());
+            long line = 1;
+            for (Event e; (e = r.next()) != null; ) {
+                assertThat(m.step(e, ++line, null)).isNull();
+            }
+            return m;
+        }
+    }
+
+    @Test
+    void aHiddenPlaceUnderStaleLoadsTakesItsReportInOrderToo() throws Exception {
+        Event.Place hidden = new Event.Place(0, 2, -1);
+        // a hidden Place before event 3 took place after event 2 was logged: its window is event 2's (states 1..2
+        // under stale:1) reaching on to now (state 3), not event 3's (states 2..3, where worker 0's load is 1 only)
+        assertThat(afterTwoArrivals("stale:1").hiddenLoadChoices(hidden)).isDeepEqualTo(new double[][] {{0, 1}, {0, 1}, {0}});
+        Mirror m = afterTwoArrivals("stale:3");
+        Mirror copy = m.copy();
+        // the hidden Place rests on worker 1's newest report: a later decision cannot cite its older one
+        assertThat(m.stepHidden(hidden, 3, new double[] {1, 1, 0}, Double.NaN)).isNull();
+        Divergence back = m.step(new Event.Place(1, 2, -1), 4, new double[] {1, 0, 0});
+        assertThat(back).isNotNull();
+        assertThat(back.finding().property()).isEqualTo(PropertyId.A1);
+        assertThat(back.finding().message()).contains("worker 1").contains("reports arrive in order");
+        // on worker 1's older report, the same later decision is a step
+        assertThat(copy.stepHidden(hidden, 3, new double[] {1, 0, 0}, Double.NaN)).isNull();
+        assertThat(copy.step(new Event.Place(1, 2, -1), 4, new double[] {1, 0, 0})).isNull();
+    }
+
     @Test
     void aTimeBoundNeedsTheTimeOfEveryEvent() throws Exception {
         malformed(staleHeader("stale:250ms") + place(0, 2, "[1,1,0]"), 2, "every event needs its time");

@@ -132,8 +132,8 @@ final class LiveOptions {
             List<LiveKillTable.Row> rows = LiveKillTable.run(base, o, dropAckEvery, List.of(), dir, out);
             boolean ok = true;
             for (LiveKillTable.Row r : rows) {
-                out.printf("  %s: %s%s%n", r.mutant().key, r.mutant().bug, r.ok() ? "" : " -- " + (r.mutant() == LiveMutant.NONE
-                        ? "the reference failed" : "not caught"));
+                out.printf("  %s: %s%s%n", r.mutant().key, r.mutant().bug, r.ok() ? "" : " -- " + (r.stopped() != null
+                        ? lumen.trace.Echo.cut(r.stopped()) : r.mutant() == LiveMutant.NONE ? "the reference failed" : "not caught"));
                 String why = LiveKillTable.why(r.result());
                 if (!why.isEmpty()) {
                     out.println("      " + why);

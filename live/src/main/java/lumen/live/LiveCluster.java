@@ -240,6 +240,11 @@ public final class LiveCluster implements AutoCloseable {
     /** An admitted request: the id the trace knows it by, and its token chunks. */
     public record Admitted(int id, BlockingQueue<int[]> tokens) {}
 
+    /** Why the gateway's loop stopped (an exception it could not go on from), or null while it runs. */
+    public Throwable stopped() {
+        return crashed;
+    }
+
     private void post(Runnable r) {
         if (crashed != null) {
             throw new IllegalStateException("the gateway's loop stopped: " + crashed, crashed);

@@ -18,13 +18,19 @@ public final class LiveKillTable {
     /** The most runs of a mutant: a run whose faults happened not to reach its bug (no restore of a damaged copy, say) is run again with the next seed. */
     public static final int ATTEMPTS = 3;
 
-    /** One row: the system, what its run showed (the last of {@code runs}), and whether that is what it should show. */
-    public record Row(LiveMutant mutant, LiveConform.Result result, int runs) {
-        /** The reference passed, or the mutant was caught; a run whose fault commands failed is neither. */
+    /**
+     * One row: the system, what its run showed (the last of {@code runs}), why its gateway stopped
+     * in that run (null: it did not), and whether that is what it should show.
+     */
+    public record Row(LiveMutant mutant, LiveConform.Result result, int runs, String stopped) {
+        /** The reference passed, or the mutant was caught; a run whose fault commands failed, or whose gateway stopped, is neither. */
         public boolean ok() {
-            return result.faultsNotDone().isEmpty() && (mutant == LiveMutant.NONE ? result.passed() : !result.passed());
+            return stopped == null && result.faultsNotDone().isEmpty() && (mutant == LiveMutant.NONE ? result.passed() : !result.passed());
         }
     }
+
+    /** One run's result, and why its gateway stopped before the run was over (null: it did not). */
+    private record Once(LiveConform.Result result, String stopped) {}
 
     /**
      * Runs the reference and the mutants named (all when empty) under {@code base}, each in a fresh
@@ -44,15 +50,24 @@ public final class LiveKillTable {
         List<Row> rows = new ArrayList<>();
         for (LiveMutant m : systems) {
             LiveConform.Result r = null;
+            String stopped = null;
             int runs = 0;
-            // the reference runs once and must pass; a mutant runs until caught, at most ATTEMPTS times
-            while (runs < (m == LiveMutant.NONE ? 1 : ATTEMPTS) && (r == null || r.passed())) {
-                r = once(base, template, dropAckEvery, m, Files.createDirectories(dir.resolve(m.key + "-" + runs)), template.seed() + runs, progress);
+            // the reference runs once and must pass; a mutant runs until caught, at most ATTEMPTS times: a run
+            // whose gateway stopped (a bug can crash the system it is in) judged nothing, and is run again too
+            while (runs < (m == LiveMutant.NONE ? 1 : ATTEMPTS) && (r == null || r.passed() || stopped != null)) {
+                Once o = once(base, template, dropAckEvery, m, Files.createDirectories(dir.resolve(m.key + "-" + runs)), template.seed() + runs,
+                        progress);
+                r = o.result();
+                stopped = o.stopped();
                 runs++;
+                if (stopped != null) {
+                    progress.printf("  %-20s run %d: %s%n", m.key, runs, lumen.trace.Echo.cut(stopped));
+                }
             }
-            Row row = new Row(m, r, runs);
+            Row row = new Row(m, r, runs, stopped);
             rows.add(row);
-            String verdict = row.ok() ? "ok" : !r.faultsNotDone().isEmpty() ? "NOT JUDGED (a fault command failed)"
+            String verdict = row.ok() ? "ok" : stopped != null ? "STOPPED (its gateway stopped in every run)"
+                    : !r.faultsNotDone().isEmpty() ? "NOT JUDGED (a fault command failed)"
                     : m == LiveMutant.NONE ? "FAILED (the reference must pass)" : "SURVIVED";
             progress.printf("  %-20s history %-9s logs %-10s caught by %-16s %s%s%n", m.key, r.history().verdict(), r.logs().verdict(),
                     r.caughtBy(), verdict, runs > 1 ? " (" + runs + " runs)" : "");
@@ -62,20 +77,36 @@ public final class LiveKillTable {
     }
 
     /** One run of system m: lumen serve with its bug, the workload and the faults, then its history and its trace judged. */
-    static LiveConform.Result once(LiveServer.Settings base, LiveConform.Options template, int dropAckEvery, LiveMutant m, Path run,
+    static Once once(LiveServer.Settings base, LiveConform.Options template, int dropAckEvery, LiveMutant m, Path run,
                                    long seed, PrintWriter progress) throws Exception {
         Path logs = run.resolve("logs");
         LiveServer.Settings s = new LiveServer.Settings(base.config(), base.cost(), 0, base.restartDelayMs(), base.cluster(),
                 base.requestTimeoutMs(), run, m, dropAckEvery).withProcessLogs(logs);
         LiveConform.Result r;
+        String stopped;
         try (LiveServer srv = LiveServer.start(s, null, 60_000)) {
             LiveConform.Options o = template.againstServe(srv.url(), run, seed, run.resolve("client.history.jsonl"));
             r = LiveConform.run(o, progress);
             // a run is complete when its failed workers are back: the trace is judged with --complete
-            srv.cluster().awaitAllUp(30_000);
+            stopped = upOrStopped(srv.cluster());
         }
         // the logs are whole once the processes have stopped: each process's own, merged by their clocks
-        return new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs(), r.faultsNotDone());
+        return new Once(new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs(),
+                r.faultsNotDone()), stopped);
+    }
+
+    /** Waits for the cluster's failed workers to be back; returns why its gateway stopped instead, or null. */
+    private static String upOrStopped(LiveCluster c) throws InterruptedException {
+        if (c.stopped() == null) {
+            try {
+                c.awaitAllUp(30_000);
+            } catch (IllegalStateException ex) {
+                if (c.stopped() == null) {
+                    throw ex;
+                }
+            }
+        }
+        return c.stopped() == null ? null : "the gateway's loop stopped: " + c.stopped().getMessage();
     }
 
     /** A line on what caught a run: the first finding of the history and of the logs. */

@@ -58,12 +58,33 @@ public final class TraceReader implements Closeable {
     private long lastTimeLine;
     private double[] citedLoads;
     private long[] citedReserved;
+    /** The bytes, a line at a time: scanned in place ({@link #scanLine}) or read by the parser. */
+    private final Lines lines;
+    private final boolean scan;
+    /** Whether the scan may read the next line: the parser has nothing left of the lines it read but a line break. */
+    private boolean scanNext = true;
+    /**
+     * What the parser's line numbers lack: the lines the scan read, which the parser never saw, up to
+     * the line it reads now (its line numbers plus this are the trace's).
+     */
+    private long shift;
 
     public TraceReader(InputStream in, String source) throws IOException, TraceFormatException {
+        this(in, source, true);
+    }
+
+    /**
+     * @param scan whether a line of the common shape is read by the line scan ({@link #scanLine});
+     *             false: every line by the JSON parser (the two read every trace alike, which the
+     *             tests check line by line)
+     */
+    TraceReader(InputStream in, String source, boolean scan) throws IOException, TraceFormatException {
         this.source = source;
+        this.lines = new Lines(in);
+        this.scan = scan;
         JsonParser parser = null;
         try {
-            parser = JSON.createParser(new TraceBytes(in));
+            parser = JSON.createParser(new TraceBytes(lines));
         } catch (TraceBytes.Refused ex) {
             throw error(ex.line, ex.getMessage());
         } catch (JsonProcessingException ex) {
@@ -150,16 +171,21 @@ public final class TraceReader implements Closeable {
      */
     private TraceFormatException refused(IOException ex) {
         if (ex instanceof TraceBytes.Refused r) {
-            return error(r.line, r.getMessage());
+            return error(r.line + shift, r.getMessage());
         }
         JsonProcessingException j = (JsonProcessingException) ex;
         JsonLocation at = j.getLocation() != null ? j.getLocation() : p.currentLocation();
-        long line = at == null || at.getLineNr() < 1 ? Math.max(1, lastLine) : at.getLineNr();
+        long line = at == null || at.getLineNr() < 1 ? Math.max(1, lastLine) : at.getLineNr() + shift;
         String msg = j.getOriginalMessage();
         int nl = msg.indexOf('\n');
         msg = Echo.cut((nl > 0 ? msg.substring(0, nl) : msg)
                 .replaceFirst(", from `StreamReadConstraints\\.[A-Za-z]+\\(\\)`", "")
                 .replaceFirst("[:;,]? *enable `[A-Za-z_.]+` to allow.*$", ""));
+        if (shift != 0) {
+            // a location the parser quotes in its message ("for Array starting at ...; line: 2") is in its own line numbers
+            msg = java.util.regex.Pattern.compile("line: ([0-9]{1,18})").matcher(msg)
+                    .replaceAll(m -> "line: " + (Long.parseLong(m.group(1)) + shift));
+        }
         if (msg.startsWith("Non-standard token")) {
             msg += " (NaN, Infinity and -Infinity are not JSON numbers)";
         }
@@ -171,7 +197,7 @@ public final class TraceReader implements Closeable {
     }
 
     private long tokenLine() {
-        return pb != null ? pb.getTokenLineNr() : p.currentTokenLocation().getLineNr();
+        return (pb != null ? pb.getTokenLineNr() : p.currentTokenLocation().getLineNr()) + shift;
     }
 
     /** A key seen twice in one object, at the key's line, in the words of JSON's own errors. */
@@ -191,7 +217,8 @@ public final class TraceReader implements Closeable {
         JsonToken t = token();
         if (t == null) {
             JsonLocation end = p.currentLocation();
-            if (end.getLineNr() > lastLine + 1 || end.getLineNr() == lastLine + 1 && end.getColumnNr() > 1) {
+            long endLine = end.getLineNr() + shift;
+            if (endLine > lastLine + 1 || endLine == lastLine + 1 && end.getColumnNr() > 1) {
                 throw blankLine();
             }
             return false;
@@ -631,7 +658,18 @@ public final class TraceReader implements Closeable {
         }
         composedSize = 0;
         try {
-            return readEvent();
+            if (scan && scanNext) {
+                Event e = scanLine();
+                if (e != null) {
+                    return e;
+                }
+            }
+            // the parser reads this line: it has seen every line break served to it, and none of the lines scanned
+            shift = lines.line - (lines.served + 1);
+            Event e = readEvent();
+            // the scan takes the next line only when nothing but its line break is left of this one
+            scanNext = e != null && lines.onlyLineBreakLeft(p.currentLocation().getByteOffset());
+            return e;
         } catch (JsonProcessingException | TraceBytes.Refused ex) {
             throw refused(ex);
         }
@@ -1209,6 +1247,447 @@ public final class TraceReader implements Closeable {
             }
         }
         throw new AssertionError(a);
+    }
+
+    // ---- the line scan -----------------------------------------------------------------------
+
+    /*
+     * Most lines of a trace are a handful of shapes the kit's writer puts out: an object of known
+     * fields holding non-negative integers, arrays of integers, the event's type and its pages,
+     * with no whitespace. The scan reads such a line in place, byte by byte, into the fields the
+     * parser's path fills (present, ints, arrays, pages, eventTime), and then the same checks and
+     * the same build run on them. It takes a line only when every byte is one its grammar allows and
+     * every value is within the range the parser's path would accept without an error; at the first
+     * byte it does not expect, the line goes to the JSON parser whole, which reads it as it reads any
+     * line (and reports whatever is wrong with it). So a line the scan takes reads as the parser
+     * would read it, and the scan never reports an error of its own.
+     */
+
+    /** Every field's name as bytes, by number. */
+    private static final byte[][] FIELD_BYTES = new byte[X_SIZES + 1][];
+    /** Every action's name as bytes, by ordinal. */
+    private static final byte[][] ACTION_BYTES = new byte[Action.values().length][];
+    /** The fields the scan reads: the integers, the arrays, the type, the time and the pages. */
+    private static final long SCANNED = INTS_AND_ARRAYS | 1L << X_TYPE | 1L << X_T | 1L << X_PAGES;
+
+    static {
+        for (int f = 0; f <= X_SIZES; f++) {
+            FIELD_BYTES[f] = FIELD_STRINGS[f].getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        }
+        for (Action a : Action.values()) {
+            ACTION_BYTES[a.ordinal()] = a.specName().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        }
+    }
+
+    /** Lines the scan read so far. */
+    private long scanned;
+
+    long scanned() {
+        return scanned;
+    }
+
+    /** What a scan helper returns when the line is not one the scan takes (or needs more bytes, {@link #short_}). */
+    private static final long NO = Long.MIN_VALUE;
+    /** The scan's cursor in {@code lines.buf}. */
+    private int at;
+    /** Whether the scan stopped at the end of the bytes read so far, inside the line: more may make it a line it takes. */
+    private boolean short_;
+
+    /**
+     * The next line, read by the scan when it is one of the shapes it takes ({@link #scanOnce});
+     * null when it is not (the parser then reads it), at the end of the trace, and when the line is
+     * longer than {@link Lines#MAX_SCANNED}.
+     */
+    private Event scanLine() throws IOException, TraceFormatException {
+        while (true) {
+            short_ = false;
+            Action a = scanOnce();
+            if (a != null) {
+                scanned++;
+                eventLine = lines.line;
+                lastLine = lines.line;
+                lines.line++;
+                lines.pos = at + 1;
+                checkTime();
+                return build(a, a.specName(), null);
+            }
+            if (!short_ || !lines.more()) {
+                return null;
+            }
+        }
+    }
+
+    /** The line at {@code lines.pos} read into the event's fields when the scan takes it: its action; else null. */
+    private Action scanOnce() {
+        byte[] b = lines.buf;
+        int lim = lines.lim;
+        at = lines.pos;
+        present = 0;
+        eventTime = Double.NaN;
+        citedLoads = null;
+        citedReserved = null;
+        pages = null;
+        Action action = null;
+        if (!expect(b, lim, '{')) {
+            return null;
+        }
+        while (true) {
+            int n = name(b, lim);
+            if (n < 0 || (SCANNED & 1L << n) == 0 || has(n)) {
+                return null;
+            }
+            present |= 1L << n;
+            if (n < A_REF) {
+                long x;
+                if ((n == F_HOLDER || n == F_BACKUP) && at < lim && b[at] == 'n') {
+                    x = literalNull(b, lim) ? -1 : NO;
+                } else {
+                    x = integer(b, lim, false);
+                }
+                if (x == NO) {
+                    return null;
+                }
+                ints[n] = (int) x;
+            } else if (n < X_TYPE) {
+                int[] arr = intArray(b, lim, ARRAY_MIN[n - A_REF] < 0);
+                if (arr == null) {
+                    return null;
+                }
+                arrays[n - A_REF] = arr;
+            } else if (n == X_TYPE) {
+                action = action(b, lim);
+                if (action == null) {
+                    return null;
+                }
+            } else if (n == X_T) {
+                if (!time(b, lim)) {
+                    return null;
+                }
+            } else {
+                pages = pageList(b, lim);
+                if (pages == null) {
+                    return null;
+                }
+            }
+            if (at >= lim) {
+                short_ = true;
+                return null;
+            }
+            byte c = b[at++];
+            if (c == '}') {
+                break;
+            }
+            if (c != ',') {
+                return null;
+            }
+        }
+        if (at >= lim) {
+            short_ = true;
+            return null;
+        }
+        // the object ends its line (a line break, not CR LF: that line goes to the parser, which knows both)
+        return b[at] == '\n' ? action : null;
+    }
+
+    /** Whether the next byte is c (consumed); false, with {@link #short_} at the end of the bytes. */
+    private boolean expect(byte[] b, int lim, char c) {
+        if (at >= lim) {
+            short_ = true;
+            return false;
+        }
+        return b[at++] == c;
+    }
+
+    /** A quoted field name and its colon: the field's number, or -1 for a name the scan does not know. */
+    private int name(byte[] b, int lim) {
+        if (!expect(b, lim, '"')) {
+            return -1;
+        }
+        int from = at;
+        while (true) {
+            if (at >= lim) {
+                short_ = true;
+                return -1;
+            }
+            byte c = b[at];
+            if (c == '"') {
+                break;
+            }
+            if ((c | 0x20) < 'a' || (c | 0x20) > 'z') {
+                return -1; // every name is letters: the rest (escapes among them) go to the parser
+            }
+            at++;
+        }
+        int len = at - from;
+        at++;
+        if (!expect(b, lim, ':')) {
+            return -1;
+        }
+        for (int f = 0; f <= X_SIZES; f++) {
+            if (same(FIELD_BYTES[f], b, from, len)) {
+                return f;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean same(byte[] want, byte[] b, int from, int len) {
+        if (want.length != len) {
+            return false;
+        }
+        for (int i = 0; i < len; i++) {
+            if (want[i] != b[from + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean literalNull(byte[] b, int lim) {
+        if (at + 4 > lim) {
+            short_ = true;
+            return false;
+        }
+        if (b[at] == 'n' && b[at + 1] == 'u' && b[at + 2] == 'l' && b[at + 3] == 'l') {
+            at += 4;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * An integer literal of at most nine digits (within every integer field's range), without a
+     * leading zero, negative only when {@code negative} allows it (and never -0): its value, or
+     * {@link #NO}. What follows it is the caller's to check: a fraction or an exponent is not the
+     * delimiter the caller expects.
+     */
+    private long integer(byte[] b, int lim, boolean negative) {
+        boolean neg = false;
+        if (at < lim && b[at] == '-') {
+            if (!negative) {
+                return NO;
+            }
+            neg = true;
+            at++;
+        }
+        int from = at;
+        long v = 0;
+        while (true) {
+            if (at >= lim) {
+                short_ = true;
+                return NO;
+            }
+            int d = b[at] - '0';
+            if (d < 0 || d > 9) {
+                break;
+            }
+            v = v * 10 + d;
+            at++;
+        }
+        int digits = at - from;
+        if (digits == 0 || digits > 9 || digits > 1 && b[from] == '0' || neg && v == 0) {
+            return NO;
+        }
+        return neg ? -v : v;
+    }
+
+    /** An array of integer literals ({@link #integer}); null when the line is not one the scan takes. */
+    private int[] intArray(byte[] b, int lim, boolean negative) {
+        if (!expect(b, lim, '[')) {
+            return null;
+        }
+        int n = 0;
+        if (at < lim && b[at] == ']') {
+            at++;
+            return new int[0];
+        }
+        while (true) {
+            long x = integer(b, lim, negative);
+            if (x == NO) {
+                return null;
+            }
+            if (n == buf.length) {
+                buf = Arrays.copyOf(buf, n * 2);
+            }
+            buf[n++] = (int) x;
+            if (at >= lim) {
+                short_ = true;
+                return null;
+            }
+            byte c = b[at++];
+            if (c == ']') {
+                return Arrays.copyOf(buf, n);
+            }
+            if (c != ',') {
+                return null;
+            }
+        }
+    }
+
+    /** The event type, a quoted action name: its action, or null. */
+    private Action action(byte[] b, int lim) {
+        if (!expect(b, lim, '"')) {
+            return null;
+        }
+        int from = at;
+        while (true) {
+            if (at >= lim) {
+                short_ = true;
+                return null;
+            }
+            byte c = b[at];
+            if (c == '"') {
+                break;
+            }
+            if (c < 'A' || c > 'z') {
+                return null;
+            }
+            at++;
+        }
+        int len = at - from;
+        at++;
+        for (Action a : ACTION_LIST) {
+            if (same(ACTION_BYTES[a.ordinal()], b, from, len)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The time, a JSON number (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?) of at most 24
+     * characters, read as the parser reads it (Double.parseDouble of its text), finite; false when
+     * the line is not one the scan takes.
+     */
+    private boolean time(byte[] b, int lim) {
+        int from = at;
+        while (true) {
+            if (at >= lim) {
+                short_ = true;
+                return false;
+            }
+            byte c = b[at];
+            if (c == ',' || c == '}') {
+                break;
+            }
+            if (at - from >= 24) {
+                return false;
+            }
+            at++;
+        }
+        int i = from;
+        int end = at;
+        if (i < end && b[i] == '-') {
+            i++;
+        }
+        int digits = i;
+        while (i < end && b[i] >= '0' && b[i] <= '9') {
+            i++;
+        }
+        if (i == digits || i - digits > 1 && b[digits] == '0') {
+            return false;
+        }
+        boolean whole = i == end;
+        if (whole && i - digits > 15) {
+            return false; // an integer past a long's exact doubles: the parser converts it by its own route
+        }
+        if (i < end && b[i] == '.') {
+            int frac = ++i;
+            while (i < end && b[i] >= '0' && b[i] <= '9') {
+                i++;
+            }
+            if (i == frac) {
+                return false;
+            }
+        }
+        if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+            i++;
+            if (i < end && (b[i] == '+' || b[i] == '-')) {
+                i++;
+            }
+            int exp = i;
+            while (i < end && b[i] >= '0' && b[i] <= '9') {
+                i++;
+            }
+            if (i == exp) {
+                return false;
+            }
+        }
+        if (i != end) {
+            return false;
+        }
+        double d = Double.parseDouble(new String(b, from, end - from, java.nio.charset.StandardCharsets.US_ASCII));
+        if (!Double.isFinite(d) || d == 0 && b[from] == '-') {
+            return false; // not finite (the parser's error), or -0, which the parser reads as the integer 0
+        }
+        eventTime = d;
+        return true;
+    }
+
+    /**
+     * {@code pages} of a version-2 trace, as {@link #pageList(JsonToken)} reads it, when every
+     * entry is one that reading accepts; else null.
+     */
+    private lumen.core.PageDigest[] pageList(byte[] b, int lim) {
+        if (version < 2 || !expect(b, lim, '[')) {
+            return null;
+        }
+        int pt = config.pageTokens();
+        int n = 0;
+        if (at < lim && b[at] == ']') {
+            at++;
+            return new lumen.core.PageDigest[0];
+        }
+        while (true) {
+            if (!expect(b, lim, '[')) {
+                return null;
+            }
+            long first = integer(b, lim, false);
+            if (first == NO || !expect(b, lim, ',')) {
+                return null;
+            }
+            long count = integer(b, lim, false);
+            if (count == NO || !expect(b, lim, ',') || !expect(b, lim, '"')) {
+                return null;
+            }
+            if (at + 18 > lim) {
+                short_ = true;
+                return null;
+            }
+            long digest = 0;
+            for (int i = 0; i < 16; i++) {
+                int c = b[at + i];
+                int d = c >= 0 && c < HEX.length ? HEX[c] : -1;
+                if (d < 0) {
+                    return null;
+                }
+                digest = digest << 4 | d;
+            }
+            at += 16;
+            if (b[at] != '"' || b[at + 1] != ']') {
+                return null;
+            }
+            at += 2;
+            if (first < 1 || first > TraceFormat.MAX_CONTEXT || (first - 1) % pt != 0 || count < 1 || count > pt
+                    || n > 0 && first <= pageBuf[n - 1].first()) {
+                return null;
+            }
+            if (n == pageBuf.length) {
+                pageBuf = Arrays.copyOf(pageBuf, n * 2);
+            }
+            pageBuf[n++] = new lumen.core.PageDigest((int) first, (int) count, digest);
+            if (at >= lim) {
+                short_ = true;
+                return null;
+            }
+            byte c = b[at++];
+            if (c == ']') {
+                return Arrays.copyOf(pageBuf, n);
+            }
+            if (c != ',') {
+                return null;
+            }
+        }
     }
 
     @Override

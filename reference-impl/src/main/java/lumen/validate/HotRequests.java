@@ -132,8 +132,24 @@ final class HotRequests {
         return (int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & (table.length - 1);
     }
 
+    /** The request last found ({@link #slot}) and its slot; -1: none (reset whenever the table changes). */
+    private int lastId = -1;
+    private int lastSlot;
+
     /** The slot of request id, or -1. */
     private int slot(int id) {
+        if (id == lastId) {
+            return lastSlot;
+        }
+        int found = find(id);
+        if (found >= 0) {
+            lastId = id;
+            lastSlot = found;
+        }
+        return found;
+    }
+
+    private int find(int id) {
         int[] t = table;
         int mask = t.length - 1;
         for (int i = home(id); ; i = (i + 1) & mask) {
@@ -148,6 +164,7 @@ final class HotRequests {
     }
 
     private void insert(int id, int slot) {
+        lastId = -1;
         if (2 * (size + 1) > table.length) {
             int[] old = table;
             table = new int[old.length * 2];
@@ -172,6 +189,7 @@ final class HotRequests {
 
     /** Removes request id from the table; returns its slot, or -1. The entries after it move back (no tombstones). */
     private int remove(int id) {
+        lastId = -1;
         int[] t = table;
         int mask = t.length - 1;
         int i = home(id);
@@ -285,6 +303,17 @@ final class HotRequests {
         meta[b + WINDOW_AT] = from;
     }
 
+    /**
+     * Request id held here from the spec state when its decodes can be taken here, right after a
+     * full step of an event that named it, while that step has its record in cache: its next decode
+     * then finds it held. Nothing when it is held already.
+     */
+    void retake(int id) {
+        if (slot(id) < 0) {
+            take(id);
+        }
+    }
+
     /** Request id held here from the spec state: its slot, or -1 when its decodes cannot be taken here. */
     private int take(int id) {
         ClusterState s = mirror.current();
@@ -357,6 +386,7 @@ final class HotRequests {
 
     /** Every held request written back and let go. */
     void releaseAll() {
+        lastId = -1;
         for (int i = 0; i < table.length; i++) {
             if (table[i] != 0) {
                 int slot = table[i] - 1;

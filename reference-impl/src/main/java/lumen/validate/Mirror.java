@@ -342,14 +342,14 @@ public final class Mirror {
             hot.release(e);
         }
         if (!inPlace) {
-            return fullStep(e, line, cited, reserved, t);
+            return retake(e, fullStep(e, line, cited, reserved, t));
         }
         if (!state.isOwned()) {
             state = state.owned();
         }
         ClusterState before = state;
         try {
-            return fullStep(e, line, cited, reserved, t);
+            return retake(e, fullStep(e, line, cited, reserved, t));
         } catch (RuntimeException | Error ex) {
             if (state == before) {
                 // a step that throws before it moves the state on leaves the state before it, as a
@@ -358,6 +358,17 @@ public final class Mirror {
             }
             throw ex;
         }
+    }
+
+    /**
+     * After a full step that found nothing, the request the event named is held on the fast path
+     * again ({@link HotRequests#retake}) when it is decoding, while its record is in cache.
+     */
+    private Divergence retake(Event e, Divergence d) {
+        if (d == null && hot != null && e.req() >= 0 && e.action() != lumen.core.Action.COMPLETE) {
+            hot.retake(e.req());
+        }
+        return d;
     }
 
     /** The full step of event e: every check, and the event applied as reported. */

@@ -124,6 +124,51 @@ public final class Validator {
         return lumen.trace.Linearize.declared(head) ? validate(b.readAllBytes(), source, opt) : validateStream(b, source, opt);
     }
 
+    /**
+     * The next few events of a trace and what the reader said of each, read before the first of
+     * them is stepped ({@link Mirror#prefetch}). An error the reader finds while reading ahead is
+     * kept until the events before it are stepped, so a divergence before it is still the verdict.
+     */
+    private static final class Ahead {
+        static final int SIZE = 16;
+        final TraceReader reader;
+        final Event[] events = new Event[SIZE];
+        final long[] lines = new long[SIZE];
+        final double[][] loads = new double[SIZE][];
+        final long[][] reserved = new long[SIZE][];
+        final double[] times = new double[SIZE];
+        final String[] entries = new String[SIZE];
+        int n;
+        int next;
+        TraceFormatException error;
+
+        Ahead(TraceReader reader) {
+            this.reader = reader;
+        }
+
+        void fill() throws IOException {
+            n = 0;
+            next = 0;
+            if (error != null) {
+                return;
+            }
+            try {
+                Event e;
+                while (n < SIZE && (e = reader.next()) != null) {
+                    events[n] = e;
+                    lines[n] = reader.line();
+                    loads[n] = reader.citedLoads();
+                    reserved[n] = reader.citedReserved();
+                    times[n] = reader.time();
+                    entries[n] = reader.entry();
+                    n++;
+                }
+            } catch (TraceFormatException ex) {
+                error = ex;
+            }
+        }
+    }
+
     /** A trace without begin and end forms, as it streams. */
     private static ValidationResult validateStream(InputStream in, String source, Options opt) throws IOException {
         Map<String, Long> byType = new LinkedHashMap<>();
@@ -147,11 +192,45 @@ public final class Validator {
         long arrived = 0;
         long line = 1;
         long[] counts = new long[lumen.core.Action.values().length];
+        // a full trace's mirror reads a few events ahead, so that the first reads of their requests overlap
+        Ahead ahead = mirror != null ? new Ahead(reader) : null;
         try (reader) {
-            Event e;
-            while ((e = reader.next()) != null) {
+            while (true) {
+                Event e;
+                double[] citedLoads;
+                long[] citedReserved;
+                double time;
+                String entry;
+                if (ahead != null) {
+                    if (ahead.next == ahead.n) {
+                        ahead.fill();
+                        mirror.prefetch(ahead.events, 0, ahead.n);
+                    }
+                    if (ahead.next == ahead.n) {
+                        if (ahead.error != null) {
+                            throw ahead.error;
+                        }
+                        break;
+                    }
+                    int k = ahead.next++;
+                    e = ahead.events[k];
+                    line = ahead.lines[k];
+                    citedLoads = ahead.loads[k];
+                    citedReserved = ahead.reserved[k];
+                    time = ahead.times[k];
+                    entry = ahead.entries[k];
+                } else {
+                    e = reader.next();
+                    if (e == null) {
+                        break;
+                    }
+                    line = reader.line();
+                    citedLoads = reader.citedLoads();
+                    citedReserved = reader.citedReserved();
+                    time = reader.time();
+                    entry = reader.entry();
+                }
                 events++;
-                line = reader.line();
                 if (counts[e.action().ordinal()]++ == 0) {
                     byType.put(e.action().specName(), 0L); // first seen: the map keeps the order types appear in
                 }
@@ -165,14 +244,14 @@ public final class Validator {
                     e = a.withRef(ref);
                 }
                 int before = cands == null ? 1 : cands.size();
-                Divergence d = mirror != null ? mirror.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time())
-                        : cands.step(e, line, reader.citedLoads(), reader.citedReserved(), reader.time());
+                Divergence d = mirror != null ? mirror.step(e, line, citedLoads, citedReserved, time)
+                        : cands.step(e, line, citedLoads, citedReserved, time);
                 if (d != null) {
                     counted(byType, counts);
                     if (cands != null) {
                         notes.addAll(0, searched(obs, cands, line));
                     }
-                    d = d.withMatched(matched(events - 1, before)).withEventNote(reader.entry());
+                    d = d.withMatched(matched(events - 1, before)).withEventNote(entry);
                     Verdict v = cands != null && cands.cut() >= 0 ? Verdict.UNDECIDED : Verdict.REJECTED;
                     return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, d, null,
                             List.of(), refSource, notes);

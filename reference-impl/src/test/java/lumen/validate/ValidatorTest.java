@@ -423,6 +423,21 @@ class ValidatorTest {
         assertThat(ValidationReport.json(r).get("error")).isNotNull();
     }
 
+    /**
+     * The validator reads a few events ahead of the one it steps: a line the reader refuses a few
+     * lines after a divergence does not hide the divergence, which is the verdict as if read one
+     * line at a time; a refused line before any divergence is.
+     */
+    @Test
+    void aDivergenceBeforeAMalformedLineIsTheVerdictThoughTheLineWasReadFirst() throws Exception {
+        String complete = "{\"type\":\"Complete\",\"req\":0,\"worker\":0,\"freed\":0}\n";
+        String place = "{\"type\":\"Place\",\"req\":0,\"holder\":1}\n";
+        ValidationResult r = text(HEADER + ARRIVE + place + complete + place + "{\"type\":\"Place\",\"req\":0,\n");
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.divergence().line()).isEqualTo(4);
+        malformed(HEADER + ARRIVE + place + "{\"type\":\"Place\",\"req\":0,\n" + complete, 4, "not valid JSON");
+    }
+
     @Test
     void malformedInputGetsALocatedError() throws Exception {
         assertThat(text(HEADER + ARRIVE).verdict()).isEqualTo(Verdict.ACCEPTED);

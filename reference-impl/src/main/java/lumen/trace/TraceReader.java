@@ -1331,11 +1331,17 @@ public final class TraceReader implements Closeable {
         if (!expect(b, lim, '{')) {
             return null;
         }
+        // the name the kit's writer puts next is tried first, in place; any other by its bytes
+        int predicted = X_TYPE;
+        // after the type: the time if the line has one, else the type's first field
+        int alt = -1;
         while (true) {
-            int n = name(b, lim);
+            int n = named(b, lim, predicted) ? predicted : alt >= 0 && named(b, lim, alt) ? alt : name(b, lim);
+            alt = -1;
             if (n < 0 || (SCANNED & 1L << n) == 0 || has(n)) {
                 return null;
             }
+            predicted = NEXT[action == null ? 0 : action.ordinal() + 1][n];
             present |= 1L << n;
             if (n < A_REF) {
                 long x;
@@ -1359,6 +1365,8 @@ public final class TraceReader implements Closeable {
                 if (action == null) {
                     return null;
                 }
+                predicted = X_T;
+                alt = FIELD_ORDER[action.ordinal()][0];
             } else if (n == X_T) {
                 if (!time(b, lim)) {
                     return null;
@@ -1396,6 +1404,22 @@ public final class TraceReader implements Closeable {
             return false;
         }
         return b[at++] == c;
+    }
+
+    /** Whether field f's quoted name and a colon are next (then consumed); else nothing is consumed. */
+    private boolean named(byte[] b, int lim, int f) {
+        byte[] want = FIELD_BYTES[f];
+        int end = at + want.length + 3;
+        if (end > lim || b[at] != '"' || b[end - 2] != '"' || b[end - 1] != ':') {
+            return false;
+        }
+        for (int i = 0; i < want.length; i++) {
+            if (b[at + 1 + i] != want[i]) {
+                return false;
+            }
+        }
+        at = end;
+        return true;
     }
 
     /** A quoted field name and its colon: the field's number, or -1 for a name the scan does not know. */

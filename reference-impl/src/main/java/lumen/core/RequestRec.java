@@ -55,7 +55,7 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
 
     /** The target's token at output position i (1-based) given r's KV: TargetToken(r, kv[r], i). */
     public int targetToken(int i) {
-        return kv.intact() ? ref[i - 1] : Tokens.WRONG;
+        return kv.intact() && ref != null ? ref[i - 1] : Tokens.WRONG;
     }
 
     public RequestRec withPhase(RequestPhase p) {
@@ -91,7 +91,7 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
         boolean ok = outOk;
         for (int i = 0; i < tokens.length; i++) {
             int pos = outLen + i;
-            ok &= pos < refLen && ref[pos] == tokens[i];
+            ok &= pos < refLen && ref != null && ref[pos] == tokens[i];
         }
         return new RequestRec(id, phase, server, holder, placed, kv, ckpt, backup, bckpt, outLen + tokens.length, ok, promptLen,
                 refLen, maxOut, ref, proposal);
@@ -105,7 +105,7 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
         boolean ok = outOk;
         for (int i = 0; i < tokens.length; i++) {
             int pos = outLen + i;
-            ok &= pos < refLen && ref[pos] == tokens[i];
+            ok &= pos < refLen && ref != null && ref[pos] == tokens[i];
         }
         return new RequestRec(id, phase, server, holder, placed, kv.extendIntact(kv.length() + tokens.length), ckpt, backup, bckpt,
                 outLen + tokens.length, ok, promptLen, refLen, maxOut, ref, null);

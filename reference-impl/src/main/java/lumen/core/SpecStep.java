@@ -148,7 +148,7 @@ public final class SpecStep {
 
     /** The first token Prefill delivers: TargetToken on the KV completed to the prompt, if no output yet. */
     public static int[] expectedPrefillTokens(RequestRec r) {
-        return r.outLen() == 0 ? new int[] {r.kv().intact() ? r.ref()[0] : Tokens.WRONG} : new int[0];
+        return r.outLen() == 0 ? new int[] {r.kv().intact() && r.ref() != null ? r.ref()[0] : Tokens.WRONG} : new int[0];
     }
 
     private static Finding prefill(ClusterState s, Event.Prefill p, boolean tokens) {

@@ -424,6 +424,36 @@ class ValidatorTest {
     }
 
     /**
+     * A mirror stepped past a divergence (as the lockstep test and a candidate search do) judges
+     * every later event on the state as reported: a Complete before the output is whole leaves a
+     * DONE record without its reference, and an event naming that request afterwards is a
+     * divergence, not an exception, in every mirror.
+     */
+    @Test
+    void eventsAfterAnUnfinishedCompleteAreJudgedWithoutAnException() throws Exception {
+        Trace t = decoding();
+        ClusterState mid = t.s;
+        Event complete = Core.withSyntheticContent(mid, new Event.Complete(0, 0, 0));
+        List<Event> after = List.of(Core.decode(mid, 0).event(), new Event.Prefill(0, 0, new int[] {11}),
+                Core.withSyntheticContent(mid, new Event.StreamPage(0, 1, 3)), new Event.Route(0, RouteMode.REPREFILL, 2, 0, 0),
+                new Event.Assist(1, 0, new int[] {13, 14}), complete);
+        for (Event later : after) {
+            for (int mode = 0; mode < 3; mode++) {
+                Mirror m = mode == 0 ? new Mirror(cfg()) : mode == 1 ? new Mirror(cfg()).withHotRequests() : new Mirror(cfg()).withHotRequests().inPlace();
+                long line = 1;
+                for (Event e : t.events) {
+                    assertThat(m.step(e, ++line, null)).isNull();
+                }
+                assertThat(m.step(complete, ++line, null).finding().property()).isEqualTo(PropertyId.S1);
+                long at = ++line;
+                Divergence d = m.step(later, at, null);
+                assertThat(d).as("%s in mirror %d", later, mode).isNotNull();
+                assertThat(d.line()).isEqualTo(at);
+            }
+        }
+    }
+
+    /**
      * The validator reads a few events ahead of the one it steps: a line the reader refuses a few
      * lines after a divergence does not hide the divergence, which is the verdict as if read one
      * line at a time; a refused line before any divergence is.

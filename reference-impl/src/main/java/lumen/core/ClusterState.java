@@ -120,11 +120,20 @@ public final class ClusterState {
 
     /** As {@link #fingerprint()}, remembering each record's by identity in {@code memo} (null: none). */
     public long fingerprint(java.util.IdentityHashMap<Object, Long> memo) {
+        return fingerprint(memo, true);
+    }
+
+    /**
+     * As {@link #fingerprint(java.util.IdentityHashMap)}, with the monitor's loads ({@code seen})
+     * or without them ({@code seenToo} false: for a reader that never reads them before a View
+     * writes them again).
+     */
+    public long fingerprint(java.util.IdentityHashMap<Object, Long> memo, boolean seenToo) {
         long h = Fingerprint.add(Fingerprint.of(workers, memo), Fingerprint.of(requests, memo));
         h = Fingerprint.add(h, failures);
         h = Fingerprint.add(h, Fingerprint.of(rload));
         h = Fingerprint.add(h, forgotten.fingerprint());
-        return Fingerprint.add(h, Fingerprint.of(seen));
+        return seenToo ? Fingerprint.add(h, Fingerprint.of(seen)) : h;
     }
 
     /** The spec's Init: every worker UP with its full model, no request arrived. */

@@ -42,6 +42,10 @@ final class Candidates {
     private record Try(Mirror m, double[] loads) {}
 
     private final Observation obs;
+    /** Whether the window's reports are searched (citedLoads=stale): candidates may then be dominated ({@link #undominated}). */
+    private final boolean stale;
+    /** Candidates dropped as dominated so far. */
+    private long dropped;
     private List<Cand> set = new ArrayList<>();
     private long cutAt = -1;
     private int peak = 1;
@@ -54,6 +58,7 @@ final class Candidates {
 
     Candidates(Config config, int fairnessSteps, Observation obs) {
         this.obs = obs;
+        this.stale = config.readings().staleLoads();
         set.add(new Cand(new Mirror(config, fairnessSteps, !obs.streamSizes()).quiet(), 0));
     }
 
@@ -148,6 +153,9 @@ final class Candidates {
             Set<Long> seen = new HashSet<>();
             next.removeIf(c -> !seen.add(c.m().fingerprint(memo)));
         }
+        if (next.size() > 1 && stale) {
+            next = undominated(next);
+        }
         if (next.size() > obs.candidates()) {
             next.sort(Comparator.comparingLong(Cand::hidden));
             next = new ArrayList<>(next.subList(0, obs.candidates()));
@@ -160,6 +168,42 @@ final class Candidates {
         sizeSum += set.size();
         steps++;
         return null;
+    }
+
+    /**
+     * Under citedLoads=stale: the candidates less those another accepts every continuation of. Two
+     * candidates equal in all but where each worker's reports resume (and the monitor's view,
+     * which no later event reads before writing it: {@link Mirror#fingerprint}) differ only in
+     * the reports later decisions may cite; one whose every worker resumes no later accepts all
+     * the other accepts ({@link Mirror#acceptsAllOf}), with no more hidden steps, so the other is
+     * dropped. Each distinct report a hidden Place could rest on made a candidate of its own
+     * before this.
+     */
+    private List<Cand> undominated(List<Cand> cands) {
+        java.util.Map<Long, List<Cand>> groups = new java.util.LinkedHashMap<>();
+        for (Cand c : cands) {
+            groups.computeIfAbsent(c.m().fingerprint(memo, false), k -> new ArrayList<>()).add(c);
+        }
+        if (groups.size() == cands.size()) {
+            return cands;
+        }
+        List<Cand> out = new ArrayList<>(cands.size());
+        for (List<Cand> g : groups.values()) {
+            for (int i = 0; i < g.size(); i++) {
+                Cand c = g.get(i);
+                boolean dominated = false;
+                for (int j = 0; j < g.size() && !dominated; j++) {
+                    Cand o = g.get(j);
+                    // an equal pair was deduplicated already; of two that accept all of each other's, the first is kept
+                    dominated = j != i && o.hidden() <= c.hidden() && o.m().acceptsAllOf(c.m()) && (j < i || !c.m().acceptsAllOf(o.m()));
+                }
+                if (!dominated) {
+                    out.add(c);
+                }
+            }
+        }
+        dropped += cands.size() - out.size();
+        return out;
     }
 
     /**

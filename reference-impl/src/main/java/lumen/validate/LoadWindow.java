@@ -34,6 +34,21 @@ public final class LoadWindow {
         java.util.Arrays.fill(from, 1);
     }
 
+    /**
+     * Whether a decision may cite from every state this window lets {@code o} cite from, and more
+     * or the same: each worker's reports resume here no later than there. With everything else
+     * equal, this window then accepts every later citation {@code o} accepts, and stays so after
+     * it (the first matching state from an earlier start is no later).
+     */
+    boolean resumesNoLaterThan(LoadWindow o) {
+        for (int w = 0; w < from.length; w++) {
+            if (from[w] > o.from[w]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** An independent window with the same history, for a candidate state of a partial trace. */
     LoadWindow copy() {
         LoadWindow c = new LoadWindow(bound, from.length);
@@ -45,7 +60,12 @@ public final class LoadWindow {
 
     /** The fingerprint of what the window holds that later events may read. */
     long fingerprint() {
-        long h = lumen.core.Fingerprint.of(from);
+        return fingerprint(true);
+    }
+
+    /** As {@link #fingerprint()}, with where each worker's reports resume ({@code from}) or without it. */
+    long fingerprint(boolean fromToo) {
+        long h = fromToo ? lumen.core.Fingerprint.of(from) : 0x5EE1L;
         for (Past q : past) {
             h = lumen.core.Fingerprint.add(h, lumen.core.Fingerprint.add(q.index(), lumen.core.Fingerprint.of(q.loads())));
         }

@@ -235,12 +235,29 @@ public final class Mirror {
      * The fingerprint of everything later events are judged on: the spec state, the content
      * followed, the fairness counters and the load window. Two candidates with the same
      * fingerprint judge every later event alike, so one of them is kept.
+     *
+     * <p>Under citedLoads=stale the monitor's loads ({@code seen}) are left out. This mirror reads
+     * them only in a step whose decision rests on the monitor, after that step's View has written
+     * every UP worker's ({@link #fullStep}; a decision there that cites none, or none the search
+     * chose, is a finding, so no candidate goes on without its View), and a worker not UP has 0
+     * there from its Fail on (TraceLumen's {@code seen'[w] = 0}) until a View writes it once it is
+     * UP again. So two candidates that differ only there judge every later event alike, findings
+     * and messages included.
      */
     long fingerprint(java.util.IdentityHashMap<Object, Long> memo) {
+        return fingerprint(memo, true);
+    }
+
+    /**
+     * As {@link #fingerprint(java.util.IdentityHashMap)}, with where the load window's reports
+     * resume or without it ({@code fromToo} false: mirrors equal in all else, which
+     * {@link #acceptsAllOf} then compares).
+     */
+    long fingerprint(java.util.IdentityHashMap<Object, Long> memo, boolean fromToo) {
         if (hot != null) {
             hot.releaseAll();
         }
-        long h = lumen.core.Fingerprint.add(state.fingerprint(memo), content.fingerprint());
+        long h = lumen.core.Fingerprint.add(state.fingerprint(memo, window == null), content.fingerprint());
         long lags = streamLag.size();
         for (com.carrotsearch.hppc.cursors.LongIntCursor c : streamLag) {
             lags += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
@@ -256,7 +273,16 @@ public final class Mirror {
             opportunities += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
         }
         h = lumen.core.Fingerprint.add(h, opportunities);
-        return lumen.core.Fingerprint.add(h, window == null ? 0 : window.fingerprint());
+        return lumen.core.Fingerprint.add(h, window == null ? 0 : window.fingerprint(fromToo));
+    }
+
+    /**
+     * For a mirror {@code o} whose fingerprint without the window's resume points equals this
+     * one's: whether this one accepts every continuation {@code o} accepts, because each worker's
+     * reports resume here no later ({@link LoadWindow#resumesNoLaterThan}).
+     */
+    boolean acceptsAllOf(Mirror o) {
+        return window != null && o.window != null && window.resumesNoLaterThan(o.window);
     }
 
     /**

@@ -324,6 +324,26 @@ class ValidatorTest {
         assertThat(copy.step(new Event.Place(1, 2, -1), 4, new double[] {1, 0, 0})).isNull();
     }
 
+    /**
+     * Of candidates equal but for where a worker's reports resume, the search keeps the one that
+     * resumes earliest (Candidates.undominated). r0's hidden Place (revealed on worker 2 by its
+     * StreamPage) may rest on worker 1's older report (0) or its newer one (1); a later decision
+     * citing the older is a step only after the first. With the comparison the wrong way round (a
+     * seeded bug) the search kept the newer and rejected this trace by A1.
+     */
+    @Test
+    void ofTheReportsAHiddenPlaceCouldRestOnTheSearchKeepsTheOneALaterDecisionMayStillCiteAfter() throws Exception {
+        String header = staleHeader("stale:3").replace("{\"type\":\"header\",", "{\"type\":\"header\",\"observes\":{\"Place\":\"hidden\"},");
+        String before = header + "{\"type\":\"Prefill\",\"req\":0,\"worker\":0,\"tokens\":[11]}\n"
+                + "{\"type\":\"StreamPage\",\"req\":0,\"holder\":2,\"ckpt\":4}\n";
+        ValidationResult r = text(before + place(1, 2, "[1,0,0]"));
+        assertThat(r.verdict()).as(() -> r.divergence() + " " + r.notes()).isEqualTo(Verdict.ACCEPTED);
+        // the citation is still judged: a load worker 1 never had in the window is rejected
+        ValidationResult bad = text(before + place(1, 2, "[1,2,0]"));
+        assertThat(bad.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(bad.divergence().finding().property()).isEqualTo(PropertyId.A1);
+    }
+
     @Test
     void aTimeBoundNeedsTheTimeOfEveryEvent() throws Exception {
         malformed(staleHeader("stale:250ms") + place(0, 2, "[1,1,0]"), 2, "every event needs its time");

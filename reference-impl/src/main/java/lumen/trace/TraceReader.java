@@ -1377,15 +1377,11 @@ public final class TraceReader implements Closeable {
                     return null;
                 }
             }
-            if (at >= lim) {
-                short_ = true;
-                return null;
-            }
-            byte c = b[at++];
-            if (c == '}') {
+            int next = afterItem(b, lim, '}');
+            if (next == END) {
                 break;
             }
-            if (c != ',') {
+            if (next != MORE_ITEMS) {
                 return null;
             }
         }
@@ -1424,6 +1420,24 @@ public final class TraceReader implements Closeable {
 
     /** A quoted field name and its colon: the field's number, or -1 for a name the scan does not know. */
     private int name(byte[] b, int lim) {
+        int from = at + 1;
+        int len = quotedWord(b, lim);
+        if (len < 0 || !expect(b, lim, ':')) {
+            return -1;
+        }
+        for (int f = 0; f <= X_SIZES; f++) {
+            if (same(FIELD_BYTES[f], b, from, len)) {
+                return f;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * A quoted word of letters (every field and action name is one): its length, the cursor past
+     * its closing quote; -1 for anything else (escapes among it: those go to the parser).
+     */
+    private int quotedWord(byte[] b, int lim) {
         if (!expect(b, lim, '"')) {
             return -1;
         }
@@ -1438,21 +1452,12 @@ public final class TraceReader implements Closeable {
                 break;
             }
             if ((c | 0x20) < 'a' || (c | 0x20) > 'z') {
-                return -1; // every name is letters: the rest (escapes among them) go to the parser
+                return -1;
             }
             at++;
         }
-        int len = at - from;
         at++;
-        if (!expect(b, lim, ':')) {
-            return -1;
-        }
-        for (int f = 0; f <= X_SIZES; f++) {
-            if (same(FIELD_BYTES[f], b, from, len)) {
-                return f;
-            }
-        }
-        return -1;
+        return at - 1 - from;
     }
 
     private static boolean same(byte[] want, byte[] b, int from, int len) {
@@ -1534,42 +1539,38 @@ public final class TraceReader implements Closeable {
                 buf = Arrays.copyOf(buf, n * 2);
             }
             buf[n++] = (int) x;
-            if (at >= lim) {
-                short_ = true;
-                return null;
-            }
-            byte c = b[at++];
-            if (c == ']') {
-                return Arrays.copyOf(buf, n);
-            }
-            if (c != ',') {
-                return null;
+            int next = afterItem(b, lim, ']');
+            if (next != MORE_ITEMS) {
+                return next == END ? Arrays.copyOf(buf, n) : null;
             }
         }
     }
 
+    /** What {@link #afterItem} found: the list's closing byte, a comma, or anything else. */
+    private static final int END = 1;
+    private static final int MORE_ITEMS = 0;
+
+    /**
+     * After an item of a list that {@code close} ends: {@link #END} at {@code close},
+     * {@link #MORE_ITEMS} at a comma (both consumed), -1 otherwise (with {@link #short_} at the
+     * end of the bytes).
+     */
+    private int afterItem(byte[] b, int lim, char close) {
+        if (at >= lim) {
+            short_ = true;
+            return -1;
+        }
+        byte c = b[at++];
+        return c == close ? END : c == ',' ? MORE_ITEMS : -1;
+    }
+
     /** The event type, a quoted action name: its action, or null. */
     private Action action(byte[] b, int lim) {
-        if (!expect(b, lim, '"')) {
+        int from = at + 1;
+        int len = quotedWord(b, lim);
+        if (len < 0) {
             return null;
         }
-        int from = at;
-        while (true) {
-            if (at >= lim) {
-                short_ = true;
-                return null;
-            }
-            byte c = b[at];
-            if (c == '"') {
-                break;
-            }
-            if (c < 'A' || c > 'z') {
-                return null;
-            }
-            at++;
-        }
-        int len = at - from;
-        at++;
         for (Action a : ACTION_LIST) {
             if (same(ACTION_BYTES[a.ordinal()], b, from, len)) {
                 return a;
@@ -1700,16 +1701,9 @@ public final class TraceReader implements Closeable {
                 pageBuf = Arrays.copyOf(pageBuf, n * 2);
             }
             pageBuf[n++] = new lumen.core.PageDigest((int) first, (int) count, digest);
-            if (at >= lim) {
-                short_ = true;
-                return null;
-            }
-            byte c = b[at++];
-            if (c == ']') {
-                return Arrays.copyOf(pageBuf, n);
-            }
-            if (c != ',') {
-                return null;
+            int next = afterItem(b, lim, ']');
+            if (next != MORE_ITEMS) {
+                return next == END ? Arrays.copyOf(pageBuf, n) : null;
             }
         }
     }

@@ -108,7 +108,7 @@ public final class ReaderMutator {
             "ckpt", "freed", "mode", "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads", "reserved", "pages",
             "ext", "format", "version", "config", "policy", "workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k",
             "readings", "queue", "ringDirection", "ringFallThrough", "rebackup", "maxOut");
-    private static final Set<String> OPTIONAL = Set.of("t", "loads", "reserved", "backup", "promoted", "ext", "maxOut");
+    private static final Set<String> OPTIONAL = Set.of("t", "loads", "reserved", "backup", "promoted", "ext", "maxOut", "target");
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
             Map.entry("Arrive", Set.of("req", "worker", "promptLen", "ref", "maxOut")),
             Map.entry("Place", Set.of("req", "holder", "backup", "loads", "reserved")),

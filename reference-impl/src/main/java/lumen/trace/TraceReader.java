@@ -169,6 +169,8 @@ public final class TraceReader implements Closeable {
      * The located error for what the byte check or the JSON parser refused: not UTF-8, not JSON,
      * a duplicate key, a number, string or name over its length limit, nesting too deep.
      */
+    private static final java.util.regex.Pattern QUOTED_LINE = java.util.regex.Pattern.compile("line: ([0-9]{1,18})");
+
     private TraceFormatException refused(IOException ex) {
         if (ex instanceof TraceBytes.Refused r) {
             return error(r.line + shift, r.getMessage());
@@ -183,8 +185,7 @@ public final class TraceReader implements Closeable {
                 .replaceFirst("[:;,]? *enable `[A-Za-z_.]+` to allow.*$", ""));
         if (shift != 0) {
             // a location the parser quotes in its message ("for Array starting at ...; line: 2") is in its own line numbers
-            msg = java.util.regex.Pattern.compile("line: ([0-9]{1,18})").matcher(msg)
-                    .replaceAll(m -> "line: " + (Long.parseLong(m.group(1)) + shift));
+            msg = QUOTED_LINE.matcher(msg).replaceAll(m -> "line: " + (Long.parseLong(m.group(1)) + shift));
         }
         if (msg.startsWith("Non-standard token")) {
             msg += " (NaN, Infinity and -Infinity are not JSON numbers)";

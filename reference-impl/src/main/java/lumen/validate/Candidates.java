@@ -44,8 +44,6 @@ final class Candidates {
     private final Observation obs;
     /** Whether the window's reports are searched (citedLoads=stale): candidates may then be dominated ({@link #undominated}). */
     private final boolean stale;
-    /** Candidates dropped as dominated so far. */
-    private long dropped;
     private List<Cand> set = new ArrayList<>();
     private long cutAt = -1;
     private int peak = 1;
@@ -202,7 +200,6 @@ final class Candidates {
                 }
             }
         }
-        dropped += cands.size() - out.size();
         return out;
     }
 

@@ -140,13 +140,37 @@ public final class Validator {
         final String[] entries = new String[SIZE];
         int n;
         int next;
+        /** The event {@link #advance} moved to. */
+        int at;
         TraceFormatException error;
 
         Ahead(TraceReader reader) {
             this.reader = reader;
         }
 
-        void fill() throws IOException {
+        /**
+         * Moves to the next event, reading ahead when none is left (and touching the new events'
+         * held requests in {@code mirror}, if any); false at the end, or throws the error the
+         * reader found after the events before it.
+         */
+        boolean advance(Mirror mirror) throws IOException, TraceFormatException {
+            if (next == n) {
+                fill();
+                if (mirror != null) {
+                    mirror.prefetch(events, 0, n);
+                }
+                if (n == 0) {
+                    if (error != null) {
+                        throw error;
+                    }
+                    return false;
+                }
+            }
+            at = next++;
+            return true;
+        }
+
+        private void fill() throws IOException {
             n = 0;
             next = 0;
             if (error != null) {
@@ -192,44 +216,17 @@ public final class Validator {
         long arrived = 0;
         long line = 1;
         long[] counts = new long[lumen.core.Action.values().length];
-        // a full trace's mirror reads a few events ahead, so that the first reads of their requests overlap
-        Ahead ahead = mirror != null ? new Ahead(reader) : null;
+        // the reader runs a few events ahead, so that a full trace's mirror can start the first reads of their requests
+        Ahead ahead = new Ahead(reader);
         try (reader) {
-            while (true) {
-                Event e;
-                double[] citedLoads;
-                long[] citedReserved;
-                double time;
-                String entry;
-                if (ahead != null) {
-                    if (ahead.next == ahead.n) {
-                        ahead.fill();
-                        mirror.prefetch(ahead.events, 0, ahead.n);
-                    }
-                    if (ahead.next == ahead.n) {
-                        if (ahead.error != null) {
-                            throw ahead.error;
-                        }
-                        break;
-                    }
-                    int k = ahead.next++;
-                    e = ahead.events[k];
-                    line = ahead.lines[k];
-                    citedLoads = ahead.loads[k];
-                    citedReserved = ahead.reserved[k];
-                    time = ahead.times[k];
-                    entry = ahead.entries[k];
-                } else {
-                    e = reader.next();
-                    if (e == null) {
-                        break;
-                    }
-                    line = reader.line();
-                    citedLoads = reader.citedLoads();
-                    citedReserved = reader.citedReserved();
-                    time = reader.time();
-                    entry = reader.entry();
-                }
+            while (ahead.advance(mirror)) {
+                int k = ahead.at;
+                Event e = ahead.events[k];
+                line = ahead.lines[k];
+                double[] citedLoads = ahead.loads[k];
+                long[] citedReserved = ahead.reserved[k];
+                double time = ahead.times[k];
+                String entry = ahead.entries[k];
                 events++;
                 if (counts[e.action().ordinal()]++ == 0) {
                     byType.put(e.action().specName(), 0L); // first seen: the map keeps the order types appear in

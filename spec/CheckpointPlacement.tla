@@ -169,16 +169,47 @@ BackupIsArgMin(r) ==
          /\ \A w \in rest : Eq4Seen(backup'[r]) <= Eq4Seen(w)
 
 A1_Step ==
-    /\ (Policy \in LoadAware) =>
+    /\ LoadAwarePlacement =>
            \A r \in Requests : PlacementStep(r) =>
                /\ IF Eligible(r) = {}
                   THEN holder'[r] = None
                   ELSE /\ holder'[r] \in Eligible(r)
                        /\ \A w \in Eligible(r) : Eq4Seen(holder'[r]) <= Eq4Seen(w)
-               /\ Policy = "DUAL" => BackupIsArgMin(r)
-    /\ (Policy = "DUAL") => \A r \in Requests : RebackupStep(r) => BackupIsArgMin(r)
+               /\ DualPlacement => BackupIsArgMin(r)
+    /\ DualPlacement => \A r \in Requests : RebackupStep(r) => BackupIsArgMin(r)
 
 A1_PlacementIsArgMinProp == [][A1_Step]_vars
+
+(***************************************************************************)
+(* A4: the baselines' placement, restated from DejaVu independently of     *)
+(* RingHolder and PlacementChoice.  Under ring placement (Fixed-           *)
+(* Checkpointing and the ablations that keep it) a placement's holder is   *)
+(* the first UP worker after the server on the fixed ring, when it is      *)
+(* eligible, else none; with the ringFallThrough reading, the first        *)
+(* eligible worker on the ring.  Never a backup.  Under no placement       *)
+(* (Stop-and-Restart) no request ever has a holder or a backup.            *)
+(***************************************************************************)
+RECURSIVE Hop(_, _)
+\* The worker k places after w on the fixed ring.
+Hop(w, k) == IF k = 0 THEN w ELSE Hop(Neighbour[w], k - 1)
+
+\* The first worker of S after s on the ring, or None.
+FirstOnRing(s, S) ==
+    LET ks == {k \in 1..(Cardinality(Workers) - 1) : Hop(s, k) \in S}
+    IN  IF ks = {} THEN None ELSE Hop(s, CHOOSE k \in ks : \A j \in ks : k <= j)
+
+RingRule(r) ==
+    IF Readings.ringFallThrough THEN FirstOnRing(Server(r), Eligible(r))
+    ELSE LET n == FirstOnRing(Server(r), {w \in Workers : wstate[w] = "UP"})
+         IN  IF n \in Eligible(r) THEN n ELSE None
+
+A4_Step ==
+    /\ PlacementRule = "RING" =>
+           \A r \in Requests : PlacementStep(r) => holder'[r] = RingRule(r) /\ backup'[r] = None
+    /\ PlacementRule = "NONE" =>
+           \A r \in Requests : holder'[r] = None /\ backup'[r] = None
+
+A4_PlacementFollowsBaselineProp == [][A4_Step]_vars
 
 (***************************************************************************)
 (* S14: re-protection.  No request is served (prefilled or decoded) while *)
@@ -189,16 +220,15 @@ A1_PlacementIsArgMinProp == [][A1_Step]_vars
 (* holder and no backup although a second eligible worker exists.         *)
 (***************************************************************************)
 Protectable(r) ==
-    CASE Policy \in LoadAware -> Eligible(r)
-      [] Policy = "FC" -> IF Readings.ringFallThrough THEN Eligible(r)
-                          ELSE Eligible(r) \cap {RingNext(Server(r), Cardinality(Workers) - 1)}
-      [] Policy = "SR" -> {}
+    CASE LoadAwarePlacement -> Eligible(r)
+      [] PlacementRule = "RING" -> IF RingRule(r) = None THEN {} ELSE {RingRule(r)}
+      [] PlacementRule = "NONE" -> {}
 
 ServeStep(r) == \/ phase[r] = "QUEUED" /\ phase'[r] = "DECODE"
                 \/ phase[r] = "DECODE" /\ Len(out'[r]) > Len(out[r])
 
 BackupProtectable(r) ==
-    IF Readings.rebackup /\ Policy = "DUAL" /\ holder[r] # None /\ backup[r] = None
+    IF Readings.rebackup /\ DualPlacement /\ holder[r] # None /\ backup[r] = None
     THEN Eligible(r) \ {holder[r]} ELSE {}
 
 S14_Step == \A r \in Requests : ServeStep(r) => /\ holder[r] = None => Protectable(r) = {}

@@ -25,8 +25,11 @@
 (*    PromptLen + Len(out) - 1 positions, and nothing can stream, save or *)
 (*    restore a position past that.                                        *)
 (*  - The target model is deterministic (greedy): at output position n it  *)
-(*    emits Ref[r][n] when its KV is intact and Wrong otherwise.  Sampling *)
-(*    and its distribution are the Java harness's concern (S7 note).       *)
+(*    emits Ref[r][n] when its KV is whole and intact, and Wrong otherwise: *)
+(*    a missing page is as wrong as a bad one, so a request whose KV was   *)
+(*    never written or never recomputed gets a wrong token (S7) at once   *)
+(*    instead of a stall.  Sampling and its distribution are the Java      *)
+(*    harness's concern (S7 note).                                         *)
 (*  - Prefill is one atomic step.  A failure "mid-prefill" loses only GPU  *)
 (*    KV, exactly like a failure just before it, so nothing is lost by     *)
 (*    merging the two.  The runtime's PREFILL phase is that step's         *)
@@ -47,7 +50,7 @@ CONSTANTS
     Requests,    \* the requests that may arrive (model values)
     None,        \* "no worker" and "no proposal" (a model value)
     Policy,      \* "LUMEN", "DUAL" (LUMEN with a backup holder), "FC" (Fixed-Checkpointing,
-                 \* DejaVu) or "SR" (Stop-and-Restart)
+                 \* DejaVu), "SR" (Stop-and-Restart), or an ablation (Policies, below)
     Alpha,       \* Eq. 4 weight of checkpointed pages
     Beta,        \* Eq. 4 weight of queue depth
     Theta,       \* Eq. 6 load threshold
@@ -63,8 +66,38 @@ CONSTANTS
     Wrong,       \* a token that is no reference token (garbage or a bad draft)
     Readings     \* the paper's readings where it is ambiguous (ReadingsOK, below)
 
-Policies == {"LUMEN", "DUAL", "FC", "SR"}
-LoadAware == {"LUMEN", "DUAL"}   \* the policies that place, route and assist by load
+Policies == {"LUMEN", "DUAL", "FC", "SR",
+             "NO_PLACEMENT", "NO_ROUTING", "NO_ASSIST", "PLACEMENT_ONLY", "ROUTING_ONLY", "ASSIST_ONLY"}
+
+(***************************************************************************)
+(* A policy is one choice per mechanism, and every rule below is stated on *)
+(* the mechanism, so LUMEN, its baselines and its ablations are judged by  *)
+(* the same definitions:                                                   *)
+(*  - placement: "LOAD_AWARE" (Algorithm 1), "LOAD_AWARE_DUAL" (Algorithm  *)
+(*    1 twice: a holder and a backup), "RING" (DejaVu's fixed neighbour)   *)
+(*    or "NONE" (no checkpoints);                                          *)
+(*  - routing: "EQ6" (Algorithm 2), "HOLDER_ALWAYS" (DejaVu: restore on    *)
+(*    the live holder) or "NEVER" (always re-prefill);                     *)
+(*  - recovery: "DRAFT_ASSIST" (Algorithm 3) or "FULL_ONLY".               *)
+(* The ablations take one mechanism out of LUMEN (NO_...) or add one to    *)
+(* Fixed-Checkpointing (..._ONLY), as the simulator's ablations do.        *)
+(***************************************************************************)
+PlacementRule ==
+    CASE Policy \in {"LUMEN", "NO_ROUTING", "NO_ASSIST", "PLACEMENT_ONLY"} -> "LOAD_AWARE"
+      [] Policy = "DUAL" -> "LOAD_AWARE_DUAL"
+      [] Policy \in {"FC", "NO_PLACEMENT", "ROUTING_ONLY", "ASSIST_ONLY"} -> "RING"
+      [] Policy = "SR" -> "NONE"
+RoutingRule ==
+    CASE Policy \in {"LUMEN", "DUAL", "NO_PLACEMENT", "NO_ASSIST", "ROUTING_ONLY"} -> "EQ6"
+      [] Policy \in {"FC", "NO_ROUTING", "PLACEMENT_ONLY", "ASSIST_ONLY"} -> "HOLDER_ALWAYS"
+      [] Policy = "SR" -> "NEVER"
+RecoveryRule ==
+    IF Policy \in {"LUMEN", "DUAL", "NO_PLACEMENT", "NO_ROUTING", "ASSIST_ONLY"} THEN "DRAFT_ASSIST" ELSE "FULL_ONLY"
+
+LoadAwarePlacement == PlacementRule \in {"LOAD_AWARE", "LOAD_AWARE_DUAL"}
+DualPlacement == PlacementRule = "LOAD_AWARE_DUAL"
+Eq6Routing == RoutingRule = "EQ6"
+DraftAssist == RecoveryRule = "DRAFT_ASSIST"
 
 (***************************************************************************)
 (* Readings.  Where the paper can be read two ways, the reading is named  *)
@@ -137,8 +170,9 @@ VARIABLES
     ckpt,      \* ckpt[r]: r's KV pages streamed to its holder's host memory (C_r)
     backup,    \* backup[r]: DUAL only, a second holder of r's checkpoint, or None
     bckpt,     \* bckpt[r]: r's KV pages streamed to its backup holder
-    out,       \* out[r]: the tokens delivered to r's client so far
-    proposal,  \* proposal[r]: an in-flight draft [src |-> w, toks |-> seq], or None
+    out,       \* out[r]: the tokens delivered to r's client so far, in the order delivered
+    proposal,  \* proposal[r]: an in-flight draft [src |-> w, tgt |-> u, toks |-> seq]: made by w for r
+               \* on the survivor u, or None
     failures,  \* how many worker failures have happened (a history counter)
     stored,    \* stored[w]: the checkpoint positions w's host memory holds, by w's counter
     reserved,  \* reserved[w]: the positions reserved on w at placement (Eq. 5), by w's counter
@@ -193,14 +227,14 @@ Server(r) == IF \E w \in Workers : r \in runq[w]
 (* properties restate it from the sum itself (Eq4Load).                    *)
 (***************************************************************************)
 \* Backups exist only under DUAL; the test spares other models the sum.
-BackupStored(w) == IF Policy = "DUAL"
+BackupStored(w) == IF DualPlacement
                    THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Len(bckpt[r])])
                    ELSE 0
 StoredSum(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Len(ckpt[r])])
                 + BackupStored(w)
 \* Eq. 5's reservations: Size(r) on r's holder and, under DUAL, on its backup.
 ReservedSum(w) == SumOf({r \in Requests : holder[r] = w}, [r \in Requests |-> Size(r)])
-                  + IF Policy = "DUAL"
+                  + IF DualPlacement
                     THEN SumOf({r \in Requests : backup[r] = w}, [r \in Requests |-> Size(r)])
                     ELSE 0
 \* Q_w, by the queue reading: the whole run queue, or the requests waiting for their prefill.
@@ -218,9 +252,9 @@ Eq4Seen(w) == IF StaleLoads THEN seen[w] ELSE Eq4Load(w)
 ArgMinLoad(S) == LET l == [w \in S |-> Seen(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
 ArgMaxLoad(S) == LET l == [w \in S |-> Seen(w)] IN {w \in S : \A v \in S : l[w] >= l[v]}
 
-\* Algorithm 2's loads (the routeLoads reading): under "increment", for the load-aware policies,
-\* the running loads rload; otherwise the loads the gateway decides on (Seen).
-RouteIncrement == Readings.routeLoads = "increment" /\ Policy \in LoadAware
+\* Algorithm 2's loads (the routeLoads reading): under "increment", for Eq. 6 routing, the running
+\* loads rload; otherwise the loads the gateway decides on (Seen).
+RouteIncrement == Readings.routeLoads = "increment" /\ Eq6Routing
 RouteLoad(w) == IF RouteIncrement THEN rload[w] ELSE Seen(w)
 ArgMinRouteLoad(S) == LET l == [w \in S |-> RouteLoad(w)] IN {w \in S : \A v \in S : l[w] <= l[v]}
 NoRouteLoads == [w \in Workers |-> 0]
@@ -272,9 +306,9 @@ RingHolder(r) == IF Readings.ringFallThrough
 
 \* The holders the policy allows for r; empty means "run unprotected".
 PlacementChoice(r) ==
-    CASE Policy \in LoadAware -> ArgMinLoad(HolderCandidates(r))
-      [] Policy = "FC"    -> IF RingHolder(r) = None THEN {} ELSE {RingHolder(r)}
-      [] Policy = "SR"    -> {}
+    CASE LoadAwarePlacement         -> ArgMinLoad(HolderCandidates(r))
+      [] PlacementRule = "RING" -> IF RingHolder(r) = None THEN {} ELSE {RingHolder(r)}
+      [] PlacementRule = "NONE" -> {}
 
 (***************************************************************************)
 (* Re-protection: Algorithm 1 applies to every unprotected request, not    *)
@@ -284,10 +318,10 @@ PlacementChoice(r) ==
 (***************************************************************************)
 \* DUAL's backup, as the placement rule has it: the least loaded candidate other than h.
 BackupChoice(r, h) ==
-    IF Policy = "DUAL" /\ h # None THEN ArgMinLoad(HolderCandidates(r) \ {h}) ELSE {}
+    IF DualPlacement /\ h # None THEN ArgMinLoad(HolderCandidates(r) \ {h}) ELSE {}
 
 \* The rebackup reading: a DUAL request with a holder and no backup gets one when one can be had.
-NeedsBackup(r) == /\ Readings.rebackup /\ Policy = "DUAL"
+NeedsBackup(r) == /\ Readings.rebackup /\ DualPlacement
                   /\ holder[r] # None /\ backup[r] = None
                   /\ BackupChoice(r, holder[r]) # {}
 
@@ -298,8 +332,14 @@ NeedsProtection(r) == /\ placed[r] /\ phase[r] \in {"QUEUED", "DECODE"}
 -----------------------------------------------------------------------------
 (* The target model *)
 
-\* The token the target emits at output position i, given r's KV pages.
-TargetToken(r, pages, i) == IF Intact(r, pages) THEN Ref[r][i] ELSE Wrong
+\* The KV a forward pass at r's next position reads before it runs: the whole prompt for the
+\* first token; afterwards every position of the context but the last token, whose KV the pass
+\* itself writes as it feeds that token (and a draft's tokens) back.
+KvNeeded(r) == IF out[r] = <<>> THEN PromptLen[r] ELSE KvLen(r)
+
+\* The token the target emits at output position i, given r's KV pages: the reference only on KV
+\* that is r's own, in order, and whole.
+TargetToken(r, pages, i) == IF Intact(r, pages) /\ Len(pages) >= KvNeeded(r) THEN Ref[r][i] ELSE Wrong
 
 (***************************************************************************)
 (* Greedy verification of a draft d at r's current position n (Leviathan  *)
@@ -372,6 +412,10 @@ Arrive(r) ==
 (***************************************************************************)
 ReadyToPrefill(r) == placed[r] /\ ~NeedsProtection(r)
 
+\* The KV Prefill computes for r: every position its server lacks, up to KvLen once the step's
+\* output is out' (the whole prompt, then the known tokens past a restored checkpoint).
+Recomputed(r, newOut) == Written(r, Len(kv[r]) + 1, PromptLen[r] + Len(newOut) - 1)
+
 Prefill(r) ==
     /\ phase[r] = "QUEUED"
     /\ ReadyToPrefill(r)
@@ -381,7 +425,7 @@ Prefill(r) ==
                     ELSE <<>>
            newOut == out[r] \o first
        IN  /\ out' = [out EXCEPT ![r] = newOut]
-           /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, PromptLen[r] + Len(newOut) - 1)]
+           /\ kv' = [kv EXCEPT ![r] = @ \o Recomputed(r, newOut)]
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
     /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen>>
 
@@ -391,15 +435,18 @@ Prefill(r) ==
 (* its agreeing prefix plus one (writing the KV of every token it keeps   *)
 (* but the last).  It waits for a pending re-protection.                  *)
 (***************************************************************************)
+\* The KV a decode pass that emits the tokens new writes: its input token's and those of the draft
+\* tokens it keeps, one position per token emitted.
+DecodeKv(r, new) == Written(r, Len(kv[r]) + 1, Len(kv[r]) + Len(new))
+
 Decode(r) ==
     /\ phase[r] = "DECODE"
     /\ wstate[Server(r)] = "UP"
-    /\ Len(kv[r]) = KvLen(r)
     /\ Len(out[r]) < Len(Ref[r])
     /\ ~NeedsProtection(r)
     /\ LET new == DecodeTokens(r)
        IN  /\ out' = [out EXCEPT ![r] = @ \o new]
-           /\ kv' = [kv EXCEPT ![r] = @ \o Written(r, Len(@) + 1, Len(@) + Len(new))]
+           /\ kv' = [kv EXCEPT ![r] = @ \o DecodeKv(r, new)]
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload, seen>>
 
@@ -483,5 +530,14 @@ S2_NoDuplicateServingInv == \A r \in Requests : S2(r)
 \* S7: failures, restores, re-prefills and speculation never change a token.
 S7(r) == IsPrefix(out[r], Ref[r])
 S7_OutputIsReferencePrefixInv == \A r \in Requests : S7(r)
+
+(***************************************************************************)
+(* S16: what a client has received only grows.  No step takes back, resets *)
+(* or re-sends what was delivered: a restore or a re-prefill resumes the   *)
+(* client's output where it stands.  With S7 (every position holds its    *)
+(* reference token) each token is delivered exactly once, in order.        *)
+(***************************************************************************)
+S16_Step == \A r \in Requests : IsPrefix(out[r], out'[r])
+S16_DeliveredOnceProp == [][S16_Step]_vars
 
 =============================================================================

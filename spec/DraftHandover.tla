@@ -36,8 +36,7 @@ EXTENDS FailureRouting
 
 Restart(w) ==
     /\ wstate[w] = "FAILED"
-    /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT"
-                                                           ELSE "LOADING_FULL"]
+    /\ wstate' = [wstate EXCEPT ![w] = IF DraftAssist THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
     /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
 
 \* The survivors a recovering worker may choose as its target: the most loaded UP workers.
@@ -71,7 +70,7 @@ AssistTargetsOf(w) == IF KeptTarget(w) # None THEN {KeptTarget(w)} ELSE AssistTa
 \* When w may propose a draft for r: w assists, r decodes on a worker w may assist now, with no
 \* draft in flight and tokens left.
 AssistGuard(w, r) ==
-    /\ Policy \in LoadAware
+    /\ DraftAssist
     /\ wstate[w] = "ASSISTING"
     /\ phase[r] = "DECODE"
     /\ Server(r) \in AssistTargetsOf(w)
@@ -81,7 +80,7 @@ AssistGuard(w, r) ==
 Assist(w, r) ==
     /\ AssistGuard(w, r)
     /\ \E d \in DraftProposals(r) :
-         proposal' = [proposal EXCEPT ![r] = [src |-> w, toks |-> d]]
+         proposal' = [proposal EXCEPT ![r] = [src |-> w, tgt |-> Server(r), toks |-> d]]
     \* under the session reading the target is now chosen, if it was not
     /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![w] = Server(r)] ELSE atarget
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen>>
@@ -117,6 +116,18 @@ S11W(w) == active[w] = ModelFor(wstate[w])
 S11R(r) == proposal[r] # None => /\ wstate[proposal[r].src] = "ASSISTING"
                                  /\ active[proposal[r].src] = "DRAFT"
 S11_ExactlyOneActiveModelInv == (\A w \in Workers : S11W(w)) /\ (\A r \in Requests : S11R(r))
+
+(***************************************************************************)
+(* S17: a draft is verified only where it was aimed.  A draft in flight    *)
+(* belongs to a request that still decodes on the survivor the draft was   *)
+(* made for: a failure that interrupts the request, or kills that          *)
+(* survivor, drops the draft with the request's KV, so no draft outlives   *)
+(* the context it was drafted on to be verified on another server.  (Its  *)
+(* proposer still assisting, with its draft model, is S11.)                *)
+(***************************************************************************)
+S17(r) == proposal[r] # None => /\ phase[r] = "DECODE"
+                                /\ Server(r) = proposal[r].tgt
+S17_DraftVerifiedWhereAimedInv == \A r \in Requests : S17(r)
 
 \* A3: every draft goes to a request on an UP worker: under the session reading on the assisting
 \* worker's target while that target is UP, else on a most loaded UP worker; and a target, when it

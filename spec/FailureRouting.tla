@@ -38,6 +38,10 @@ PurgedQueue(w) == {}
 \* The copy a promoted backup carries as the new holder's checkpoint: its own.
 PromotedCopy(r) == bckpt[r]
 
+\* The drafts a failure of w drops: those of the requests it interrupts (their server is gone, and
+\* a draft is verified only on the survivor it was made for) and those w itself proposed.
+DraftsDropped(w) == {r \in Requests : r \in Interrupted(w) \/ (proposal[r] # None /\ proposal[r].src = w)}
+
 Fail(w) ==
     /\ wstate[w] # "FAILED"
     /\ \E u \in Workers \ {w} : wstate[u] = "UP"
@@ -57,9 +61,7 @@ Fail(w) ==
                                            ELSE IF r \in orphans THEN <<>> ELSE ckpt[r]]
            /\ backup' = [r \in Requests |-> IF r \in promoted \cup backups THEN None ELSE backup[r]]
            /\ bckpt' = [r \in Requests |-> IF r \in promoted \cup backups THEN <<>> ELSE bckpt[r]]
-           /\ proposal' = [r \in Requests |->
-                             IF r \in lost \/ (proposal[r] # None /\ proposal[r].src = w)
-                             THEN None ELSE proposal[r]]
+           /\ proposal' = [r \in Requests |-> IF r \in DraftsDropped(w) THEN None ELSE proposal[r]]
     \* w's host memory is gone, and with it everything its counters counted
     /\ stored' = [stored EXCEPT ![w] = 0]
     /\ reserved' = [reserved EXCEPT ![w] = 0]
@@ -79,9 +81,9 @@ RouteTargets == Serving
 UseHolder(r) ==
     /\ holder[r] # None
     /\ holder[r] \in RouteTargets
-    /\ CASE Policy \in LoadAware -> RouteLoad(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
-         [] Policy = "FC"    -> TRUE
-         [] Policy = "SR"    -> FALSE
+    /\ CASE RoutingRule = "EQ6"           -> RouteLoad(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
+         [] RoutingRule = "HOLDER_ALWAYS" -> TRUE
+         [] RoutingRule = "NEVER"         -> FALSE
 
 \* The KV a restoring holder resumes with: exactly the saved prefix C_r, read from its own
 \* host memory (the pages keep that memory's tag).
@@ -100,13 +102,18 @@ RouteReprefill(r) ==
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ FreeCheckpoint(r)
 
+\* What r's client has after the route: what it had.  Either mode resumes the output where it
+\* stands; a re-prefill recomputes the KV of the tokens already delivered, it does not send them again.
+RoutedOutput(r) == out[r]
+
 Route(r) ==
     /\ phase[r] = "INTERRUPTED"
     /\ RouteTargets # {}
     /\ IF UseHolder(r) THEN RouteRestore(r) ELSE RouteReprefill(r)
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget, seen>>
+    /\ out' = [out EXCEPT ![r] = RoutedOutput(r)]
+    /\ UNCHANGED <<wstate, active, proposal, failures, atarget, seen>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -123,28 +130,18 @@ S9_RestoreResumesAtSavedPrefixInv == \A r \in Requests : S9(r)
 RoutingStep(r) == phase[r] = "INTERRUPTED" /\ phase'[r] # "INTERRUPTED"
 
 (***************************************************************************)
-(* S12: under every policy, a request the policy restores on its holder   *)
-(* resumes there with exactly the checkpoint C_r that holder saved: every *)
-(* saved position, nothing more, nothing less.  (S9 bounds what any KV    *)
-(* may hold; this says what a restore must bring back.)                   *)
+(* The routing rule of each mechanism, restated here from the paper and    *)
+(* from DejaVu, independently of UseHolder, so that a wrong decision not   *)
+(* to restore is judged as much as a wrong restore:                        *)
+(*  - EQ6 (Eq. 6): restore on the live holder h exactly when               *)
+(*    L(h) <= theta or |C_r| > tau;                                        *)
+(*  - HOLDER_ALWAYS (Fixed-Checkpointing): restore on the live holder,     *)
+(*    whatever its load and whatever it saved;                             *)
+(*  - NEVER (Stop-and-Restart): never restore.                             *)
+(* Whoever does not restore re-prefills on a least loaded UP worker, from  *)
+(* no KV, and the checkpoint is freed.                                     *)
 (***************************************************************************)
-\* What a restore of r must bring back: r on its live holder with exactly the holder's checkpoint.
-RestoredExactly(r) == /\ holder[r] # None /\ wstate[holder[r]] = "UP"
-                      /\ r \in runq'[holder[r]]
-                      /\ Content(kv'[r]) = Content(ckpt[r])
-
-S12_Step == \A r \in Requests : (RoutingStep(r) /\ UseHolder(r)) => RestoredExactly(r)
-
-S12_RestoreResumesAtCheckpointProp == [][S12_Step]_vars
-
-(***************************************************************************)
-(* A2: under LUMEN (and DUAL) every routing step follows Eq. 6, restated   *)
-(* here from the paper: RESTORE on a live holder exactly when              *)
-(* L(h_r) <= theta or                                                      *)
-(* |C_r| > tau, and then with C_r as the resumed KV; otherwise REPREFILL   *)
-(* on an argmin of L over the UP workers, with the checkpoint freed.       *)
-(***************************************************************************)
-\* The loads A2 judges a route by: Eq. 4 from its sums (the monitor's reports under citedLoads =
+\* The loads a route is judged by: Eq. 4 from its sums (the monitor's reports under citedLoads =
 \* "stale"), or Algorithm 2's running loads.
 A2Load(w) == IF RouteIncrement THEN rload[w] ELSE Eq4Seen(w)
 
@@ -153,18 +150,48 @@ Eq6Restore(r) ==
     /\ wstate[holder[r]] = "UP"
     /\ A2Load(holder[r]) <= Theta \/ Len(ckpt[r]) > Tau
 
-A2_Step ==
-    (Policy \in LoadAware) =>
-        \A r \in Requests : RoutingStep(r) =>
-            IF Eq6Restore(r)
-            THEN r \in runq'[holder[r]] /\ Content(kv'[r]) = Content(ckpt[r])
-            ELSE /\ \E t \in Workers : /\ r \in runq'[t]
-                                      /\ wstate[t] = "UP"
-                                      /\ \A v \in Workers : wstate[v] = "UP" => A2Load(t) <= A2Load(v)
-                 /\ kv'[r] = <<>>
-                 /\ ckpt'[r] = <<>>
+RuleRestores(r) ==
+    CASE RoutingRule = "EQ6"           -> Eq6Restore(r)
+      [] RoutingRule = "HOLDER_ALWAYS" -> holder[r] # None /\ wstate[holder[r]] = "UP"
+      [] RoutingRule = "NEVER"         -> FALSE
+
+\* A routing step of r follows the rule: the restore it calls for, or a re-prefill on an argmin.
+RoutedPerRule(r) ==
+    IF RuleRestores(r)
+    THEN r \in runq'[holder[r]] /\ Content(kv'[r]) = Content(ckpt[r])
+    ELSE /\ \E t \in Workers : /\ r \in runq'[t]
+                              /\ wstate[t] = "UP"
+                              /\ \A v \in Workers : wstate[v] = "UP" => A2Load(t) <= A2Load(v)
+         /\ kv'[r] = <<>>
+         /\ ckpt'[r] = <<>>
+
+(***************************************************************************)
+(* S12: under every policy, a request the policy's rule restores on its   *)
+(* holder resumes there with exactly the checkpoint C_r that holder saved: *)
+(* every saved position, nothing more, nothing less.  The trigger is the   *)
+(* rule (RuleRestores), not the decision taken, so a request that should   *)
+(* have been restored and was re-prefilled breaks it too.  (S9 bounds what *)
+(* any KV may hold; this says what a restore must bring back.)             *)
+(***************************************************************************)
+\* What a restore of r must bring back: r on its live holder with exactly the holder's checkpoint.
+RestoredExactly(r) == /\ holder[r] # None /\ wstate[holder[r]] = "UP"
+                      /\ r \in runq'[holder[r]]
+                      /\ Content(kv'[r]) = Content(ckpt[r])
+
+S12_Step == \A r \in Requests : (RoutingStep(r) /\ RuleRestores(r)) => RestoredExactly(r)
+
+S12_RestoreResumesAtCheckpointProp == [][S12_Step]_vars
+
+\* A2: under Eq. 6 routing (LUMEN, DUAL and the ablations that keep it) every routing step follows Eq. 6.
+A2_Step == Eq6Routing => \A r \in Requests : RoutingStep(r) => RoutedPerRule(r)
 
 A2_RoutingFollowsRuleProp == [][A2_Step]_vars
+
+\* A5: under the baselines' routing (Fixed-Checkpointing's, Stop-and-Restart's, and the ablations
+\* that keep them) every routing step follows the baseline's own rule.
+A5_Step == ~Eq6Routing => \A r \in Requests : RoutingStep(r) => RoutedPerRule(r)
+
+A5_RoutingFollowsBaselineProp == [][A5_Step]_vars
 
 -----------------------------------------------------------------------------
 (* The mechanism alone.  A failed worker comes back through RecoverEnv, an *)

@@ -80,6 +80,39 @@ ReadingsRouteIncrement == [DefaultReadings EXCEPT !.routeLoads = "increment"]
 ReadingsBudgetStored == [DefaultReadings EXCEPT !.budget = "stored"]
 ReadingsStaleLoads == [DefaultReadings EXCEPT !.citedLoads = "stale"]
 
+(***************************************************************************)
+(* Bound 3, the workload, for MCLumenLivenessSteady only.  Every other     *)
+(* model has finitely many requests, each of which finishes; there a      *)
+(* recovering worker that never proposes a draft passes L4, because the    *)
+(* handover (weakly fair) or the end of the work discharges it before any  *)
+(* fairness is owed.  The steady model keeps the work coming, as closed-   *)
+(* loop clients do: a finished request is submitted again (Resubmit, its  *)
+(* client's next request under the same name), and the full model's load *)
+(* is not forced to finish (FullReady has no fairness there), as a reload *)
+(* of minutes outlasts a burst of requests.  A recovering worker then      *)
+(* meets opportunities to assist again and again, and L4 holds only if it *)
+(* takes them (the assist's strong fairness).  R1 and S16 are not checked *)
+(* there: a resubmitted request's output starts afresh.                    *)
+(***************************************************************************)
+Resubmit(r) ==
+    /\ phase[r] = "DONE"
+    /\ phase' = [phase EXCEPT ![r] = "NEW"]
+    /\ out' = [out EXCEPT ![r] = <<>>]
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, kv, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen>>
+
+SteadyNext == Next \/ \E r \in Requests : Resubmit(r)
+
+\* Lumen's Fairness without the full load's, and with the clients' own: they submit and resubmit.
+SteadyFairness ==
+    /\ \A r \in Requests : /\ WF_vars(Place(r)) /\ WF_vars(Prefill(r))
+                           /\ WF_vars(Decode(r)) /\ WF_vars(Complete(r))
+                           /\ WF_vars(Route(r)) /\ WF_vars(StreamPage(r))
+                           /\ WF_vars(Arrive(r)) /\ WF_vars(Resubmit(r))
+    /\ \A w \in Workers : /\ WF_vars(Restart(w)) /\ WF_vars(DraftReady(w))
+                          /\ SF_vars(\E r \in Requests : Assist(w, r))
+
+SteadySpec == Init /\ [][SteadyNext]_vars /\ SteadyFairness
+
 -----------------------------------------------------------------------------
 (***************************************************************************)
 (* Witnesses.  Each W_ property claims that a scenario never happens; a    *)
@@ -178,6 +211,21 @@ W_NoFallThroughProp ==
 \* The waiting-queue reading: a worker's load counts fewer requests than its run queue holds.
 W_NoRunningExcludedInv ==
     ~\E w \in Workers : Q(w) < Cardinality(runq[w]) /\ wstate[w] = "UP"
+
+\* A restore resumes from a checkpoint that lags the request's KV: Prefill must recompute the rest.
+W_NoLaggingRestoreProp ==
+    [][~\E r \in Requests : /\ phase[r] = "INTERRUPTED" /\ phase'[r] = "QUEUED"
+                             /\ Len(kv'[r]) > 0 /\ Len(kv'[r]) < KvLen(r)]_vars
+
+\* A verified draft adds two or more tokens to an output that is not yet complete, so the KV of its
+\* accepted tokens is read by a later step.
+W_NoAcceptedDraftMidOutputProp ==
+    [][~\E r \in Requests : /\ proposal[r] # None /\ Len(out'[r]) >= Len(out[r]) + 2
+                             /\ Len(out'[r]) < Len(Ref[r])]_vars
+
+\* A failure interrupts a request with a draft in flight for it (the draft must be dropped with it).
+W_NoDraftDroppedProp ==
+    [][~\E r \in Requests : proposal[r] # None /\ phase[r] = "DECODE" /\ phase'[r] = "INTERRUPTED"]_vars
 
 \* DUAL: a holder fails and its backup, with a non-empty copy, takes over its role.
 W_NoBackupPromotionProp ==

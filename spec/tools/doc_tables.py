@@ -29,7 +29,15 @@ BOUNDS = {
     'MCLumenDual': 'Spec (DUAL); 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenHetero': 'Spec (LUMEN); 3 workers, 2 requests of 1- and 2-page prompts and different 3-token outputs, 1 failure, Budget 9, K 2',
     'MCLumenLivenessDegraded': 'Spec (LUMEN), fairness; 3 workers, 2 requests, 1 failure, Budget 0',
-    'MCLumenLiveness': 'Spec (LUMEN), fairness; 2 workers, 2 requests, 1 failure, Budget 3',
+    'MCLumenLiveness': 'Spec (LUMEN), fairness, and R1 with its liveness; 2 workers, 2 requests of 4-token outputs, 1 failure, Budget 5, K 2',
+    'MCLumenLivenessSteady': 'SteadySpec (LUMEN under a steady workload, the full load not forced); 2 workers, 2 requests, 1 failure, Budget 3, K 2',
+    'MCLumenLongDecode': 'Spec (LUMEN); 2 workers, 2 requests of 4-token outputs, 1 failure, Budget 5, K 2',
+    'MCLumenNoPlacement': 'Spec (NO_PLACEMENT: ring placement, Eq. 6, assist); 3 workers, 2 requests, 1 failure, Budget 6, K 2',
+    'MCLumenPlacementOnly': 'Spec (PLACEMENT_ONLY: load-aware placement, holder-always routing, full reload); 3 workers, 2 requests, 1 failure, Budget 6',
+    'MCLumenNoRouting': '--full: Spec (NO_ROUTING: load-aware placement, holder-always routing, assist); 3 workers, 2 requests, 2 failures, Budget 6, K 2',
+    'MCLumenNoAssist': '--full: Spec (NO_ASSIST: load-aware placement, Eq. 6, full reload); 3 workers, 2 requests, 2 failures, Budget 6',
+    'MCLumenRoutingOnly': '--full: Spec (ROUTING_ONLY: ring placement, Eq. 6, full reload); 3 workers, 2 requests, 2 failures, Budget 6',
+    'MCLumenAssistOnly': '--full: Spec (ASSIST_ONLY: ring placement, holder-always routing, assist); 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenWaitingQueue': 'Spec (LUMEN), queue reading "waiting"; 3 workers, 2 requests, 1 failure, Budget 6, K 2',
     'MCLumenWaitingQueueFull': '--full: Spec (LUMEN), queue reading "waiting"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenBudgetStored': 'Spec (LUMEN), budget reading "stored"; 3 workers, 2 requests, 1 failure, Budget 2, K 2',
@@ -52,7 +60,7 @@ BOUNDS = {
     'MCLumenFull': '--full: Spec (LUMEN); 3 workers, 3 requests, 2 failures, Budget 6, K 2',
     'MCLumenFCFull': '--full: Spec (FC); 3 workers, 3 requests, 2 failures, Budget 3',
     'MCLumenHeteroFull': '--full: Spec (LUMEN); 3 workers, 2 requests of 1- and 2-page prompts and different 3-token outputs, 2 failures, Budget 9, K 2',
-    'MCLumenLivenessFull': '--full: Spec (LUMEN), fairness; 3 workers, 2 requests, 1 failure, Budget 3',
+    'MCLumenLivenessFull': '--full: Spec (LUMEN), fairness, and R1 with its liveness; 3 workers, 2 requests, 1 failure, Budget 3',
     'MCLumenLarge': '--large: Spec (LUMEN); 4 workers, 3 requests, 3 failures',
     'MCLumenLongOutput': '--large: Spec (LUMEN); 3 workers, 3 requests, 2 failures, 3-token outputs, K 3',
     'MCLumenFCLarge': '--large: Spec (FC); 4 workers, 3 requests, 3 failures',
@@ -76,12 +84,12 @@ def vacuous(entry):
     return {i: why for i, why in VACUOUS.get(entry['name'], {}).items() if i in checks(entry)}
 
 
-ORDER = ['S%d' % i for i in range(1, 16)] + ['A1', 'A2', 'A3', 'L1', 'L2', 'L3', 'L4']
+ORDER = ['S%d' % i for i in range(1, 18)] + ['A1', 'A2', 'A3', 'A4', 'A5', 'L1', 'L2', 'L3', 'L4', 'R1']
 
 
 def checks(entry):
     text = (spec / entry['config']).read_text()
-    ids = re.findall(r'^(?:INVARIANT|PROPERTY) ([SAL]\d+)_', text, re.M)
+    ids = re.findall(r'^(?:INVARIANT|PROPERTY) ([SALR]\d+)_', text, re.M)
     return [i for i in ORDER if i in ids]
 
 
@@ -154,7 +162,7 @@ print('tables regenerated')
 index = root / 'proofs-notes' / 'README.md'
 lines = index.read_text().split('\n')
 for k, line in enumerate(lines):
-    m = re.match(r'^\| \[([SAL]\d+) ', line)
+    m = re.match(r'^\| \[([SALR]\d+) ', line)
     if m:
         cells = line.split(' | ')
         cells[3] = ', '.join(x['name'] for x in models if x['tier'] == 'ci' and m.group(1) in checks(x)

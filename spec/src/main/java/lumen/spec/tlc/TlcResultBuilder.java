@@ -15,6 +15,7 @@ public final class TlcResultBuilder {
             "([\\d,]+) states generated.*?([\\d,]+) distinct states found");
     private static final Pattern DEPTH = Pattern.compile("depth of the complete state graph search is (\\d+)");
     private static final Pattern VIOLATED = Pattern.compile("(?:Invariant|Action property) (\\S+) is violated");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_!]*");
     private static final Pattern STATE_HEADER = Pattern.compile("^(\\d+): <(.*)>$");
     private static final Pattern ACTION = Pattern.compile("^(\\S+?)(?:\\((.*)\\))? (line \\d+, col \\d+ to line \\d+, col \\d+ of module \\S+)$");
     private static final Pattern STUTTER = Pattern.compile("^(\\d+): Stuttering$");
@@ -136,6 +137,12 @@ public final class TlcResultBuilder {
             s = success && exitCode == 0 ? TlcResult.Status.PASS : TlcResult.Status.ERROR;
         }
         if (s == TlcResult.Status.LIVENESS_VIOLATION && violated == null) {
+            violated = singleTemporal;
+        }
+        if (s == TlcResult.Status.SAFETY_VIOLATION && violated != null && !NAME.matcher(violated).matches() && singleTemporal != null) {
+            // an action property that TLC names by its location only ("Action property line 53, col 21 to
+            // line 53, col 35 of module Service is violated"): a conjunct of an instantiated spec, such as
+            // the box-action part of a refinement; the config's one temporal property is the one broken
             violated = singleTemporal;
         }
         if (s == TlcResult.Status.ERROR) {

@@ -81,6 +81,29 @@ class TlcResultBuilderTest {
     }
 
     @Test
+    void anActionPropertyNamedByItsLocationIsTheSingleCheckedProperty() {
+        // TLC names a refinement's box-action conjunct by where it is written, not by an operator
+        TlcResultBuilder b = new TlcResultBuilder();
+        b.accept(new TlcMessage(TlcMessage.ACTION_PROPERTY_VIOLATED, 1,
+                "Action property line 53, col 21 to line 53, col 35 of module Service is violated."));
+        TlcResult r = b.build(12, Duration.ofSeconds(1), List.of(), "R1_RefinesService");
+        assertThat(r.status()).isEqualTo(TlcResult.Status.SAFETY_VIOLATION);
+        assertThat(r.violatedProperty()).isEqualTo("R1_RefinesService");
+
+        // a named one keeps its name, whatever the config checks
+        TlcResultBuilder named = new TlcResultBuilder();
+        named.accept(new TlcMessage(TlcMessage.ACTION_PROPERTY_VIOLATED, 1, "Action property S16_DeliveredOnceProp is violated."));
+        assertThat(named.build(12, Duration.ofSeconds(1), List.of(), "R1_RefinesService").violatedProperty())
+                .isEqualTo("S16_DeliveredOnceProp");
+
+        // with several properties checked, the location is all there is to say
+        TlcResultBuilder several = new TlcResultBuilder();
+        several.accept(new TlcMessage(TlcMessage.ACTION_PROPERTY_VIOLATED, 1,
+                "Action property line 53, col 21 to line 53, col 35 of module Service is violated."));
+        assertThat(several.build(12, Duration.ofSeconds(1), List.of(), null).violatedProperty()).contains("module Service");
+    }
+
+    @Test
     void warningsAreNotErrors() {
         assertThat(new TlcMessage(2401, 1, "x").isError()).isTrue();
         assertThat(new TlcMessage(2401, 3, "use ParallelGC").isError()).isFalse();

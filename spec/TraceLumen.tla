@@ -14,7 +14,7 @@
 (* then names the first thing wrong with the step, in one order shared     *)
 (* with the Java mirror (lumen.core.PropertyId.rank): an invariant the new *)
 (* state breaks (S1..S11, S13, S15, by ID), an action property the step    *)
-(* breaks (S12, S14, A1, A2, A3), a bounded fairness obligation (L3, L4),  *)
+(* breaks (S12, S14, S16, A1..A5), a bounded fairness obligation (L3, L4), *)
 (* and last "step" when the step is not one of the spec's actions (the     *)
 (* spec's own action formula, evaluated on the reported pre- and post-     *)
 (* state).  So TLC checks every property at the trace's own constants,     *)
@@ -70,11 +70,10 @@
 (*    (TLC has no reals).  Loads are then integers, so L <= theta is       *)
 (*    L <= floor(theta), and Theta is set to the floor.  A cited load that *)
 (*    is not an integer is written as -1, which no load equals.           *)
-(*  - The ablation policies (lumen-no-...) are combinations of mechanism  *)
-(*    choices that Policy does not name; their traces are checked by the   *)
-(*    Java mirror only.                                                    *)
-(*  - S12 on a trace judges the RESTOREs the trace reports (the event's   *)
-(*    mode); in model checking it judges the restores the policy decides. *)
+(*  - A trace's tokens are appended to its client's output as reported,   *)
+(*    so the output only grows here; S16 on a trace is a step that sends  *)
+(*    again tokens the client has (ReSent), reported as S16 rather than as *)
+(*    the S7 its repeated tokens also make.                                *)
 (***************************************************************************)
 EXTENDS Lumen, Integers, TLC
 
@@ -99,6 +98,7 @@ VARIABLES
     slag,   \* slag[<<r, c>>]: r's decode steps with copy c ("h" or "b") a page behind, no StreamPage
     amiss,  \* amiss[w]: "none" while ASSISTING w has proposed nothing in this stint, "some" once it has
     aopp,   \* aopp[<<w, r>>]: r's decode steps at which w could have proposed, in a stint with none
+    aexc,   \* the <<w, r>> where another worker proposed for r during w's stint with none (excused at w's handover)
     lh,     \* lh[w]: citedLoads = "stale": Load(w) in the last LoadWindow states before this one, oldest first
     lfrom,  \* lfrom[w]: the state (by index in TraceLog) w's last cited load came from; none earlier may
     syn,    \* a hidden Place about to be applied (HiddenPlace), or NoEv
@@ -106,7 +106,7 @@ VARIABLES
     hl      \* <<l, loads>>: the loads the hidden View chose for event l (HiddenLoads), <<-l, loads>> for the
             \* hidden Place before it, or <<0, <<>>>>
 
-auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, syn, hid, hl>>
+auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, aexc, lh, lfrom, syn, hid, hl>>
 traceVars == <<vars, l, auxVars>>
 
 \* The event the next step applies: the next logged one, or a hidden Place the search chose.
@@ -342,7 +342,7 @@ ApplyRoute == LET r == Ev.req IN
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
 
 ApplyRestart == LET w == Ev.worker IN
-    /\ wstate' = [wstate EXCEPT ![w] = IF Policy \in LoadAware THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
+    /\ wstate' = [wstate EXCEPT ![w] = IF DraftAssist THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
     /\ active' = [active EXCEPT ![w] = "NONE"]
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
@@ -358,7 +358,7 @@ ApplyDraftReady == LET w == Ev.worker IN
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyAssist == LET r == Ev.req IN
-    /\ proposal' = [proposal EXCEPT ![r] = [src |-> Ev.worker, toks |-> AbsDraft(r, Ev.draft)]]
+    /\ proposal' = [proposal EXCEPT ![r] = [src |-> Ev.worker, tgt |-> Server(r), toks |-> AbsDraft(r, Ev.draft)]]
     /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![Ev.worker] = Server(r)] ELSE atarget
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
@@ -431,27 +431,45 @@ Fair ==
                               IF k = <<r, "h">> THEN lagH ELSE IF k = <<r, "b">> THEN lagB ELSE slag[k]]
                /\ aopp' = [k \in DOMAIN aopp \cup {<<w, r>> : w \in opp} |->
                               IF k[2] = r /\ k[1] \in opp THEN (IF Has(aopp, k) THEN aopp[k] ELSE 0) + 1 ELSE aopp[k]]
-               /\ UNCHANGED amiss
+               /\ UNCHANGED <<amiss, aexc>>
       [] Ev.type \in {"StreamPage", "Place", "Route", "Complete"} ->
            /\ slag' = [k \in DOMAIN slag \ LagKeys(Ev.req) |-> slag[k]]
-           /\ UNCHANGED <<amiss, aopp>>
+           /\ UNCHANGED <<amiss, aopp, aexc>>
       [] Ev.type = "DraftReady" ->
            /\ amiss' = (Ev.worker :> "none") @@ amiss
+           /\ aexc' = {k \in aexc : k[1] # Ev.worker}
            /\ UNCHANGED <<slag, aopp>>
       [] Ev.type = "Assist" ->
            /\ amiss' = (Ev.worker :> "some") @@ amiss
            /\ aopp' = [k \in {x \in DOMAIN aopp : x[1] # Ev.worker} |-> aopp[k]]
+           \* the request was assisted: every other idle worker's missed steps on it are excused
+           /\ aexc' = aexc \cup {<<w, Ev.req>> : w \in {v \in DOMAIN amiss : amiss[v] = "none" /\ v # Ev.worker}}
            /\ UNCHANGED slag
       [] Ev.type \in {"FullReady", "Fail"} ->
            /\ amiss' = [w \in DOMAIN amiss \ {Ev.worker} |-> amiss[w]]
            /\ aopp' = [k \in {x \in DOMAIN aopp : x[1] # Ev.worker} |-> aopp[k]]
+           /\ aexc' = {k \in aexc : k[1] # Ev.worker}
            /\ UNCHANGED slag
-      [] OTHER -> UNCHANGED <<slag, amiss, aopp>>
+      [] OTHER -> UNCHANGED <<slag, amiss, aopp, aexc>>
 
-L3_Bounded == FairnessSteps = 0 \/ Ev.type # "Decode"
-              \/ \A k \in DOMAIN slag' : k[1] = Ev.req => slag'[k] <= FairnessSteps
-L4_Bounded == FairnessSteps = 0 \/ Ev.type # "Decode"
-              \/ \A k \in DOMAIN aopp' : k[2] = Ev.req => aopp'[k] <= FairnessSteps
+\* L3 at a completion: a request may not complete with a copy that lagged its KV by a whole page, on a
+\* live holder with room, across CompleteBound of its decode steps with no StreamPage: the bound is
+\* the decode's own, so a short decode cannot outlast it as it can FairnessSteps.
+CompleteBound == Min(FairnessSteps, 4)
+L3_Bounded == \/ FairnessSteps = 0
+              \/ Ev.type \notin {"Decode", "Complete"}
+              \/ Ev.type = "Decode" /\ \A k \in DOMAIN slag' : k[1] = Ev.req => slag'[k] <= FairnessSteps
+              \/ Ev.type = "Complete" /\ \A k \in DOMAIN slag : k[1] = Ev.req => slag[k] < CompleteBound \/ slag[k] > FairnessSteps
+\* L4 at a handover: a stint that ends with no draft proposed, although its worker could have proposed
+\* for some request at HandoverBound or more of that request's decode steps, did not assist.  The
+\* bound is the stint's own (three steps: the target iteration in flight when the draft model is
+\* ready and the one during which it drafts may pass without a draft, not a third), so it cannot
+\* outlast a short assist period as the bound at a Decode (FairnessSteps) can.
+HandoverBound == Min(FairnessSteps, 3)
+L4_Bounded == \/ FairnessSteps = 0
+              \/ Ev.type \notin {"Decode", "FullReady"}
+              \/ Ev.type = "Decode" /\ \A k \in DOMAIN aopp' : k[2] = Ev.req => aopp'[k] <= FairnessSteps
+              \/ Ev.type = "FullReady" /\ \A k \in DOMAIN aopp : k[1] = Ev.worker /\ k \notin aexc => aopp[k] < HandoverBound
 
 -----------------------------------------------------------------------------
 (* Is the reported step one of the spec's? Each spec action, evaluated on the reported
@@ -482,7 +500,7 @@ NamedTargetOK == Ev.type = "DraftReady" /\ NamesTarget => MostLoaded(Ev.target)
 (* event's window no earlier than lfrom[w].                               *)
 (***************************************************************************)
 UsesView == /\ StaleLoads
-            /\ \/ Ev.type = "Place" /\ Policy \in LoadAware
+            /\ \/ Ev.type = "Place" /\ LoadAwarePlacement
                \/ Ev.type = "Route" /\ ~RouteIncrement     \* Eq. 6's L(h), or the re-prefill argmin (every policy)
                \/ Ev.type = "Assist"
                \/ Ev.type = "DraftReady" /\ NamesTarget
@@ -554,18 +572,60 @@ SpecStepOK ==
                                       /\ SetOf(Ev.dropped) = {r \in Requests : proposal[r] # None /\ proposal[r].src = Ev.worker}
                                       /\ FullReady(Ev.worker)
 
-\* S12 on a trace: a Route the trace reports as a RESTORE resumes on the request's live holder with
-\* exactly the checkpoint it saved.
-S12_Trace == Ev.type = "Route" /\ Ev.mode = "RESTORE" => RestoredExactly(Ev.req)
+\* S12 on a trace: a RESTORE the policy's rule calls for lands on the live holder with exactly its
+\* checkpoint.  A route that is not the rule's decision (a re-prefill the rule would restore, a restore
+\* it would not) breaks S12_Step too when the rule restores, and is named by the rule it breaks (A2
+\* under Eq. 6, A5 under the baselines), which says more.
+S12_Trace == (Ev.type = "Route" /\ Ev.mode = "RESTORE") => S12_Step
 
-\* What the step breaks as a step, in lumen.core.PropertyId.rank's order, or "none".
+(***************************************************************************)
+(* S16 on a trace: the step sends again tokens its client has.  Where a   *)
+(* Prefill's or a Decode's tokens are not those the spec delivers, and     *)
+(* they are the reference's from a position the client already has, they *)
+(* are sent again (a re-prefill that restarts the output, a restore that   *)
+(* repeats the last token).                                                *)
+(***************************************************************************)
+SpecTokens(r) ==
+    IF Ev.type = "Prefill"
+    THEN IF out[r] = <<>> THEN <<TargetToken(r, kv[r] \o Written(r, Len(kv[r]) + 1, PromptLen[r]), 1)>> ELSE <<>>
+    ELSE IF Len(out[r]) < Len(Ref[r]) THEN DecodeTokens(r) ELSE <<>>
+
+ReSent ==
+    LET r == Ev.req
+        n == Len(Ev.tokens)
+    IN  /\ Ev.type \in {"Prefill", "Decode"}
+        /\ n > 0 /\ Ev.tokens # SpecTokens(r)
+        /\ \E j \in 1..Len(out[r]) : j + n - 1 <= Len(Ref[r]) /\ Ev.tokens = SubSeq(Ref[r], j, j + n - 1)
+
+\* S17 on a trace: a Decode delivers several tokens at once, the reference's next ones, for a request
+\* with no draft in flight: it verifies a draft that is not (or no longer) in flight for its server,
+\* such as one kept across the failure that interrupted the request.  Without a draft a decode
+\* delivers one token.
+DraftNotInFlight ==
+    LET r == Ev.req
+        n == Len(out[r])
+    IN  /\ Ev.type = "Decode" /\ proposal[r] = None /\ Len(Ev.tokens) > 1
+        /\ n + Len(Ev.tokens) <= Len(Ref[r])
+        /\ Ev.tokens = SubSeq(Ref[r], n + 1, n + Len(Ev.tokens))
+
+\* On a trace a route's mode is its decision: RESTORE exactly when the policy's rule restores (a
+\* re-prefill on the holder of an empty checkpoint has a restore's effect, so A2_Step and A5_Step,
+\* which judge the effect, cannot tell the two apart).
+RouteModeFollowsRule == Ev.type # "Route" \/ phase[Ev.req] # "INTERRUPTED" \/ ((Ev.mode = "RESTORE") = RuleRestores(Ev.req))
+
+\* What the step breaks as a step, in lumen.core.PropertyId.rank's order, or "none".  A route's cited
+\* loads are its rule's (A2 under Eq. 6, A5 otherwise), a placement's its rule's (A1 or A4).
 StepWrong ==
     CASE ~CitedReservedHold -> "S15"
+      [] DraftNotInFlight -> "S17"
       [] ~S12_Trace -> "S12"
       [] ~S14_Step -> "S14"
-      [] ~A1_Step \/ (Ev.type = "Place" /\ ~CitedLoadsHold) -> "A1"
-      [] ~A2_Step \/ (Ev.type = "Route" /\ ~CitedLoadsHold) -> "A2"
+      [] ReSent -> "S16"
+      [] ~A1_Step \/ (Ev.type = "Place" /\ LoadAwarePlacement /\ ~CitedLoadsHold) -> "A1"
+      [] ~A2_Step \/ (Ev.type = "Route" /\ Eq6Routing /\ (~CitedLoadsHold \/ ~RouteModeFollowsRule)) -> "A2"
       [] ~A3_Step \/ (Ev.type \in {"Assist", "DraftReady"} /\ ~CitedLoadsHold) \/ ~NamedTargetOK -> "A3"
+      [] ~A4_Step \/ (Ev.type = "Place" /\ ~LoadAwarePlacement /\ ~CitedLoadsHold) -> "A4"
+      [] ~A5_Step \/ (Ev.type = "Route" /\ ~Eq6Routing /\ (~CitedLoadsHold \/ ~RouteModeFollowsRule)) -> "A5"
       [] ~L3_Bounded -> "L3"
       [] ~L4_Bounded -> "L4"
       [] ~SpecStepOK -> "step"
@@ -586,6 +646,7 @@ InvWrong(R, W) ==
       [] (\E w \in W : ~S11W(w)) \/ (\E r \in R : ~S11R(r)) -> "S11"
       [] \E r \in R : ~S13(r) -> "S13"
       [] \E w \in W : ~S15(w) -> "S15"
+      [] \E r \in R : ~S17(r) -> "S17"
       [] OTHER -> "none"
 
 \* What an event can have changed: its request (every request, for a worker's event) and the
@@ -645,10 +706,10 @@ Clean == ~HiddenMode \/ (InvWrong(tR, tW) = "none" /\ pending = "none")
 
 \* Under "stale" a hidden Place's rule reads the report its hidden View brings (ChooseLoads, after
 \* the choice): every candidate is tried, and the Place itself judges the choice on that report.
-ViewPlace == StaleLoads /\ Policy \in LoadAware
+ViewPlace == StaleLoads /\ LoadAwarePlacement
 OrNone(S) == IF S = {} THEN {None} ELSE S
 HolderOrNone(r) == OrNone(IF ViewPlace THEN HolderCandidates(r) ELSE PlacementChoice(r))
-BackupOrNone(r, h) == OrNone(IF ViewPlace /\ Policy = "DUAL" /\ h # None THEN HolderCandidates(r) \ {h} ELSE BackupChoice(r, h))
+BackupOrNone(r, h) == OrNone(IF ViewPlace /\ DualPlacement /\ h # None THEN HolderCandidates(r) \ {h} ELSE BackupChoice(r, h))
 PlaceChoices(r) == IF placed[r] /\ holder[r] # None THEN {<<holder[r], b>> : b \in BackupOrNone(r, holder[r])}
                    ELSE UNION {{<<h, b>> : b \in BackupOrNone(r, h)} : h \in HolderOrNone(r)}
 Placeable(r) == /\ phase[r] \in {"QUEUED", "DECODE"}
@@ -659,7 +720,7 @@ HiddenPlaceStep ==
     /\ HiddenPlace /\ syn = NoEv /\ l <= Len(TraceLog) /\ Clean
     /\ \E r \in Requests : /\ Placeable(r)
                            /\ \E c \in PlaceChoices(r) : syn' = [type |-> "Place", req |-> r, holder |-> c[1], backup |-> c[2]]
-    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, hid, hl>>
+    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, aexc, lh, lfrom, hid, hl>>
 
 \* The loads a hidden View may bring for worker w: any it had in the event's window (0 for a worker not UP, unread).
 \* A logged decision that cites none chooses them under HiddenLoads (hl[1] = l); a hidden Place always does (hl[1] = -l).
@@ -675,7 +736,7 @@ HiddenViewPending == /\ l <= Len(TraceLog) /\ UsesView
 ChooseLoads ==
     /\ HiddenViewPending /\ Clean
     /\ \E v \in LoadVectors(Cardinality(Workers)) : hl' = <<IF syn = NoEv THEN l ELSE -l, v>>
-    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, lh, lfrom, syn, hid>>
+    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, aexc, lh, lfrom, syn, hid>>
 
 EventStep ==
     /\ l <= Len(TraceLog)
@@ -696,9 +757,11 @@ EventStep ==
 
 TraceNext == ViewStep \/ EventStep \/ HiddenPlaceStep \/ ChooseLoads
 
+\* A step that re-sends tokens breaks S7 too (its tokens repeat the reference at later positions);
+\* it is reported as the S16 it is.
 TraceInv ==
     LET inv == InvWrong(tR, tW)
-        v == IF inv # "none" THEN inv ELSE pending
+        v == IF inv # "none" /\ ~(inv = "S7" /\ pending = "S16") THEN inv ELSE pending
     IN  IF v # "none" THEN IF hid THEN TRUE   \* a hidden step that breaks something: not taken
                            ELSE PrintT(<<"lumen-trace-violation", l - 1, v>>) /\ HiddenMode
         ELSE IF l <= Len(TraceLog) THEN TRUE
@@ -719,6 +782,7 @@ TraceInit ==
     /\ slag = [x \in {} |-> 0]
     /\ amiss = [x \in {} |-> "none"]
     /\ aopp = [x \in {} |-> 0]
+    /\ aexc = {}
     /\ lh = [w \in Workers |-> <<>>]
     /\ lfrom = [w \in Workers |-> 1]
     /\ syn = NoEv

@@ -55,17 +55,17 @@ class ValidateCliTest {
                         + " at the trace's own constants (1034 events")
                 .contains("corrupt-resume-past-checkpoint.jsonl:149: REJECTED by TLC: S9 RestoreResumesAtSavedPrefix, after 147 events")
                 .contains("[type |-> \"Route\"");
-        Path ablation = tmp.resolve("ablation.jsonl");
-        Files.writeString(ablation, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"policy\":\"lumen\"", "\"policy\":\"lumen-no-routing\""));
+        Path reals = tmp.resolve("reals.jsonl");
+        Files.writeString(reals, Files.readString(SCENARIOS.resolve("holder-failure.jsonl")).replaceFirst("\"alpha\":1.0", "\"alpha\":1.5"));
         Path report = tmp.resolve("tlc.json");
-        CliRun u = run("validate", "--tlc", "--report", report.toString(), ablation.toString(), tmp.resolve("nope.jsonl").toString());
+        CliRun u = run("validate", "--tlc", "--report", report.toString(), reals.toString(), tmp.resolve("nope.jsonl").toString());
         assertThat(u.exit()).isEqualTo(ExitCodes.BAD_INPUT);
-        assertThat(u.out()).contains("ablation.jsonl: UNSUPPORTED by TLC: policy 'lumen-no-routing' is an ablation");
+        assertThat(u.out()).contains("reals.jsonl: UNSUPPORTED by TLC: TLC has no reals");
         assertThat(u.err()).contains("lumen: UNREADABLE: ").contains("nope.jsonl: no such file").doesNotContain("Exception");
         JsonNode rows = new ObjectMapper().readTree(report.toFile()).get("traces");
         assertThat(rows).hasSize(2);
         assertThat(rows.get(0).get("verdict").asText()).isEqualTo("UNSUPPORTED");
-        assertThat(rows.get(0).get("reason").asText()).contains("ablation");
+        assertThat(rows.get(0).get("reason").asText()).contains("no reals");
         assertThat(rows.get(1).get("verdict").asText()).isEqualTo("UNREADABLE");
     }
 

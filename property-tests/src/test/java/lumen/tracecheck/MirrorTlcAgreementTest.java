@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
  * mutant's own property (ConformanceTest catches every mutant on the mirror in every build).
  */
 class MirrorTlcAgreementTest {
-    static final List<String> SPEC_POLICIES = List.of("lumen", "lumen-dual", "fixed-checkpointing", "stop-and-restart");
+    /** Every policy: the spec's Policy names LUMEN, DUAL, both baselines and the six ablations. */
+    static final List<String> SPEC_POLICIES = lumen.core.Policies.keys();
 
     /** One trace, the options both checkers judge it with, and the property it must be rejected with (null: none required). */
     record Case(String name, String kind, byte[] trace, Validator.Options options, String expected) {
@@ -120,7 +121,9 @@ class MirrorTlcAgreementTest {
     static List<Case> mutantCases() {
         List<Case> out = new ArrayList<>();
         for (Mutants m : Mutants.values()) {
-            if (m.policies().stream().anyMatch(p -> !SPEC_POLICIES.contains(p))) {
+            if (m.policies().stream().anyMatch(p -> !SPEC_POLICIES.contains(p)) || m == Mutants.DIGEST_OVER_METADATA) {
+                // a digest taken over a page's metadata is consistent copy to copy: only the kit's KV content
+                // model, which lumen conform holds digests to and TLC's trace check does not, tells (ConformanceTest)
                 continue;
             }
             Harness.Result h = Harness.run(new ScheduleGenerator(m.policies(), m.claims()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,

@@ -1,30 +1,37 @@
 package lumen.core;
 
 /**
- * The spec's action properties as Java checks on one step (pre-state and event): S12 and S14,
- * which hold under every policy, and A1 to A3, the load-aware decision rules. A1 to A3 restate
- * their rule from the paper by a plain scan over the workers, independently of the
- * {@link LoadIndex} and of the policies, exactly as the TLA+ properties restate them
- * independently of {@code HolderCandidates} and {@code UseHolder}. Past {@link #SCAN_MAX}
- * workers, where a scan per decision would cost O(W), they ask the index for the argmin and argmax
- * instead (LoadIndexTest and ActionPropertiesTest hold the two to the same answers).
+ * The spec's action properties as Java checks on one step (pre-state and event): S12, S14 and S16,
+ * which hold under every policy, A1 to A3, the load-aware decision rules, and A4 and A5, the
+ * baselines' own rules. Each restates its rule from the paper (or from DejaVu) by a plain scan over
+ * the workers, independently of the {@link LoadIndex} and of the policies' own choices, exactly
+ * as the TLA+ properties restate them independently of {@code HolderCandidates},
+ * {@code RingHolder} and {@code UseHolder}; the policy tells only which mechanism it runs. Past
+ * {@link #SCAN_MAX} workers, where a scan per decision would cost O(W), A1 to A3 ask the index for
+ * the argmin and argmax instead (LoadIndexTest and ActionPropertiesTest hold the two to the same
+ * answers).
  */
 public final class ActionProperties {
     private ActionProperties() {}
 
-    /** The first action property the step breaks, in report order (S12, S14, A1, A2, A3), or null. */
+    /** The first action property the step breaks, in report order (S12, S14, S16, A1 to A5), or null. */
     public static Finding check(ClusterState pre, Event e) {
         return switch (e.action()) {
-            case PLACE -> pre.policy().loadAwarePlacement() ? a1(pre, (Event.Place) e) : null;
+            case PLACE -> pre.policy().loadAwarePlacement() ? a1(pre, (Event.Place) e) : a4(pre, (Event.Place) e);
             case ROUTE -> {
                 Event.Route rt = (Event.Route) e;
                 if (pre.request(rt.req()).phase() != RequestPhase.INTERRUPTED) {
                     yield null;
                 }
                 Finding f = s12(pre, rt);
-                yield f != null || !pre.policy().eq6Routing() ? f : a2(pre, rt);
+                yield f != null ? f : pre.policy().eq6Routing() ? a2(pre, rt) : a5(pre, rt);
             }
-            case PREFILL, DECODE -> s14(pre, pre.request(e.req()), e);
+            case PREFILL, DECODE -> {
+                RequestRec r = pre.request(e.req());
+                Finding f = e instanceof Event.Decode d ? s17(r, d) : null;
+                f = f != null ? f : s14(pre, r, e);
+                yield f != null ? f : s16(r, e);
+            }
             case ASSIST -> a3(pre, (Event.Assist) e);
             case DRAFT_READY -> a3(pre, (Event.DraftReady) e);
             default -> null;
@@ -32,29 +39,57 @@ public final class ActionProperties {
     }
 
     /**
-     * S12: a RESTORE resumes on the request's live holder with exactly the checkpoint C_r that
-     * holder saved. Whether to restore at all is the routing rule's question (A2 under LUMEN);
-     * this is about what a restore brings back, under every policy.
+     * The routing rule of r's policy, restated ({@code RuleRestores} in FailureRouting): under Eq. 6
+     * routing restore on the live holder h exactly when L(h) <= theta or |C_r| > tau; under
+     * Fixed-Checkpointing's routing whenever the holder is live; under Stop-and-Restart's never.
+     */
+    public static boolean ruleRestores(ClusterState s, RequestRec r) {
+        int h = r.holder();
+        if (h < 0 || !s.isUp(h) || s.policy().neverRestores()) {
+            return false;
+        }
+        return !s.policy().eq6Routing() || s.routeLoad(h) <= s.config().theta() || r.ckpt().length() > s.config().tau();
+    }
+
+    /** The routing rule in the docs' words, with the values that decided it. */
+    static String ruleWords(ClusterState s, RequestRec r) {
+        int h = r.holder();
+        String holder = h < 0 ? "it has no holder" : !s.isUp(h) ? "its holder " + h + " is " + s.worker(h).state() : null;
+        if (s.policy().neverRestores()) {
+            return "Stop-and-Restart's routing never restores; it re-prefills on a least loaded survivor";
+        }
+        if (!s.policy().eq6Routing()) {
+            return holder != null ? "Fixed-Checkpointing's routing re-prefills on a least loaded survivor when the holder is lost (" + holder + ")"
+                    : "Fixed-Checkpointing's routing restores on the live holder " + h + ", whatever its load and its checkpoint (|C_r|="
+                            + r.ckpt().length() + ")";
+        }
+        return holder != null ? "Eq. 6 re-prefills on a least loaded survivor (" + holder + ")"
+                : "Eq. 6 restores on the holder " + h + " when L(h) <= theta or |C_r| > tau (L(h)=" + s.routeLoad(h) + ", theta="
+                        + s.config().theta() + ", |C_r|=" + r.ckpt().length() + ", tau=" + s.config().tau() + ")";
+    }
+
+    /**
+     * S12: a request the policy's rule restores ({@link #ruleRestores}) resumes on its live holder
+     * with exactly the checkpoint C_r that holder saved. In the spec the trigger is the rule, not the
+     * route's mode, so a request that should have been restored and was re-prefilled breaks S12 too;
+     * on a trace that step is named by the rule it breaks (A2 under Eq. 6, A5 under the baselines),
+     * which says more, and S12 names a RESTORE the rule calls for that lands elsewhere or resumes
+     * with other than C_r (TraceLumen's {@code S12_Trace}).
      */
     public static Finding s12(ClusterState s, Event.Route rt) {
-        if (rt.mode() != RouteMode.RESTORE) {
-            return null;
-        }
         RequestRec r = s.request(rt.req());
         int h = r.holder();
-        if (h >= 0 && rt.worker() != h && r.ckpt().length() > 0 && rt.resumed() > 0) {
+        if (rt.mode() == RouteMode.RESTORE && h >= 0 && rt.worker() != h && r.ckpt().length() > 0 && rt.resumed() > 0) {
             // the pages it resumes with are the holder's copy, now on another worker's GPU
             return new Finding(PropertyId.S13, "RESTORE of request " + r.id() + " on worker " + rt.worker()
                     + ", which holds no copy of it: a restore reads the copy streamed to its holder", "worker " + h, "worker " + rt.worker());
         }
-        if (h >= 0 && s.isUp(h) && rt.worker() == h && rt.resumed() == r.ckpt().length()) {
+        if (rt.mode() != RouteMode.RESTORE || !ruleRestores(s, r) || rt.worker() == h && rt.resumed() == r.ckpt().length()) {
             return null;
         }
-        String where = h < 0 ? "request " + r.id() + " has no checkpoint to restore"
-                : !s.isUp(h) ? "request " + r.id() + "'s holder " + h + " is " + s.worker(h).state()
-                : "a RESTORE of request " + r.id() + " resumes on its holder " + h + " with exactly the checkpoint it saved";
-        return new Finding(PropertyId.S12, where, h < 0 ? "no RESTORE" : "worker " + h + ", resumed " + r.ckpt().length(),
-                "worker " + rt.worker() + ", resumed " + rt.resumed());
+        return new Finding(PropertyId.S12, "request " + r.id() + " must resume on its holder with exactly the checkpoint it saved: "
+                + ruleWords(s, r), "RESTORE on worker " + h + ", resumed " + r.ckpt().length(),
+                "RESTORE on worker " + rt.worker() + ", resumed " + rt.resumed());
     }
 
     /**
@@ -174,23 +209,35 @@ public final class ActionProperties {
     }
 
     /**
-     * A2: RESTORE on the live holder exactly when L(h) <= theta or |C_r| > tau, else REPREFILL on an
-     * argmin; L is Algorithm 2's load ({@link ClusterState#routeLoad}: Eq. 4 now, or under
-     * routeLoads=increment the load at the failure plus beta per request routed since).
+     * A2: under Eq. 6 routing, RESTORE on the live holder exactly when L(h) <= theta or |C_r| > tau,
+     * else REPREFILL on an argmin; L is Algorithm 2's load ({@link ClusterState#routeLoad}: Eq. 4
+     * now, or under routeLoads=increment the load at the failure plus beta per request routed since).
      */
     public static Finding a2(ClusterState s, Event.Route rt) {
+        return routedPerRule(s, rt, PropertyId.A2);
+    }
+
+    /**
+     * A5: under the baselines' routing, the baseline's own rule: Fixed-Checkpointing restores on the
+     * live holder whatever its load and its checkpoint, Stop-and-Restart never restores, and either
+     * re-prefills on a least loaded survivor otherwise.
+     */
+    public static Finding a5(ClusterState s, Event.Route rt) {
+        return routedPerRule(s, rt, PropertyId.A5);
+    }
+
+    /** {@code RoutedPerRule(r)}: the restore the rule calls for, or a re-prefill on an argmin from no KV with the checkpoint freed. */
+    private static Finding routedPerRule(ClusterState s, Event.Route rt, PropertyId id) {
         RequestRec r = s.request(rt.req());
         int h = r.holder();
-        boolean restore = h >= 0 && s.isUp(h)
-                && (s.routeLoad(h) <= s.config().theta() || r.ckpt().length() > s.config().tau());
-        if (restore) {
+        // on a trace the route's mode is the rule's decision too (TraceLumen's RouteModeFollowsRule): a
+        // re-prefill on the holder of an empty checkpoint has a restore's effect, but not its decision
+        if (ruleRestores(s, r)) {
             if (rt.worker() != h || rt.mode() != RouteMode.RESTORE) {
-                return new Finding(PropertyId.A2, "Eq. 6 sends request " + r.id() + " to its holder (L(h)=" + s.routeLoad(h)
-                        + ", theta=" + s.config().theta() + ", |C_r|=" + r.ckpt().length() + ", tau=" + s.config().tau() + ")",
-                        "RESTORE on worker " + h, rt.mode() + " on worker " + rt.worker());
+                return new Finding(id, "request " + r.id() + ": " + ruleWords(s, r), "RESTORE on worker " + h, rt.mode() + " on worker " + rt.worker());
             }
             return rt.resumed() == r.ckpt().length() ? null
-                    : new Finding(PropertyId.A2, "request " + r.id() + " must resume with exactly its checkpoint C_r",
+                    : new Finding(id, "request " + r.id() + " must resume with exactly its checkpoint C_r",
                             Integer.toString(r.ckpt().length()), Integer.toString(rt.resumed()));
         }
         double min = Double.POSITIVE_INFINITY;
@@ -207,18 +254,112 @@ public final class ActionProperties {
         }
         boolean targetOk = rt.worker() >= 0 && rt.worker() < s.workerCount() && s.isUp(rt.worker()) && s.routeLoad(rt.worker()) <= min;
         if (!targetOk || rt.mode() != RouteMode.REPREFILL) {
-            String why = h < 0 ? "it has no checkpoint" : !s.isUp(h) ? "its holder is down"
-                    : "L(h)=" + s.routeLoad(h) + " > theta=" + s.config().theta() + " and |C_r|=" + r.ckpt().length() + " <= tau=" + s.config().tau();
-            return new Finding(PropertyId.A2, "Eq. 6 re-prefills request " + r.id() + " on a least loaded survivor (" + why + ")",
+            String why = id == PropertyId.A2 && h >= 0 && s.isUp(h)
+                    ? "L(h)=" + s.routeLoad(h) + " > theta=" + s.config().theta() + " and |C_r|=" + r.ckpt().length() + " <= tau=" + s.config().tau()
+                    : null;
+            return new Finding(id, "request " + r.id() + ": " + (why == null ? ruleWords(s, r) : "Eq. 6 re-prefills on a least loaded survivor (" + why + ")"),
                     "REPREFILL on a worker with L=" + min + " (worker " + least + ")", rt.mode() + " on worker " + rt.worker()
-                    + (s.isUp(rt.worker()) ? " (L=" + s.routeLoad(rt.worker()) + ")" : ""));
+                    + (rt.worker() >= 0 && rt.worker() < s.workerCount() && s.isUp(rt.worker()) ? " (L=" + s.routeLoad(rt.worker()) + ")" : ""));
         }
         if (rt.resumed() != 0) {
-            return new Finding(PropertyId.A2, "a re-prefilled request starts from no KV", "0", Integer.toString(rt.resumed()));
+            return new Finding(id, "a re-prefilled request starts from no KV", "0", Integer.toString(rt.resumed()));
         }
         return rt.freed() == r.savedPositions() ? null
-                : new Finding(PropertyId.A2, "a re-prefill frees request " + r.id() + "'s checkpoint",
+                : new Finding(id, "a re-prefill frees request " + r.id() + "'s checkpoint",
                         "freed " + r.savedPositions(), "freed " + rt.freed());
+    }
+
+    /**
+     * A4: the baselines' placement, restated from DejaVu. Under ring placement a placement's holder
+     * is the first UP worker after the server on the fixed ring when it is eligible, else none (with
+     * the ringFallThrough reading, the first eligible worker on the ring), and never a backup; under
+     * no placement (Stop-and-Restart) no request is ever given a holder or a backup.
+     */
+    public static Finding a4(ClusterState s, Event.Place p) {
+        RequestRec r = s.request(p.req());
+        if (!s.policy().placesCheckpoints()) {
+            return p.holder() < 0 && p.backup() < 0 ? null
+                    : new Finding(PropertyId.A4, "Stop-and-Restart places no checkpoint, but request " + r.id() + " is given "
+                            + (p.holder() >= 0 ? "a holder" : "a backup"), "none", "worker " + (p.holder() >= 0 ? p.holder() : p.backup()));
+        }
+        if (!s.policy().ringPlacement()) {
+            return null;
+        }
+        if (p.backup() >= 0) {
+            return new Finding(PropertyId.A4, "Fixed-Checkpointing's placement gives request " + r.id() + " one holder and no backup",
+                    "no backup", "worker " + p.backup());
+        }
+        int n = s.workerCount();
+        boolean next = s.config().readings().ringDirection() == Readings.RingDirection.NEXT;
+        int firstUp = -1;
+        int firstEligible = -1;
+        int v = r.server();
+        for (int i = 1; i < n && v >= 0; i++) {
+            v = next ? (v + 1) % n : (v + n - 1) % n;
+            if (firstUp < 0 && s.isUp(v)) {
+                firstUp = v;
+            }
+            if (firstEligible < 0 && eligible(s, r, v)) {
+                firstEligible = v;
+            }
+        }
+        boolean fallThrough = s.config().readings().ringFallThrough();
+        int want = fallThrough ? firstEligible : firstUp >= 0 && eligible(s, r, firstUp) ? firstUp : -1;
+        if (p.holder() == want) {
+            return null;
+        }
+        String rule = fallThrough ? "the first worker after its server " + r.server() + " on the fixed ring (" + s.config().readings().ringDirection()
+                        + ") with room for it (ringFallThrough)"
+                : "the first UP worker after its server " + r.server() + " on the fixed ring (" + s.config().readings().ringDirection()
+                        + "), " + (firstUp < 0 ? "and there is none" : "worker " + firstUp + ", when it has room, else none");
+        return new Finding(PropertyId.A4, "Fixed-Checkpointing's holder of request " + r.id() + " is " + rule,
+                SpecStep.holderName(want), SpecStep.holderName(p.holder()));
+    }
+
+    /**
+     * S17 on a step: a Decode that delivers several tokens at once, the reference's next ones, for a
+     * request with no draft in flight: the verification of a draft that is not (or no longer) in
+     * flight for its server, such as one made before the request was interrupted and kept across
+     * the failure. A decode without a draft delivers one token.
+     */
+    public static Finding s17(RequestRec r, Event.Decode d) {
+        int[] got = d.tokens();
+        int n = r.outLen();
+        int[] ref = r.ref();
+        if (r.proposal() != null || got.length < 2 || ref == null || n + got.length > ref.length
+                || !java.util.Arrays.equals(got, 0, got.length, ref, n, n + got.length)) {
+            return null;
+        }
+        return new Finding(PropertyId.S17, "Decode of request " + r.id() + " on worker " + d.worker() + " delivers " + got.length
+                + " tokens at once, as the verification of a draft would, but no draft is in flight for it there: a draft is verified"
+                + " only on the survivor it was made for, while in flight (a failure that interrupts its request drops it)",
+                "1 token (no draft in flight)", got.length + " tokens");
+    }
+
+    /**
+     * S16: a Prefill or Decode whose tokens are not those the spec delivers, and are the reference's
+     * from a position the client already has, sends them again (a re-prefill that restarts the
+     * output, a restore that repeats the last token). The output a client has only grows.
+     */
+    public static Finding s16(RequestRec r, Event e) {
+        int[] got = e instanceof Event.Prefill p ? p.tokens() : ((Event.Decode) e).tokens();
+        int n = r.outLen();
+        int[] ref = r.ref();
+        if (got.length == 0 || n == 0 || ref == null) {
+            return null;
+        }
+        int[] want = e instanceof Event.Prefill ? SpecStep.expectedPrefillTokens(r) : SpecStep.expectedDecodeTokens(r);
+        if (java.util.Arrays.equals(want, got)) {
+            return null;
+        }
+        for (int j = 1; j <= n; j++) {
+            if (j + got.length - 1 <= ref.length && java.util.Arrays.equals(got, 0, got.length, ref, j - 1, j - 1 + got.length)) {
+                return new Finding(PropertyId.S16, e.action().specName() + " of request " + r.id() + " sends again output tokens " + j + ".."
+                        + (j + got.length - 1) + ", which its client already has (it has tokens 1.." + n + "): a restore or a re-prefill"
+                        + " resumes the client's output where it stands", java.util.Arrays.toString(want), java.util.Arrays.toString(got));
+            }
+        }
+        return null;
     }
 
     /**

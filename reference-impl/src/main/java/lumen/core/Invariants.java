@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The spec's invariants S1 to S11 as Java checks, each named by its property ID and stated over
+ * The spec's invariants (S1 to S11, S13, S15, S17) as Java checks, each named by its property ID and stated over
  * one request or one worker, as the TLA+ operators are ({@code \A r : ...}, {@code \A w : ...}).
  * {@link #all} checks a whole state (the property tests do, after every step); {@link #touched}
  * checks what one event can have changed (the trace validator does, in O(1) per event for all
@@ -154,6 +154,7 @@ public final class Invariants {
         add(out, s8(s, r));
         add(out, s9(r));
         add(out, s11Request(s, r));
+        add(out, s17(r));
     }
 
     private static void add(List<Finding> out, Finding f) {
@@ -401,5 +402,20 @@ public final class Invariants {
         return src.state() == WorkerState.ASSISTING && src.active() == ActiveModel.DRAFT ? null
                 : Finding.of(PropertyId.S11, "request " + r.id() + " has a draft in flight from worker " + src.id()
                         + ", which is " + src.state() + " with model " + src.active());
+    }
+
+    /**
+     * S17: a draft in flight belongs to a request that still decodes on the survivor it was made
+     * for; a failure that interrupts the request, or kills that survivor, drops it.
+     */
+    public static Finding s17(RequestRec r) {
+        RequestRec.Proposal p = r.proposal();
+        if (p == null || r.phase() == RequestPhase.DECODE && r.server() == p.tgt()) {
+            return null;
+        }
+        return new Finding(PropertyId.S17, "request " + r.id() + " has a draft in flight from worker " + p.src() + ", made for it on worker "
+                + p.tgt() + ", but it is " + r.phase() + (r.server() >= 0 ? " on worker " + r.server() : "")
+                + ": a draft is verified only on the survivor it was made for, and a failure that interrupts its request drops it",
+                "no draft, or one made on worker " + (r.server() >= 0 ? r.server() : "-"), "a draft made on worker " + p.tgt());
     }
 }

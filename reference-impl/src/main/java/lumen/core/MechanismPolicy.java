@@ -112,4 +112,9 @@ public record MechanismPolicy(String key, String description, Placement placemen
     public boolean eq6Routing() {
         return routing == Routing.EQ6;
     }
+
+    @Override
+    public boolean neverRestores() {
+        return routing == Routing.NEVER;
+    }
 }

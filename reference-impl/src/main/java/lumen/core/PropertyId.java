@@ -21,13 +21,18 @@ public enum PropertyId {
     S13("CopyProvenance", Kind.INVARIANT, "CheckpointPlacement"),
     S14("ReProtection", Kind.ACTION, "CheckpointPlacement"),
     S15("Accounting", Kind.INVARIANT, "CheckpointPlacement"),
+    S16("DeliveredOnce", Kind.ACTION, "Cluster"),
+    S17("DraftVerifiedWhereAimed", Kind.INVARIANT, "DraftHandover"),
     A1("PlacementIsArgMin", Kind.ACTION, "CheckpointPlacement"),
     A2("RoutingFollowsRule", Kind.ACTION, "FailureRouting"),
     A3("AssistTargetsMostLoaded", Kind.ACTION, "DraftHandover"),
+    A4("PlacementFollowsBaseline", Kind.ACTION, "CheckpointPlacement"),
+    A5("RoutingFollowsBaseline", Kind.ACTION, "FailureRouting"),
     L1("EveryRequestCompletes", Kind.LIVENESS, "Lumen"),
     L2("EveryFailedWorkerRejoins", Kind.LIVENESS, "Lumen"),
     L3("CheckpointCatchesUp", Kind.LIVENESS, "Lumen"),
-    L4("DraftAssists", Kind.LIVENESS, "Lumen");
+    L4("DraftAssists", Kind.LIVENESS, "Lumen"),
+    R1("RefinesService", Kind.REFINEMENT, "Lumen");
 
     /** What kind of formula states the property in the spec. */
     public enum Kind {
@@ -36,7 +41,13 @@ public enum PropertyId {
         /** A predicate on every step, {@code [][P]_vars} ({@code ...Prop}). */
         ACTION,
         /** A leads-to property under the spec's fairness and failure bound. */
-        LIVENESS
+        LIVENESS,
+        /**
+         * The composed spec implements another one under a refinement mapping ({@code R1}: module
+         * Service, what a client gets). TLC checks it on the models; on a trace it is judged
+         * through the properties it comes to there (S1, S7, S16 and completion).
+         */
+        REFINEMENT
     }
 
     private final String title;
@@ -68,7 +79,7 @@ public enum PropertyId {
         String suffix = switch (kind) {
             case INVARIANT -> "Inv";
             case ACTION -> "Prop";
-            case LIVENESS -> "";
+            case LIVENESS, REFINEMENT -> "";
         };
         return name() + "_" + title + suffix;
     }

@@ -60,4 +60,13 @@ public interface RecoveryPolicy {
 
     /** Whether A2 (routing follows Eq. 6) applies to this policy. */
     boolean eq6Routing();
+
+    /**
+     * Whether the policy's routing never restores (Stop-and-Restart's). A policy that neither routes
+     * by Eq. 6 nor never restores routes as Fixed-Checkpointing does, restoring on every live holder;
+     * A5 holds those two to their rules.
+     */
+    default boolean neverRestores() {
+        return false;
+    }
 }

@@ -15,7 +15,8 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
                          int promptLen, int refLen, int maxOut, int[] ref, Proposal proposal) {
 
     /** An in-flight draft: its source worker and its tokens. */
-    public record Proposal(int src, int[] toks) {}
+    /** A draft in flight: made by worker {@code src} for this request on its server {@code tgt}, the spec's {@code [src, tgt, toks]}. */
+    public record Proposal(int src, int tgt, int[] toks) {}
 
     public static RequestRec arrived(int id, int server, int promptLen, int[] ref) {
         return arrived(id, server, promptLen, ref, 0);
@@ -53,9 +54,20 @@ public record RequestRec(int id, RequestPhase phase, int server, int holder, boo
         return ckpt.length() + bckpt.length();
     }
 
-    /** The target's token at output position i (1-based) given r's KV: TargetToken(r, kv[r], i). */
+    /**
+     * KvNeeded(r): the KV a forward pass at r's next position reads before it runs, the whole prompt
+     * for the first token, afterwards KvLen (the pass writes its input token's KV itself).
+     */
+    public int kvNeeded() {
+        return outLen == 0 ? promptLen : kvLen();
+    }
+
+    /**
+     * The target's token at output position i (1-based) given r's KV: TargetToken(r, kv[r], i), the
+     * reference only on KV that is intact and whole (at least {@link #kvNeeded} positions).
+     */
     public int targetToken(int i) {
-        return kv.intact() && ref != null ? ref[i - 1] : Tokens.WRONG;
+        return kv.intact() && kv.length() >= kvNeeded() && ref != null ? ref[i - 1] : Tokens.WRONG;
     }
 
     public RequestRec withPhase(RequestPhase p) {

@@ -203,10 +203,6 @@ public final class SpecStep {
         Finding f = phaseIs(r, "Decode", RequestPhase.DECODE);
         f = f != null ? f : serverUp(s, r, "Decode");
         f = f != null ? f : onServer(s, r, d.worker(), "Decode");
-        if (f == null && r.kv().length() != r.kvLen()) {
-            f = mismatch("Decode of request " + r.id() + " needs the KV of its whole context but its last token (KvLen)",
-                    r.kvLen(), r.kv().length());
-        }
         if (f == null && r.outLen() >= r.refLen()) {
             f = guard("Decode of request " + r.id() + ", whose output is complete");
         }
@@ -219,9 +215,15 @@ public final class SpecStep {
             return null; // the common step, one target token, judged without building the expected list
         }
         int[] want = expectedDecodeTokens(r);
-        return Arrays.equals(want, d.tokens()) ? null
-                : mismatch("Decode of request " + r.id() + " delivers " + (r.proposal() == null ? "the target's token" : "the verified draft plus one"),
-                        Arrays.toString(want), Arrays.toString(d.tokens()));
+        if (Arrays.equals(want, d.tokens())) {
+            return null;
+        }
+        String kv = r.kv().length() < r.kvNeeded()
+                ? " (its KV holds " + r.kv().length() + " of the " + r.kvNeeded() + " positions its context needs: on KV that is not whole"
+                        + " the target's token is not the reference's, TargetToken)"
+                : !r.kv().intact() ? " (its KV is not its own, in order: the target's token is not the reference's, TargetToken)" : "";
+        return mismatch("Decode of request " + r.id() + " delivers " + (r.proposal() == null ? "the target's token" : "the verified draft plus one") + kv,
+                Arrays.toString(want), Arrays.toString(d.tokens()));
     }
 
     /** A pending re-protection blocks serving: S14 when r has no holder and the policy has one for it. */

@@ -38,7 +38,7 @@ public final class Transition {
     /** A draft is in flight; under the session reading its request's server is the session's target from now on. */
     private static ClusterState assist(ClusterState s, Event.Assist a) {
         RequestRec r = s.request(a.req());
-        ClusterState n = s.withRequest(r.withProposal(new RequestRec.Proposal(a.worker(), a.draft())));
+        ClusterState n = s.withRequest(r.withProposal(new RequestRec.Proposal(a.worker(), r.server(), a.draft())));
         return s.config().readings().sessionTarget() ? n.withWorker(n.worker(a.worker()).withTarget(r.server())) : n;
     }
 

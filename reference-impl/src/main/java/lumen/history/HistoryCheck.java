@@ -16,8 +16,10 @@ import lumen.validate.Verdict;
  * spec's vocabulary:
  * <ul>
  *   <li>S7 OutputIsReferencePrefix: every request's tokens, in the order they streamed, are a
- *       prefix of its reference output, so no token is lost, repeated, reordered or altered across
- *       a failure;</li>
+ *       prefix of its reference output, so no token is lost, reordered or altered across a
+ *       failure;</li>
+ *   <li>S16 DeliveredOnce: no token the client already has is streamed to it again (a resume one
+ *       position too early, a re-prefill that restarts the stream);</li>
  *   <li>S2 NoDuplicateServing: nothing streams for a request after it finished, and it finishes
  *       once (a request answered twice);</li>
  *   <li>S1 NoLostRequest: a finish is explained: {@code length} (or {@code stop}) with the whole
@@ -197,22 +199,31 @@ public final class HistoryCheck {
         return f;
     }
 
-    /** S7 for one streamed token at position s.n + 1, with what it looks like. */
+    /**
+     * S7 for one streamed token at position s.n + 1, with what it looks like; S16 when it is a token
+     * the client already has, delivered again (a resume one position too early, a re-prefill that
+     * restarts the stream).
+     */
     private static Finding token(Seen s, int tok) {
         int i = s.n;
         String id = History.quote(s.req.id());
-        if (i >= s.ref.length) {
-            return new Finding(PropertyId.S7, "request " + id + " streams token " + (i + 1) + " (" + tok + ") past the end of its reference"
-                    + " output of " + s.ref.length + " tokens (a token delivered twice, or an output that runs on)",
-                    s.ref.length + " tokens", (i + 1) + " or more");
-        }
-        if (tok == s.ref[i]) {
+        if (i < s.ref.length && tok == s.ref[i]) {
             return null;
         }
+        int again = lastIndexOf(s.ref, tok, Math.min(i, s.ref.length) - 1);
+        if (again >= 0) {
+            return new Finding(PropertyId.S16, "request " + id + " is sent token " + (again + 1) + " again, as its token " + (i + 1)
+                    + ": what a client has received only grows, and a token is delivered once"
+                    + (again == 0 && i > 1 ? " (a re-prefill that restarts the stream)" : again == i - 1 ? " (a resume one position too early)" : ""),
+                    i < s.ref.length ? "token " + (i + 1) + " = " + s.ref[i] : s.ref.length + " tokens", Integer.toString(tok));
+        }
+        if (i >= s.ref.length) {
+            return new Finding(PropertyId.S7, "request " + id + " streams token " + (i + 1) + " (" + tok + ") past the end of its reference"
+                    + " output of " + s.ref.length + " tokens (an output that runs on)",
+                    s.ref.length + " tokens", (i + 1) + " or more");
+        }
         String what;
-        if (i > 0 && tok == s.ref[i - 1]) {
-            what = "token " + i + " is delivered again as token " + (i + 1) + " (as after a resume one position too early)";
-        } else if (i + 1 < s.ref.length && tok == s.ref[i + 1]) {
+        if (i + 1 < s.ref.length && tok == s.ref[i + 1]) {
             what = "token " + (i + 2) + " arrives as token " + (i + 1) + ": token " + (i + 1) + " was lost (as after a resume one position too late)";
         } else if (indexOf(s.ref, tok, i + 2) >= 0) {
             what = "a later token arrives as token " + (i + 1) + " (tokens reordered or skipped)";
@@ -221,6 +232,16 @@ public final class HistoryCheck {
         }
         return new Finding(PropertyId.S7, "request " + id + "'s output is not a prefix of its reference output: " + what,
                 "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+    }
+
+    /** The last index at most {@code from} where {@code a} holds {@code x}, or -1. */
+    private static int lastIndexOf(int[] a, int x, int from) {
+        for (int i = from; i >= 0; i--) {
+            if (a[i] == x) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static int indexOf(int[] a, int x, int from) {

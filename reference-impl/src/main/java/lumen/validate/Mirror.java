@@ -32,12 +32,28 @@ import lumen.trace.TraceWriter;
  * positions) across more than {@code fairnessSteps} of its own decode steps, without any
  * StreamPage of that copy in between. L4: a recovering worker that proposes no draft at all during
  * an ASSISTING stint in which it could have proposed one for some request at more than
- * {@code fairnessSteps} of that request's decode steps. Both count a request's own decode steps,
- * so the bound does not depend on the batch size.
+ * {@code fairnessSteps} of that request's decode steps, or that hands over (FullReady) without
+ * having proposed a draft although it could have for some request at {@link #HANDOVER_BOUND} or
+ * more of that request's decode steps: the stint's own bound, which a short assist period cannot
+ * outlast. Both count a request's own decode steps, so the bound does not depend on the batch size.
  */
 public final class Mirror {
     /** The default bound of L3 and L4, in decode steps. */
     public static final int DEFAULT_FAIRNESS_STEPS = 32;
+    /**
+     * L4 at a handover: the decode steps of one request at which a worker that then hands over
+     * without any draft could have proposed (TraceLumen's {@code HandoverBound}, at most the
+     * fairness bound). Three: the target's iteration in flight when the draft model is ready, and
+     * the one during which it drafts, may pass without a draft; a third may not.
+     */
+    public static final int HANDOVER_BOUND = 3;
+    /**
+     * L3 at a completion: the decode steps across which a copy on a live holder with room lagged
+     * its KV by a whole page with no StreamPage, at which a request may not complete (TraceLumen's
+     * {@code CompleteBound}, at most the fairness bound): a short decode cannot outlast it as it can
+     * the fairness bound.
+     */
+    public static final int COMPLETE_BOUND = 4;
 
     private ClusterState state;
     private final ContentTracker content;
@@ -51,6 +67,13 @@ public final class Mirror {
      * proposal: decode steps of the request it could have proposed for.
      */
     private final com.carrotsearch.hppc.LongIntHashMap assistOpportunities = new com.carrotsearch.hppc.LongIntHashMap();
+    /**
+     * The (idle ASSISTING worker w, request r) pairs, keyed as {@link #assistOpportunities}, where
+     * another worker proposed a draft for r during w's stint: r was assisted, so w's missed steps on
+     * it are not held against w at its handover (recovering workers that share a target share its
+     * requests).
+     */
+    private final com.carrotsearch.hppc.LongHashSet assistExcused = new com.carrotsearch.hppc.LongHashSet();
     /** Under citedLoads=stale: the loads each decision could have seen; else null. */
     private final LoadWindow window;
     /** Events stepped so far. */
@@ -77,6 +100,8 @@ public final class Mirror {
     private boolean inPlace;
     /** Whether the step under way is a hidden one ({@link #stepHidden}). */
     private boolean hiddenStep;
+    /** Per request, the seed of the kit's KV content model every reported digest is held to; null: off. */
+    private java.util.Map<Integer, Long> kvSeeds;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -107,10 +132,12 @@ public final class Mirror {
         this.streamLag.putAll(m.streamLag);
         this.assistIdle.or(m.assistIdle);
         this.assistOpportunities.putAll(m.assistOpportunities);
+        this.assistExcused.addAll(m.assistExcused);
         this.window = m.window == null ? null : m.window.copy();
         this.events = m.events;
         this.finished.addLast(m.finished);
         this.quiet = m.quiet;
+        this.kvSeeds = m.kvSeeds;
     }
 
     Mirror copy() {
@@ -125,6 +152,39 @@ public final class Mirror {
             hot = null;
         }
         return new Mirror(this);
+    }
+
+    /**
+     * This mirror holding every page digest an event reports to the kit's KV content model
+     * ({@link lumen.core.KitKv}), with each request's seed: a page written, copied or restored whose
+     * digest is not the model's does not hold the request's own bytes, or its digest is not taken
+     * over them. Every event takes the full step.
+     */
+    public Mirror withKvModel(java.util.Map<Integer, Long> seeds) {
+        kvSeeds = seeds;
+        hot = null;
+        return this;
+    }
+
+    /** The first page of event e whose digest is not the kit's KV content model's, as a finding; null when all are. */
+    private Finding kvModel(Event e) {
+        lumen.core.PageDigest[] pages = e instanceof Event.Prefill p ? p.pages() : e instanceof Event.Decode d ? d.pages()
+                : e instanceof Event.StreamPage s ? s.pages() : e instanceof Event.Route r ? r.pages() : null;
+        Long seed = kvSeeds.get(e.req());
+        if (pages == null || seed == null) {
+            return null;
+        }
+        for (lumen.core.PageDigest p : pages) {
+            long want = lumen.core.KitKv.digest(seed, p);
+            if (p.digest() != want) {
+                boolean copy = e instanceof Event.StreamPage;
+                return new Finding(copy ? PropertyId.S6 : PropertyId.S9, e.action().specName() + " of request " + e.req() + " reports for positions "
+                        + p.first() + ".." + p.last() + " a digest that is not the kit's KV content model's for them (" + lumen.core.KitKv.NAME
+                        + ", docs/conformance.md): the " + (copy ? "copy" : "KV") + " does not hold the request's own bytes there, or the digest"
+                        + " is not taken over the bytes", String.format("%016x", want), p.hex());
+            }
+        }
+        return null;
     }
 
     /**
@@ -273,6 +333,11 @@ public final class Mirror {
             opportunities += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
         }
         h = lumen.core.Fingerprint.add(h, opportunities);
+        long excused = assistExcused.size();
+        for (com.carrotsearch.hppc.cursors.LongCursor c : assistExcused) {
+            excused += lumen.core.Fingerprint.mix(c.value + 0xE8C5EDL);
+        }
+        h = lumen.core.Fingerprint.add(h, excused);
         return lumen.core.Fingerprint.add(h, window == null ? 0 : window.fingerprint(fromToo));
     }
 
@@ -429,6 +494,12 @@ public final class Mirror {
         }
         Finding step = SpecStep.check(s, e);
         Finding huge = Validator.hugeClaim(s, e);
+        if (kvSeeds != null) {
+            Finding kv = kvModel(e);
+            if (kv != null) {
+                found.add(kv);
+            }
+        }
         // the action properties and fairness read the state before the event: before it is
         // applied, which in place overwrites that state's load index (their findings still
         // follow the invariants' in the list, as they always have)
@@ -466,6 +537,12 @@ public final class Mirror {
         }
         // invariants, then action properties, each by ID, then liveness, then a bare "not a step of the spec"
         found.sort(Finding.BY_RANK);
+        if (a != null && a.property() == PropertyId.S16 && found.get(0).property() == PropertyId.S7) {
+            // tokens sent again also break S7 (they repeat the reference at later positions): the step
+            // is reported as the re-send it is, as TraceLumen's TraceInv reports it
+            found.remove(a);
+            found.add(0, a);
+        }
         Finding first = found.get(0);
         if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
             // name the property, but keep the spec's expected/actual for the step
@@ -529,18 +606,85 @@ public final class Mirror {
                 missedAssists(s, r, found);
             }
             case STREAM_PAGE, PLACE, ROUTE, COMPLETE -> {
+                if (e.action() == lumen.core.Action.COMPLETE) {
+                    completedLagging(e.req(), found);
+                }
                 streamLag.remove(e.req() * 2L);
                 streamLag.remove(e.req() * 2L + 1);
             }
-            case DRAFT_READY -> assistIdle.set(e.worker());
+            case DRAFT_READY -> {
+                int w = e.worker();
+                assistIdle.set(w);
+                assistExcused.removeAll((com.carrotsearch.hppc.predicates.LongPredicate) k -> (k >>> 32) == w);
+            }
             case ASSIST, FULL_READY, FAIL -> {
                 int w = e.worker();
+                if (e.action() == lumen.core.Action.FULL_READY) {
+                    handoverWithoutDraft(w, found);
+                }
+                if (e.action() == lumen.core.Action.ASSIST) {
+                    // every other idle worker's missed steps on this request are excused: it was assisted
+                    for (int v = assistIdle.nextSetBit(0); v >= 0; v = assistIdle.nextSetBit(v + 1)) {
+                        if (v != w) {
+                            assistExcused.add((long) v << 32 | e.req());
+                        }
+                    }
+                }
                 if (w >= 0 && assistIdle.get(w)) {
                     assistIdle.clear(w);
                     assistOpportunities.removeAll((com.carrotsearch.hppc.predicates.LongPredicate) k -> (k >>> 32) == w);
                 }
+                if (e.action() != lumen.core.Action.ASSIST) {
+                    assistExcused.removeAll((com.carrotsearch.hppc.predicates.LongPredicate) k -> (k >>> 32) == w);
+                }
             }
             default -> { }
+        }
+    }
+
+    /**
+     * L3 at request r's completion: a copy that lagged its KV by a whole page, on a live holder with
+     * room, across {@link #COMPLETE_BOUND} (or the fairness bound, if lower) of r's decode steps with
+     * no StreamPage: streaming could act and did not, over a decode too short for the fairness bound.
+     */
+    private void completedLagging(int r, List<Finding> found) {
+        int bound = Math.min(fairnessSteps, COMPLETE_BOUND);
+        for (long key : new long[] {r * 2L, r * 2L + 1}) {
+            int n = streamLag.get(key);
+            if (n >= bound && n <= fairnessSteps) {
+                found.add(new Finding(PropertyId.L3, "request " + r + " completes with its " + (key % 2 == 0 ? "checkpoint" : "backup copy")
+                        + " a page or more behind its KV across its last " + n + " decode steps, with no StreamPage: streaming could act"
+                        + " and did not (weak fairness; at a completion the bound is the decode's own, " + bound + " steps)",
+                        "a StreamPage within " + bound + " decode steps", "none"));
+                return;
+            }
+        }
+    }
+
+    /**
+     * L4 at worker w's handover: a stint with no draft that ends although w could have proposed for
+     * some request at {@link #HANDOVER_BOUND} (or the fairness bound, if lower) of its decode steps,
+     * a request no other worker assisted meanwhile. The request named is the one with the most such
+     * steps, the lowest id on ties.
+     */
+    private void handoverWithoutDraft(int w, List<Finding> found) {
+        if (w < 0 || !assistIdle.get(w)) {
+            return;
+        }
+        int bound = Math.min(fairnessSteps, HANDOVER_BOUND);
+        long[] best = {-1, 0};
+        assistOpportunities.forEach((com.carrotsearch.hppc.procedures.LongIntProcedure) (k, n) -> {
+            int r = (int) k;
+            if ((k >>> 32) == w && !assistExcused.contains(k) && (n > best[1] || n == best[1] && n > 0 && r < best[0])) {
+                best[0] = r;
+                best[1] = n;
+            }
+        });
+        if (best[1] >= bound) {
+            found.add(new Finding(PropertyId.L4, "worker " + w + " hands over (FullReady) without having proposed a draft in its ASSISTING"
+                    + " stint, although it could have for request " + best[0] + " at " + best[1] + " of its decode steps: the assist"
+                    + " could act and did not (weak fairness; at a handover the bound is the stint's own, " + bound + " steps)",
+                    "an Assist before the handover", "none"));
         }
     }
 

@@ -49,21 +49,37 @@ public final class Validator {
      * @param referenceSource where that reference came from, for the verdict
      * @param fairnessSteps   the bound of the finite-trace fairness checks L3 and L4
      */
-    public record Options(boolean complete, Map<Integer, int[]> reference, String referenceSource, int fairnessSteps) {
+    /**
+     * @param kvSeeds per request, the seed of the kit's KV content model ({@link lumen.core.KitKv}):
+     *                every page digest the trace reports is then held to the model's (a system on the
+     *                kit's token model, under {@code lumen conform}); null: digests are only compared
+     *                with each other, so a system may use any hash of its bytes
+     */
+    public record Options(boolean complete, Map<Integer, int[]> reference, String referenceSource, int fairnessSteps,
+                          Map<Integer, Long> kvSeeds) {
+        public Options(boolean complete, Map<Integer, int[]> reference, String referenceSource, int fairnessSteps) {
+            this(complete, reference, referenceSource, fairnessSteps, null);
+        }
+
         public static Options defaults() {
             return new Options(false, null, null, Mirror.DEFAULT_FAIRNESS_STEPS);
         }
 
         public Options withComplete(boolean c) {
-            return new Options(c, reference, referenceSource, fairnessSteps);
+            return new Options(c, reference, referenceSource, fairnessSteps, kvSeeds);
         }
 
         public Options withReference(Map<Integer, int[]> ref, String source) {
-            return new Options(complete, ref, source, fairnessSteps);
+            return new Options(complete, ref, source, fairnessSteps, kvSeeds);
         }
 
         public Options withFairnessSteps(int n) {
-            return new Options(complete, reference, referenceSource, n);
+            return new Options(complete, reference, referenceSource, n, kvSeeds);
+        }
+
+        /** Every page digest held to the kit's KV content model, with each request's seed. */
+        public Options withKvModel(Map<Integer, Long> seeds) {
+            return new Options(complete, reference, referenceSource, fairnessSteps, seeds);
         }
     }
 
@@ -209,7 +225,9 @@ public final class Validator {
         List<String> notes = notes(version, opt);
         notes.addAll(obs.notes());
         // one state for a full trace; a set of candidates when steps are hidden
-        Mirror mirror = obs.searches() ? null : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withHotRequests().inPlace();
+        Mirror mirror = obs.searches() ? null
+                : opt.kvSeeds() != null ? new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withKvModel(opt.kvSeeds()).inPlace()
+                : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withHotRequests().inPlace();
         Candidates cands = obs.searches() ? new Candidates(config, opt.fairnessSteps(), obs) : null;
         long events = 0;
         long done = 0;
@@ -407,23 +425,48 @@ public final class Validator {
         };
     }
 
-    /** A decision that cites loads other than the derived ones decided on stale loads. */
+    /**
+     * A decision (under citedLoads=exact) that cites loads other than those of the state it is taken
+     * in: its rule's property (a placement's A1 or A4, a route's A2 or A5, an assist's A3). The
+     * message says how the cited load differs from Eq. 4 derived from the trace (queued requests,
+     * stored positions), and never calls it stale: under this reading a decision cites the loads of
+     * its own state, and a monitor whose reports lag is the citedLoads=stale reading.
+     */
     static Finding staleLoads(ClusterState s, Event e, double[] cited) {
         lumen.core.PropertyId p = switch (e.action()) {
-            case PLACE -> lumen.core.PropertyId.A1;
-            case ROUTE -> lumen.core.PropertyId.A2;
+            case PLACE -> s.policy().loadAwarePlacement() ? lumen.core.PropertyId.A1 : lumen.core.PropertyId.A4;
+            case ROUTE -> s.policy().eq6Routing() ? lumen.core.PropertyId.A2 : lumen.core.PropertyId.A5;
             default -> lumen.core.PropertyId.A3;
         };
+        boolean route = e.action() == lumen.core.Action.ROUTE;
         for (int w = 0; w < cited.length; w++) {
             // a route decides on Algorithm 2's loads (routeLoads reading), the others on Eq. 4 now
-            double l = p == lumen.core.PropertyId.A2 ? s.routeLoad(w) : s.load(w);
+            double l = route ? s.routeLoad(w) : s.load(w);
             if (s.isUp(w) && cited[w] != l) {
-                return new Finding(p, "the decision cites a stale load for worker " + w + " (Eq. 4 derived from the trace"
-                        + (p == lumen.core.PropertyId.A2 && s.routeIncrement() ? ", as Algorithm 2 updates it: routeLoads=increment)" : ")"),
+                return new Finding(p, "the decision cites for worker " + w + " a load that is not Eq. 4 on the state it is taken in ("
+                        + (route && s.routeIncrement() ? "as Algorithm 2 updates it, routeLoads=increment" : "L = alpha * stored + beta * Q_w, derived from the trace")
+                        + ")" + loadGap(s, w, cited[w] - l) + "; under citedLoads=exact a decision cites the loads of its own state",
                         "L=" + l, "L=" + cited[w]);
             }
         }
         return null;
+    }
+
+    /** What a cited load's difference from Eq. 4 amounts to, when it is a whole number of queued requests or stored positions. */
+    private static String loadGap(ClusterState s, int w, double d) {
+        double beta = s.config().beta();
+        double alpha = s.config().alpha();
+        if (beta > 0 && d % beta == 0) {
+            long k = Math.round(d / beta);
+            return ": it counts " + Math.abs(k) + (k > 0 ? " more" : " fewer") + " request" + (Math.abs(k) == 1 ? "" : "s") + " in Q_w than the "
+                    + s.depth(w) + " the trace has queued on worker " + w + (k > 0 ? " (a request counted twice, or one that left, still counted?)" : "");
+        }
+        if (alpha > 0 && d % alpha == 0) {
+            long k = Math.round(d / alpha);
+            return ": it counts " + Math.abs(k) + (k > 0 ? " more" : " fewer") + " checkpoint position" + (Math.abs(k) == 1 ? "" : "s")
+                    + " than the " + s.worker(w).stored() + " the trace has streamed to worker " + w;
+        }
+        return "";
     }
 
     static int[] concat(int[] a, int[] b) {

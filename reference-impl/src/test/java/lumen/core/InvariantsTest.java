@@ -136,6 +136,21 @@ class InvariantsTest {
     }
 
     @Test
+    void s17() {
+        ClusterState s = Core.draftReady(Core.restart(Core.fail(prefilled(), 2).state(), 2).state(), 2).state();
+        s = Core.assist(s, 2, 0, new int[] {12}).state();
+        assertThat(s.request(0).proposal().tgt()).isEqualTo(s.request(0).server());
+        assertThat(Invariants.all(s)).isEqualTo(List.of());
+        // a failure of the draft's target that kept the draft of the request it interrupts
+        ClusterState failed = Core.fail(s, s.request(0).server()).state();
+        assertThat(failed.request(0).proposal()).as("Fail drops the drafts of the requests it interrupts").isNull();
+        broken(PropertyId.S17, failed.withRequest(failed.request(0).withProposal(s.request(0).proposal())));
+        // a draft aimed at another server than the request's
+        RequestRec r = s.request(0);
+        broken(PropertyId.S17, s.withRequest(r.withProposal(new RequestRec.Proposal(2, r.server() == 0 ? 1 : 0, new int[] {12}))));
+    }
+
+    @Test
     void touchedChecksFindWhatTheFullCheckFinds() {
         ClusterState pre = running();
         Event bad = new Event.Fail(1, new int[0], new int[0]);

@@ -111,7 +111,7 @@ class HistoryCheckTest {
     }
 
     @Test
-    void aTokenLostRepeatedOrAlteredAcrossAFailureIsS7AndSaysWhichItLooksLike() throws Exception {
+    void aTokenRepeatedIsS16AndOneLostOrAlteredIsS7AndEachSaysWhichItLooksLike() throws Exception {
         String good = history("single-failure-restore");
         assertThat(check(good, true).verdict()).isEqualTo(Verdict.ACCEPTED);
 
@@ -121,10 +121,25 @@ class HistoryCheckTest {
         tokens(repeated.get(i)).insert(0, lastToken(repeated, i, req));
         HistoryCheck.Result r = check(text(repeated), true);
         assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
-        assertThat(r.finding().property()).isEqualTo(PropertyId.S7);
-        assertThat(r.finding().message()).contains("is delivered again");
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S16);
+        assertThat(r.finding().message()).contains("again").contains("a resume one position too early");
         assertThat(r.line()).isEqualTo(i + 1);
         assertThat(r.request()).isEqualTo(req);
+
+        // a re-prefill that restarts the stream: the request's first token arrives again after the fault
+        List<ObjectNode> restarted = lines(good);
+        int first = -1;
+        for (int k = 0; k < i && first < 0; k++) {
+            ObjectNode o = restarted.get(k);
+            if (o.get("object").asText().equals("text_completion") && o.get("request").asText().equals(req) && tokens(o).size() > 0) {
+                first = tokens(o).get(0).asInt();
+            }
+        }
+        tokens(restarted.get(i)).insert(0, first);
+        HistoryCheck.Result again = check(text(restarted), true);
+        assertThat(again.finding().property()).isEqualTo(PropertyId.S16);
+        assertThat(again.finding().message()).contains("is sent token 1 again");
+        assertThat(again.line()).isEqualTo(i + 1);
 
         List<ObjectNode> lost = lines(good);
         ArrayNode t = tokens(lost.get(i));

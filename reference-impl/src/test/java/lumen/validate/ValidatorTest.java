@@ -224,6 +224,107 @@ class ValidatorTest {
                 .get("divergence")).get("property")).isEqualTo("A2");
     }
 
+    /** r0 on w0 under {@code policy}, placed, prefilled and decoded once (its client has 11, 12), then w0 fails. */
+    static Trace interruptedWithOutput(String policy) {
+        return new Trace(new Config(policy, 3, 1, 1, 5, 3, 40, 1, 3)).step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0))
+                .step(s -> Core.prefill(s, 0)).step(s -> Core.decode(s, 0)).step(s -> Core.fail(s, 0));
+    }
+
+    @Test
+    void s16TokensSentAgain() throws Exception {
+        // a re-prefill whose prefill sends the first token again: the client already has 11 and 12
+        Trace t = interruptedWithOutput("stop-and-restart").step(s -> Core.route(s, 0)).step(s -> Core.place(s, 0));
+        assertThat(t.validate(new Event.Prefill(0, 1, new int[0])).verdict()).isEqualTo(Verdict.ACCEPTED);
+        ValidationResult again = t.validate(new Event.Prefill(0, 1, new int[] {11}));
+        rejectedBy(PropertyId.S16, again, 9);
+        assertThat(again.divergence().finding().message()).contains("sends again output tokens 1..1").contains("it has tokens 1..2");
+        // the S7 its repeated token also makes is reported beside it
+        assertThat(again.divergence().others()).anyMatch(f -> f.property() == PropertyId.S7);
+        // a decode that repeats the last two tokens instead of delivering the next one
+        t.step(s -> Core.prefill(s, 0));
+        rejectedBy(PropertyId.S16, t.validate(new Event.Decode(0, 1, new int[] {11, 12})), 10);
+        // a wrong token that repeats nothing is S7, not S16
+        rejectedBy(PropertyId.S7, t.validate(new Event.Decode(0, 1, new int[] {99})), 10);
+    }
+
+    @Test
+    void s17ADraftVerifiedWhereNoneIsInFlight() throws Exception {
+        // two tokens at once, the reference's next ones, with no draft in flight for r0 on w0
+        ValidationResult r = decoding().validate(new Event.Decode(0, 0, new int[] {14, 15}));
+        rejectedBy(PropertyId.S17, r, 7);
+        assertThat(r.divergence().finding().message()).contains("no draft is in flight for it there");
+        // the same two tokens after an Assist in flight are a verified draft
+        Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.assist(s, 2, 0, new int[] {14}));
+        assertThat(t.validate(new Event.Decode(0, 0, new int[] {14, 15})).verdict()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    @Test
+    void l4AHandoverWithoutADraft() throws Exception {
+        // w2 assists with its draft loaded; r0 decodes on w0, the most loaded survivor, and w2 proposes nothing
+        Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.decode(s, 0)).step(s -> Core.decode(s, 0));
+        // two opportunities let pass (the target's iteration in flight when the draft model was ready,
+        // and the one it drafted during) are a draft not yet delivered: the handover is accepted
+        assertThat(t.validate(new Event.FullReady(2, new int[0])).verdict()).isEqualTo(Verdict.ACCEPTED);
+        t.step(s -> Core.decode(s, 0));
+        ValidationResult r = t.validate(new Event.FullReady(2, new int[0]));
+        rejectedBy(PropertyId.L4, r, 13);
+        assertThat(r.divergence().finding().message()).contains("hands over (FullReady) without having proposed a draft")
+                .contains("request 0 at 3 of its decode steps");
+        // two recovering workers on one target share its request: while w1 drafts for r0, w2's missed steps on it are excused
+        Trace two = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.fail(s, 1)).step(s -> Core.restart(s, 1)).step(s -> Core.draftReady(s, 1))
+                .step(s -> Core.decode(s, 0)).step(s -> Core.assist(s, 1, 0, new int[] {99})).step(s -> Core.decode(s, 0))
+                .step(s -> Core.decode(s, 0));
+        assertThat(two.validate(new Event.FullReady(2, new int[0])).verdict()).as("w2's steps on r0 are excused").isEqualTo(Verdict.ACCEPTED);
+        Trace alone = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.fail(s, 1)).step(s -> Core.restart(s, 1)).step(s -> Core.draftReady(s, 1))
+                .step(s -> Core.decode(s, 0)).step(s -> Core.decode(s, 0)).step(s -> Core.decode(s, 0));
+        rejectedBy(PropertyId.L4, alone.validate(new Event.FullReady(2, new int[0])), 16);
+        // a worker that proposed once in its stint has assisted
+        Trace proposed = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
+                .step(s -> Core.assist(s, 2, 0, new int[] {14})).step(s -> Core.decode(s, 0)).step(s -> Core.decode(s, 0));
+        assertThat(proposed.validate(new Event.FullReady(2, new int[0])).verdict()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    @Test
+    void l3ACompletionWhoseCheckpointNeverCaughtUp() throws Exception {
+        // r0's checkpoint on w1 lags a page (one position here) across all five of its decode steps: a short
+        // decode, far below the fairness bound, and the completion's own bound (4) catches it
+        Trace never = decoding().step(s -> Core.decode(s, 0)).step(s -> Core.decode(s, 0)).step(s -> Core.decode(s, 0));
+        ValidationResult r = never.validate(new Event.Complete(0, 0, 0));
+        rejectedBy(PropertyId.L3, r, 10);
+        assertThat(r.divergence().finding().message()).contains("completes with its checkpoint a page or more behind its KV across its last 5");
+        // one StreamPage in between resets the count: two lagging steps since are within the bound
+        Trace streamed = decoding().step(s -> Core.decode(s, 0)).step(s -> Core.streamPage(s, 0, 5)).step(s -> Core.decode(s, 0))
+                .step(s -> Core.decode(s, 0));
+        assertThat(streamed.validate(new Event.Complete(0, 0, 5)).verdict()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    @Test
+    void a4AFixedCheckpointingThatPlacesLikeLumen() throws Exception {
+        Trace t = new Trace(new Config("fixed-checkpointing", 3, 1, 1, 5, 3, 40, 1, 3)).step(s -> Core.arrive(s, 0, 4, REF));
+        assertThat(t.validate(new Event.Place(0, 1)).verdict()).isEqualTo(Verdict.ACCEPTED);
+        ValidationResult r = t.validate(new Event.Place(0, 2));
+        rejectedBy(PropertyId.A4, r, 3);
+        assertThat(r.divergence().finding().message()).contains("the first UP worker after its server 0 on the fixed ring");
+        // Stop-and-Restart places nothing
+        Trace sr = new Trace(new Config("stop-and-restart", 3, 1, 1, 5, 3, 40, 1, 3)).step(s -> Core.arrive(s, 0, 4, REF));
+        rejectedBy(PropertyId.A4, sr.validate(new Event.Place(0, 1)), 3);
+    }
+
+    @Test
+    void a5ABaselineThatDoesNotRouteByItsRule() throws Exception {
+        // FC restores on its live holder w1 whatever its load: a re-prefill is A5
+        Trace fc = interruptedWithOutput("fixed-checkpointing");
+        assertThat(fc.validate(new Event.Route(0, RouteMode.RESTORE, 1, 0, 0)).verdict()).isEqualTo(Verdict.ACCEPTED);
+        rejectedBy(PropertyId.A5, fc.validate(new Event.Route(0, RouteMode.REPREFILL, 2, 0, 0)), 7);
+        // Stop-and-Restart never restores
+        Trace sr = interruptedWithOutput("stop-and-restart");
+        rejectedBy(PropertyId.A5, sr.validate(new Event.Route(0, RouteMode.RESTORE, 1, 0, 0)), 7);
+    }
+
     @Test
     void a3ADraftForARequestOnNoUpWorker() throws Exception {
         Trace t = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
@@ -242,7 +343,9 @@ class ValidatorTest {
         ValidationResult stale = text(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[0,0,0]}\n");
         assertThat(stale.verdict()).isEqualTo(Verdict.REJECTED);
         assertThat(stale.divergence().finding().property()).isEqualTo(PropertyId.A1);
-        assertThat(stale.divergence().finding().message()).contains("stale load for worker 0");
+        // the difference named as it is (one request fewer in Q_w), never as staleness under the exact reading
+        assertThat(stale.divergence().finding().message()).contains("for worker 0 a load that is not Eq. 4")
+                .contains("1 fewer request in Q_w than the 1 the trace has queued on worker 0").doesNotContain("stale");
         assertThat(stale.divergence().finding().expected()).isEqualTo("L=1.0");
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0]}\n", 3, "holds 2 loads");
         malformed(header + arrive + "{\"type\":\"Place\",\"req\":0,\"holder\":1,\"loads\":[1,0,0,0]}\n", 3, "more than one load per worker");

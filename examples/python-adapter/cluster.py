@@ -188,6 +188,8 @@ class Cluster:
             return any(r.phase == "DECODE" for r in mine)
         if point == "MID_HANDOVER":
             return self.workers[w].state == "ASSISTING"
+        if point == "MID_VERIFY":
+            return any(r.phase == "DECODE" and r.draft for r in mine)
         return False                              # MID_STREAM: caught in stream()
 
     def take_armed(self, w, point):
@@ -307,7 +309,7 @@ class Cluster:
             resumed = len(saved)
             if "restore-past-checkpoint" in self.bugs and r.out:
                 resumed = r.kv_len()   # believes the checkpoint is current
-            r.kv = saved[:resumed] + [0] * (resumed - len(saved))
+            r.kv = saved[:resumed] + [kv.NEVER_WRITTEN] * (resumed - len(saved))
             r.kv_ok = all(word == kv.kv_word(r.seed, i + 1) for i, word in enumerate(r.kv))
             target, mode, pages = h, "RESTORE", kv.pages(r.kv, 1, resumed, self.page_tokens)
         else:
@@ -357,7 +359,7 @@ class Cluster:
         r = self.requests[rid]
         if r.epoch != epoch:
             return
-        if self.take_armed(r.server, "MID_DECODE"):
+        if (r.draft and self.take_armed(r.server, "MID_VERIFY")) or self.take_armed(r.server, "MID_DECODE"):
             self.fail(r.server)
             return
         self.reprotect(r)

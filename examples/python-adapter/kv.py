@@ -6,12 +6,11 @@ stand-in that behaves like one where the kit can see it:
 * output token n of a request is the kit's token model (docs/conformance.md,
   "The reference"), but only when the KV the decoder reads is intact;
   a decoder reading corrupted KV emits a different token, as a real one would;
-* the KV of context position i is one 64-bit word, a function of the
-  request and i, so that a page copied from the wrong place or the wrong
-  request has different bytes and therefore a different digest.
+* the KV of context position i is the kit's KV content model: a few 64-bit
+  words, a function of the request's seed and i, so that a page copied from
+  the wrong place or the wrong request has different bytes and therefore a
+  different digest, which the kit predicts.
 """
-
-import hashlib
 
 M64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -33,19 +32,50 @@ def wrong_token(seed, n, vocab):
     return (token(seed, n, vocab) + 1) % vocab
 
 
+# The kit's KV content model (docs/conformance.md, "The kit's KV content"): the
+# bytes of each context position, LAYERS layers of BYTES_PER_TOKEN_LAYER bytes,
+# and the digest of a page's bytes. The kit predicts every digest this adapter
+# reports, so a page holding another position's bytes, or a digest taken over
+# anything but the bytes, is caught.
+LAYERS, BYTES_PER_TOKEN_LAYER = 2, 16
+# The bytes of a position nothing ever wrote: zeros.
+NEVER_WRITTEN = (0,) * (LAYERS * BYTES_PER_TOKEN_LAYER // 8)
+# The bug `digest-over-metadata`: a page's digest taken over where the page is
+# (its first position and count) instead of over its bytes.
+DIGEST_OVER_METADATA = False
+
+
+def mix(x):
+    """The 64-bit finaliser of MurmurHash3."""
+    x ^= x >> 33
+    x = (x * 0xFF51AFD7ED558CCD) & M64
+    x ^= x >> 33
+    x = (x * 0xC4CEB9FE1A85EC53) & M64
+    return x ^ (x >> 33)
+
+
 def kv_word(seed, pos):
-    """The KV bytes of context position `pos` (1-based), abbreviated to one word."""
-    return splitmix64(((seed ^ 0x5DEECE66D) + pos * 0xD1B54A32D192ED69) & M64)
+    """The KV bytes of context position `pos` (1-based): its 64-bit words, layer by layer."""
+    words = []
+    for layer in range(LAYERS):
+        h = mix(((seed & M64) * GOLDEN + (layer << 32) + pos) & M64)
+        for b in range(BYTES_PER_TOKEN_LAYER // 8):
+            if b > 0:
+                h = mix((h + 8 * b) & M64)
+            words.append(h)
+    return tuple(words)
 
 
-def page_digest(words):
-    """16 hex digits over the bytes of the positions a copy holds of one page.
-
-    The kit never computes a digest, it only compares them, so any 64-bit hash
-    will do as long as every copy is hashed the same way.
-    """
-    data = b"".join(w.to_bytes(8, "little") for w in words)
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
+def page_digest(positions):
+    """16 hex digits over the bytes of the positions a copy holds of one page:
+    the sum mod 2^64 of mix(w_j XOR j * GOLDEN) over its 64-bit words w_j."""
+    acc = 0
+    j = 0
+    for words in positions:
+        for w in words:
+            acc = (acc + mix(w ^ ((j * GOLDEN) & M64))) & M64
+            j += 1
+    return format(acc, "016x")
 
 
 def pages(kv, first_pos, last_pos, page_tokens):
@@ -64,6 +94,8 @@ def pages(kv, first_pos, last_pos, page_tokens):
     while page * page_tokens + 1 <= last_pos:
         start = page * page_tokens + 1
         end = min(start + page_tokens - 1, len(kv))
-        entries.append([start, end - start + 1, page_digest(kv[start - 1:end])])
+        digest = (format(mix((start * GOLDEN + end - start + 1) & M64), "016x") if DIGEST_OVER_METADATA
+                  else page_digest(kv[start - 1:end]))
+        entries.append([start, end - start + 1, digest])
         page += 1
     return entries

@@ -17,6 +17,7 @@ import traceback
 sys.dont_write_bytecode = True          # leave no __pycache__ next to the example
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import Cluster  # noqa: E402
+import kv  # noqa: E402
 
 BUGS = {
     "restore-past-checkpoint": "a restore resumes at the interruption point, as if the checkpoint were current",
@@ -25,6 +26,7 @@ BUGS = {
     "holder-is-server": "placement forgets to exclude the request's own server",
     "accept-unverified-draft": "the verifier keeps the whole draft, not its agreeing prefix",
     "no-reprotection": "a request that lost its holder is never placed again",
+    "digest-over-metadata": "page digests are taken over each page's position and count, not over its bytes",
 }
 
 
@@ -49,6 +51,10 @@ def main():
         ack = {"type": "ack"}
         try:
             if name == "init":
+                model = cmd.get("kvModel", {})          # the kit's KV content model's shape
+                kv.LAYERS = int(model.get("layers", kv.LAYERS))
+                kv.BYTES_PER_TOKEN_LAYER = int(model.get("bytesPerTokenLayer", kv.BYTES_PER_TOKEN_LAYER))
+                kv.DIGEST_OVER_METADATA = "digest-over-metadata" in args.bug
                 cluster = Cluster(cmd["config"], float(cmd.get("draftAgreement", 0.5)),
                                   int(cmd.get("tokenModel", {}).get("vocab", 32000)), write, args.bug)
             else:

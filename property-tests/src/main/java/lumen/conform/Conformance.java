@@ -454,6 +454,10 @@ public final class Conformance {
         ObjectNode model = init.putObject("tokenModel");
         model.put("name", KitTokens.NAME);
         model.put("vocab", KitTokens.VOCAB);
+        ObjectNode kv = init.putObject("kvModel");
+        kv.put("name", lumen.core.KitKv.NAME);
+        kv.put("layers", lumen.core.KitKv.LAYERS);
+        kv.put("bytesPerTokenLayer", lumen.core.KitKv.BYTES_PER_TOKEN_LAYER);
         absorb(send(s, init.toString()), buf, s, 0, null);
         List<Cmd> cmds = new ArrayList<>();
         for (Arrival a : sc.arrivals()) {
@@ -550,6 +554,14 @@ public final class Conformance {
         Validator.Options vo = Validator.Options.defaults().withComplete(true).withFairnessSteps(opt.fairnessSteps());
         if (reference != null) {
             vo = vo.withReference(reference, opt.reference().description);
+        }
+        if (opt.reference() == Reference.TOKEN_MODEL) {
+            // a system on the kit's token model keeps the kit's KV content: every digest it reports is predicted
+            Map<Integer, Long> seeds = new HashMap<>();
+            for (Arrival a : sc.arrivals()) {
+                seeds.put(a.id(), a.seed());
+            }
+            vo = vo.withKvModel(seeds);
         }
         try {
             v = Validator.validate(new ByteArrayInputStream(trace), "the system's trace", vo);

@@ -141,6 +141,11 @@ public final class CoreRunner {
         return switch (f.point()) {
             case AT_TIME -> true;
             case MID_HANDOVER -> rec.state() == lumen.core.WorkerState.ASSISTING;
+            case MID_VERIFY -> {
+                boolean[] hit = {false};
+                rec.runq().forEachKey(id -> hit[0] |= s.request(id).phase() == RequestPhase.DECODE && s.request(id).proposal() != null);
+                yield hit[0];
+            }
             case MID_PREFILL, MID_RESTORE, MID_DECODE -> {
                 boolean[] hit = {false};
                 rec.runq().forEachKey(id -> {

@@ -32,6 +32,8 @@ public final class PropertyCheck {
     public enum Feature {
         HOLDER_FAILURE, RESTORE, REPREFILL, DEGRADED_PLACEMENT, FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST,
         REJECTED_ASSIST,
+        /** A failure interrupts a request with a draft in flight for it: the draft must die with it (S17). */
+        FAILURE_DROPS_DRAFTS,
         /** The rebackup reading at work: a Place that keeps a request's holder and gives it a new backup. */
         REBACKUP,
         /** The ringFallThrough reading at work: a ring placement past a neighbour without room. */
@@ -54,7 +56,7 @@ public final class PropertyCheck {
         public boolean possibleUnder(RecoveryPolicy p) {
             return switch (this) {
                 case HOLDER_FAILURE, RESTORE, DEGRADED_PLACEMENT -> p.placesCheckpoints();
-                case FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST, REJECTED_ASSIST ->
+                case FAILURE_DURING_HANDOVER, HANDOVER_DROPS_DRAFTS, ACCEPTED_ASSIST, REJECTED_ASSIST, FAILURE_DROPS_DRAFTS ->
                         p.restartState() == lumen.core.WorkerState.LOADING_DRAFT;
                 case REPREFILL -> true;
                 case REBACKUP, RING_FALL_THROUGH -> false;   // a reading decides: possibleUnder(p, readings)
@@ -80,7 +82,12 @@ public final class PropertyCheck {
      * runtime takes the bug's policy, and each event passes through the bug before it is checked.
      */
     public static Outcome run(Schedule sc, Bug bug) {
-        lumen.validate.Mirror mirror = new lumen.validate.Mirror(sc.config());
+        // the runtime keeps the kit's KV content, so every digest it reports is predicted, as lumen conform does
+        Map<Integer, Long> seeds = new java.util.HashMap<>();
+        for (lumen.runtime.Arrival a : sc.arrivals()) {
+            seeds.put(a.id(), a.seed());
+        }
+        lumen.validate.Mirror mirror = new lumen.validate.Mirror(sc.config()).withKvModel(seeds);
         final Finding[] bad = {null};
         final String[] where = {null};
         final long[] n = {0};
@@ -89,6 +96,7 @@ public final class PropertyCheck {
         Config run = Bug.running(bug, sc.config());
         if (bug != null) {
             bug.reset();
+            sc.arrivals().forEach(a -> bug.arrived(a.id(), a.seed()));
         }
         ClusterRuntime.Options options = bug == null ? sc.options() : bug.options(sc.options());
         ClusterRuntime[] self = {null};
@@ -172,6 +180,13 @@ public final class PropertyCheck {
                 }
                 if (assisting.contains(x.worker())) {
                     f.add(Feature.FAILURE_DURING_HANDOVER);
+                }
+                // judged on the state: a request the failure interrupts had a draft in flight
+                for (int id : s.worker(x.worker()).runq().keys()) {
+                    if (s.request(id).proposal() != null) {
+                        f.add(Feature.FAILURE_DROPS_DRAFTS);
+                        break;
+                    }
                 }
                 assisting.remove(x.worker());
             }

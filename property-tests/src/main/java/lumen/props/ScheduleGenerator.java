@@ -20,6 +20,10 @@ import lumen.workload.Lengths;
  * the same schedule.
  */
 public final class ScheduleGenerator {
+    /** The points of work the schedule's main failures are drawn from (a draft in flight is aimed at apart, last). */
+    private static final Fault.Point[] POINTS = {Fault.Point.AT_TIME, Fault.Point.MID_PREFILL, Fault.Point.MID_DECODE,
+        Fault.Point.MID_STREAM, Fault.Point.MID_RESTORE, Fault.Point.MID_HANDOVER};
+
     /**
      * Real lengths are divided by this: a request of 1,730 prompt tokens and 415 output tokens
      * (ShareGPT's medians) becomes 108 and 26 positions. The distribution's shape (tails, the
@@ -120,7 +124,7 @@ public final class ScheduleGenerator {
         List<Fault> faults = new ArrayList<>();
         int kinds = r.nextInt(5);
         for (int k = 0; k < kinds; k++) {
-            Fault.Point p = Fault.Point.values()[r.nextInt(Fault.Point.values().length)];
+            Fault.Point p = POINTS[r.nextInt(POINTS.length)];
             int victim = r.nextInt(w);
             double at = r.nextDouble() * 400;
             faults.add(new Fault(victim, at, p));
@@ -151,6 +155,11 @@ public final class ScheduleGenerator {
         }
         // drawn after everything else, so a schedule's seed gives the same schedule as before
         cfg = cfg.withReadings(readings != null ? readings : drawReadings(r));
+        if (r.nextInt(4) == 0) {
+            // a failure of a worker while it verifies a draft (an assist target): the draft in flight is
+            // dropped with the request it was made for (drawn last, after the readings)
+            faults.add(new Fault(r.nextInt(w), r.nextDouble() * 2000, Fault.Point.MID_VERIFY));
+        }
         return new Schedule(cfg, agreement, arrivals, faults,
                 real == null ? "synthetic (log-normal, median 40)" : real.source().name().toLowerCase(java.util.Locale.ROOT) + " / " + LENGTH_SCALE);
     }

@@ -33,8 +33,10 @@ class HarnessFindsSeededBugsTest {
         int failures = m == Mutants.NEVER_ASSISTS ? 3 : 2;
         // a backup lags its holder only while the server's stream queue is busy with other requests' pages;
         // a ring neighbour is full only once several requests hold their checkpoints on it;
-        // an assist target stops being the most loaded only once other requests load another worker
-        int requests = m == Mutants.PROMOTES_HOLDER_COPY || m == Mutants.RING_NO_FALL_THROUGH || m == Mutants.ASSIST_RETARGETS ? 6 : 4;
+        // an assist target stops being the most loaded only once other requests load another worker;
+        // a re-prefill has a loaded worker to go to only once other requests load it
+        int requests = m == Mutants.FC_REPREFILL_ANYWHERE ? 8
+                : m == Mutants.PROMOTES_HOLDER_COPY || m == Mutants.RING_NO_FALL_THROUGH || m == Mutants.ASSIST_RETARGETS ? 6 : 4;
         assertThat(r.failure.minimal().arrivals().size() <= requests && r.failure.minimal().faults().size() <= failures)
                 .as(() -> "not shrunk far enough: " + r.failure.report()).isTrue();
     }

@@ -331,6 +331,9 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             // the drafts on the batch are verified in the same forward pass
             double dur = cost.decodeMs(batch.size(), ctx / batch.size(), drafts);
             w.busy = true;
+            if (drafts > 0) {
+                maybeFault(w, Fault.Point.MID_VERIFY, dur);
+            }
             maybeFault(w, Fault.Point.MID_DECODE, dur);
             on(w, now + dur, () -> decodeDone(w, batch));
         }

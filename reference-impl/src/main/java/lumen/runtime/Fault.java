@@ -19,6 +19,11 @@ public record Fault(int worker, double afterMs, Point point) {
         /** Halfway through restoring a checkpoint (the restore and catch-up of a RESTOREd request). */
         MID_RESTORE,
         /** While assisting, halfway between DraftReady and the handover. */
-        MID_HANDOVER
+        MID_HANDOVER,
+        /**
+         * Halfway through a decode iteration that verifies a draft: the worker is an assist target
+         * with a draft in flight for one of its requests, which its failure must drop (S17).
+         */
+        MID_VERIFY
     }
 }

@@ -100,7 +100,13 @@ public final class Adapter {
         double t = m.path("t").asDouble(rt == null ? 0 : rt.now());
         switch (cmd) {
             case "init" -> init(m);
-            case "arrive" -> rt.submit(new Arrival(integer(m, "req"), t, integer(m, "promptLen"), integer(m, "outLen"), m.path("seed").asLong()));
+            case "arrive" -> {
+                Arrival a = new Arrival(integer(m, "req"), t, integer(m, "promptLen"), integer(m, "outLen"), m.path("seed").asLong());
+                if (bug != null) {
+                    bug.arrived(a.id(), a.seed());
+                }
+                rt.submit(a);
+            }
             case "fail" -> rt.inject(new Fault(integer(m, "worker"), t,
                     Fault.Point.valueOf(m.path("point").asText("AT_TIME").toUpperCase(Locale.ROOT).replace('-', '_'))));
             case "restart" -> rt.restartWorker(integer(m, "worker"));

@@ -49,6 +49,10 @@ public interface Bug {
     default void reset() {
     }
 
+    /** Request {@code req} arrives with {@code seed} (the kit's arrive command): what a bug that writes KV bytes computes them from. */
+    default void arrived(int req, long seed) {
+    }
+
     /** The event the implementation reports, given the state before it (null: none at all). */
     default Event rewrite(ClusterState before, Event e, Config c) {
         return e;

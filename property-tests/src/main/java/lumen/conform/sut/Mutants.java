@@ -318,10 +318,10 @@ public enum Mutants implements Bug {
     },
     /**
      * Fixed-Checkpointing's holder choice forgets M_budget: the ring neighbour holds whether it has
-     * room or not. Caught at that placement, before its pages could break S5 (Eq. 5): FC's rule is
-     * the neighbour with room, and no property but the step itself states FC's rule.
+     * room or not. Caught at that placement as A4, FC's own placement rule, before its pages could
+     * break S5 (Eq. 5).
      */
-    RING_IGNORES_BUDGET("step") {
+    RING_IGNORES_BUDGET("A4") {
         @Override
         public List<String> policies() {
             return List.of("fixed-checkpointing");
@@ -350,9 +350,175 @@ public enum Mutants implements Bug {
     /** Under lumen-dual with the rebackup reading, a request whose backup was promoted or lost never gets a new one. */
     NO_REBACKUP("S14", "lumen-dual", "rebackup", "true", "false"),
     /** Under Fixed-Checkpointing with the ringFallThrough reading, a neighbour without room still leaves the request unprotected. */
-    RING_NO_FALL_THROUGH("step", "fixed-checkpointing", "ringFallThrough", "true", "false"),
+    RING_NO_FALL_THROUGH("A4", "fixed-checkpointing", "ringFallThrough", "true", "false"),
     /** Under Fixed-Checkpointing with the ring running backwards (ringDirection=previous), checkpoints still go to the next worker. */
-    RING_WRONG_DIRECTION("step", "fixed-checkpointing", "ringDirection", "previous", "next"),
+    RING_WRONG_DIRECTION("A4", "fixed-checkpointing", "ringDirection", "previous", "next"),
+    /** Fixed-Checkpointing places each checkpoint on the least loaded worker with room, as LUMEN would, instead of its ring neighbour. */
+    FC_PLACES_LEAST_LOADED("A4") {
+        @Override
+        public List<String> policies() {
+            return List.of("fixed-checkpointing");
+        }
+
+        @Override
+        public RecoveryPolicy policy(Config c) {
+            return SeededPolicies.FC_PLACES_LEAST_LOADED;
+        }
+    },
+    /**
+     * Fixed-Checkpointing restores on its live holder only when the saved prefix is longer than tau,
+     * and re-prefills otherwise: a wrong decision not to restore, named by FC's routing rule (A5).
+     */
+    FC_RESTORES_PAST_TAU("A5") {
+        @Override
+        public List<String> policies() {
+            return List.of("fixed-checkpointing");
+        }
+
+        @Override
+        public RecoveryPolicy policy(Config c) {
+            return SeededPolicies.FC_RESTORES_PAST_TAU;
+        }
+    },
+    /** Fixed-Checkpointing re-prefills a request whose holder is lost on the most loaded live worker, not a least loaded one. */
+    FC_REPREFILL_ANYWHERE("A5") {
+        @Override
+        public List<String> policies() {
+            return List.of("fixed-checkpointing");
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Route r && r.mode() == RouteMode.REPREFILL) {
+                int most = -1;
+                for (int w = 0; w < c.workers(); w++) {
+                    if (before.isUp(w) && (most < 0 || before.routeLoad(w) > before.routeLoad(most))) {
+                        most = w;
+                    }
+                }
+                if (most >= 0 && before.routeLoad(most) > before.routeLoad(r.worker())) {
+                    return new Event.Route(r.req(), r.mode(), most, r.resumed(), r.freed(), r.pages());
+                }
+            }
+            return e;
+        }
+    },
+    /**
+     * A re-prefill restarts the request's output: the new server's prefill sends the first token
+     * again, although the client already has it (and the tokens after it).
+     */
+    RESENDS_OUTPUT("S16") {
+        @Override
+        public List<String> policies() {
+            return List.of("stop-and-restart");
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Prefill p && p.tokens().length == 0) {
+                RequestRec r = before.request(p.req());
+                if (r != null && r.outLen() > 0 && r.ref() != null) {
+                    return new Event.Prefill(p.req(), p.worker(), new int[] {r.ref()[0]}, p.pages());
+                }
+            }
+            return e;
+        }
+    },
+    /**
+     * Page digests taken over each page's metadata (its first position and count) instead of its
+     * bytes: every copy of a page agrees with every other, right or wrong, so only the kit's KV
+     * content model, which predicts each digest, can tell.
+     */
+    DIGEST_OVER_METADATA("S9") {
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            return switch (e.action()) {
+                case PREFILL -> {
+                    Event.Prefill p = (Event.Prefill) e;
+                    yield p.pages() == null ? e : new Event.Prefill(p.req(), p.worker(), p.tokens(), metadata(p.pages()));
+                }
+                case DECODE -> {
+                    Event.Decode d = (Event.Decode) e;
+                    yield d.pages() == null ? e : new Event.Decode(d.req(), d.worker(), d.tokens(), metadata(d.pages()));
+                }
+                case STREAM_PAGE -> {
+                    Event.StreamPage sp = (Event.StreamPage) e;
+                    yield sp.pages() == null ? e : new Event.StreamPage(sp.req(), sp.holder(), sp.ckpt(), metadata(sp.pages()));
+                }
+                case ROUTE -> {
+                    Event.Route r = (Event.Route) e;
+                    yield r.pages() == null ? e : new Event.Route(r.req(), r.mode(), r.worker(), r.resumed(), r.freed(), metadata(r.pages()));
+                }
+                default -> e;
+            };
+        }
+
+        private PageDigest[] metadata(PageDigest[] pages) {
+            PageDigest[] out = new PageDigest[pages.length];
+            for (int i = 0; i < pages.length; i++) {
+                out[i] = new PageDigest(pages[i].first(), pages[i].count(), lumen.core.KitKv.mix(pages[i].first() * 0x9E3779B97F4A7C15L + pages[i].count()));
+            }
+            return out;
+        }
+    },
+    /**
+     * A failure drops its own worker's drafts but not those of the requests it interrupts: a draft
+     * in flight when its request's server failed is verified later, on the request's new server.
+     */
+    DRAFT_SURVIVES_FAILURE("S17") {
+        /** Per request, the draft in flight when its server failed. */
+        private final Map<Integer, int[]> kept = new HashMap<>();
+        /** Per request, its seed: the KV bytes of the positions the stale draft's verification writes. */
+        private final Map<Integer, Long> seeds = new HashMap<>();
+
+        @Override
+        public void reset() {
+            kept.clear();
+            seeds.clear();
+        }
+
+        @Override
+        public void arrived(int req, long seed) {
+            seeds.put(req, seed);
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.Fail f) {
+                for (int id : f.interrupted()) {
+                    RequestRec r = before.request(id);
+                    if (r != null && r.proposal() != null && r.proposal().src() != f.worker()) {
+                        kept.put(id, r.proposal().toks());
+                    }
+                }
+            } else if (e instanceof Event.Complete) {
+                kept.remove(e.req());
+            } else if (e instanceof Event.Decode d && kept.containsKey(d.req()) && d.pages() != null) {
+                RequestRec r = before.request(d.req());
+                int[] draft = kept.remove(d.req());
+                if (r != null && r.proposal() == null && r.ref() != null) {
+                    // the stale draft verified as if it were in flight: its agreeing prefix, then the target's token
+                    int n = r.outLen();
+                    int m = 0;
+                    while (m < draft.length && n + m < r.refLen() && draft[m] == r.ref()[n + m]) {
+                        m++;
+                    }
+                    if (m > 0) {
+                        int[] toks = Arrays.copyOfRange(r.ref(), n, Math.min(r.refLen(), n + m + 1));
+                        // the pass writes the KV of every token it keeps but the last, as the kit's KV content model has it
+                        long seed = seeds.getOrDefault(d.req(), 0L);
+                        int[][] shape = PageDigest.shape(r.kv().length() + 1, r.kv().length() + toks.length, c.pageTokens());
+                        PageDigest[] pages = new PageDigest[shape.length];
+                        for (int i = 0; i < shape.length; i++) {
+                            pages[i] = new PageDigest(shape[i][0], shape[i][1], lumen.core.KitKv.digest(seed, shape[i][0], shape[i][1]));
+                        }
+                        return new Event.Decode(d.req(), d.worker(), toks, pages);
+                    }
+                }
+            }
+            return e;
+        }
+    },
     /** The handover switches models but keeps the draft model's in-flight drafts. */
     SPECULATION_SURVIVES_HANDOVER("S11") {
         @Override

@@ -50,6 +50,25 @@ final class SeededPolicies {
         }
     };
 
+    /** Fixed-Checkpointing that places each checkpoint on the least loaded worker with room, as LUMEN would, instead of its ring neighbour. */
+    static final RecoveryPolicy FC_PLACES_LEAST_LOADED = new MutantPolicy("mutant-fc-places-least-loaded", "fixed-checkpointing") {
+        @Override
+        public int chooseHolder(ClusterState s, RequestRec r) {
+            return s.index().minLoadWithRoom(s.roomNeeded(r), r.server());
+        }
+    };
+
+    /**
+     * Fixed-Checkpointing that re-prefills although its holder is live with a checkpoint: it restores
+     * a non-empty checkpoint only when the saved prefix is longer than tau.
+     */
+    static final RecoveryPolicy FC_RESTORES_PAST_TAU = new MutantPolicy("mutant-fc-restores-past-tau", "fixed-checkpointing") {
+        @Override
+        public boolean restoreOnHolder(ClusterState s, RequestRec r) {
+            return r.ckpt().length() == 0 || r.ckpt().length() > s.config().tau();
+        }
+    };
+
     /**
      * LUMEN with one decision replaced, written consistently: the policy's own idea of what is
      * allowed agrees with its buggy choice, so the core takes the step, as a buggy system would.
@@ -105,6 +124,26 @@ final class SeededPolicies {
         @Override
         public boolean eq6Routing() {
             return base.eq6Routing();
+        }
+
+        @Override
+        public boolean neverRestores() {
+            return base.neverRestores();
+        }
+
+        @Override
+        public boolean placesCheckpoints() {
+            return base.placesCheckpoints();
+        }
+
+        @Override
+        public boolean ringPlacement() {
+            return base.ringPlacement();
+        }
+
+        @Override
+        public boolean dualPlacement() {
+            return base.dualPlacement();
         }
     }
 }

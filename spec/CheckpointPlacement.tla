@@ -68,30 +68,39 @@ Place(r) ==
 \* The pages of r the server may stream: those it has written to its GPU.
 StreamLimit(r) == Len(kv[r])
 
-\* The next page the holder lacks, copied from the server's GPU as it is.
-PageToStream(r) == IF Len(ckpt[r]) < Len(kv[r]) THEN kv[r][Len(ckpt[r]) + 1] ELSE Hole
+\* The last position of the page that position p falls in (pages of PageTokens positions).
+PageEnd(p) == ((p - 1) \div PageTokens + 1) * PageTokens
 
-\* The same for the backup holder's copy (DUAL).
-BackupPageToStream(r) == IF Len(bckpt[r]) < Len(kv[r]) THEN kv[r][Len(bckpt[r]) + 1] ELSE Hole
+\* The positions one StreamPage adds to a copy c of r: the rest of the page its next position falls
+\* in, as far as the server has written it. A partial last page is streamed as far as it is written,
+\* and the rest of it when it is written.
+StreamCount(c, r) == IF PageEnd(Len(c) + 1) < StreamLimit(r) THEN PageEnd(Len(c) + 1) - Len(c)
+                     ELSE StreamLimit(r) - Len(c)
 
-\* Whether w's host memory takes one more position: always under the reserve reading (placement
-\* reserved the room), while it stores less than M_budget under the stored reading.
-StreamRoom(w) == Readings.budget = "reserve" \/ stored[w] < Budget
+\* Positions from..to of r's KV, copied from the server's GPU as they are into w's host memory.
+CopiedPages(r, from, to, w) == [j \in 1..(to - from + 1) |->
+                                   CopyTo(IF from + j - 1 <= Len(kv[r]) THEN kv[r][from + j - 1] ELSE Hole, w)]
+
+\* Whether w's host memory takes n more positions: always under the reserve reading (placement
+\* reserved the room), while it stays within M_budget under the stored reading.
+RoomFor(w, n) == Readings.budget = "reserve" \/ stored[w] + n <= Budget
+\* ... and one more position.
+StreamRoom(w) == RoomFor(w, 1)
 
 \* One page to the holder's host memory or, under DUAL, to the backup's; each copy lags on its own.
 StreamPage(r) ==
     /\ phase[r] \in {"QUEUED", "DECODE"}
     /\ \/ /\ holder[r] # None
-          /\ StreamRoom(holder[r])
           /\ Len(ckpt[r]) < StreamLimit(r)
-          /\ ckpt' = [ckpt EXCEPT ![r] = Append(@, CopyTo(PageToStream(r), holder[r]))]
-          /\ stored' = [stored EXCEPT ![holder[r]] = @ + 1]
+          /\ RoomFor(holder[r], StreamCount(ckpt[r], r))
+          /\ ckpt' = [ckpt EXCEPT ![r] = @ \o CopiedPages(r, Len(@) + 1, Len(@) + StreamCount(@, r), holder[r])]
+          /\ stored' = [stored EXCEPT ![holder[r]] = @ + StreamCount(ckpt[r], r)]
           /\ UNCHANGED bckpt
        \/ /\ backup[r] # None
-          /\ StreamRoom(backup[r])
           /\ Len(bckpt[r]) < StreamLimit(r)
-          /\ bckpt' = [bckpt EXCEPT ![r] = Append(@, CopyTo(BackupPageToStream(r), backup[r]))]
-          /\ stored' = [stored EXCEPT ![backup[r]] = @ + 1]
+          /\ RoomFor(backup[r], StreamCount(bckpt[r], r))
+          /\ bckpt' = [bckpt EXCEPT ![r] = @ \o CopiedPages(r, Len(@) + 1, Len(@) + StreamCount(@, r), backup[r])]
+          /\ stored' = [stored EXCEPT ![backup[r]] = @ + StreamCount(bckpt[r], r)]
           /\ UNCHANGED ckpt
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen>>
 

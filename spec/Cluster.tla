@@ -18,7 +18,10 @@
 (*    therefore right exactly when its page i holds position i of r, and  *)
 (*    a page of another request, a page never written (Hole) or a copy in *)
 (*    the wrong worker's memory is a violation, not a count that happens  *)
-(*    to match.                                                            *)
+(*    to match.  Positions are grouped into pages of PageTokens; a         *)
+(*    checkpoint is streamed a page at a time, the last page as far as it *)
+(*    is written (a partial page, completed when it fills), so a restore   *)
+(*    may resume inside a page.                                            *)
 (*  - The KV convention of a real decoder: the KV of an emitted token is  *)
 (*    written by the next forward pass, which feeds that token back.  So  *)
 (*    once r has output, its server has written exactly KvLen(r) =        *)
@@ -57,6 +60,8 @@ CONSTANTS
     Tau,         \* Eq. 6 prefix-length threshold, in pages
     Budget,      \* Eq. 5 M_budget: pages one holder may store
     K,           \* draft length: tokens a draft proposes at most
+    PageTokens,  \* context positions per KV page: the unit a checkpoint is streamed in (the last page
+                 \* of a request is partial until it fills)
     PromptLen,   \* [Requests -> Nat \ {0}]: prompt pages of each request
     Ref,         \* [Requests -> Seq(tokens)]: the reference (failure-free) output
     MaxOut,      \* [Requests -> Nat]: the maximum output each request declared (its max_tokens),
@@ -150,6 +155,7 @@ ASSUME /\ Policy \in Policies
        /\ None \notin Workers
        /\ \A n \in {Alpha, Beta, Theta, Tau, Budget} : n \in Nat
        /\ K \in Nat \ {0}
+       /\ PageTokens \in Nat \ {0}
        /\ \A r \in Requests : PromptLen[r] \in Nat \ {0} /\ Len(Ref[r]) > 0
        /\ \A r \in Requests : MaxOut[r] \in Nat /\ MaxOut[r] >= Len(Ref[r])
        /\ \A r \in Requests : \A i \in 1..Len(Ref[r]) : Ref[r][i] # Wrong

@@ -62,7 +62,7 @@ L3_CheckpointCatchesUp ==
     \A r \in Requests :
         (phase[r] = "DECODE" /\ holder[r] # None /\ Len(ckpt[r]) < Len(kv[r]))
             ~> (Len(ckpt[r]) = Len(kv[r]) \/ phase[r] # "DECODE" \/ holder[r] = None
-                \/ ~StreamRoom(holder[r]))
+                \/ ~RoomFor(holder[r], StreamCount(ckpt[r], r)))
 
 (***************************************************************************)
 (* L4: Algorithm 3's loop, restated from the paper independently of        *)

@@ -217,6 +217,12 @@ W_NoLaggingRestoreProp ==
     [][~\E r \in Requests : /\ phase[r] = "INTERRUPTED" /\ phase'[r] = "QUEUED"
                              /\ Len(kv'[r]) > 0 /\ Len(kv'[r]) < KvLen(r)]_vars
 
+\* A restore resumes from a checkpoint that ends inside a page (pages of PageTokens positions): the
+\* restore brings back the page's written part, and Prefill recomputes the rest.
+W_NoPartialPageRestoreProp ==
+    [][~\E r \in Requests : /\ phase[r] = "INTERRUPTED" /\ phase'[r] = "QUEUED"
+                             /\ Len(kv'[r]) > 0 /\ Len(kv'[r]) % PageTokens # 0]_vars
+
 \* A verified draft adds two or more tokens to an output that is not yet complete, so the KV of its
 \* accepted tokens is read by a later step.
 W_NoAcceptedDraftMidOutputProp ==

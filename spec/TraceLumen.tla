@@ -80,7 +80,6 @@ EXTENDS Lumen, Integers, TLC
 CONSTANTS
     TraceLog,       \* <<event, event, ...>>: the trace's events, in order
     Elsewhere,      \* a model value: the source of restored bytes that are not the holder's copy
-    PageTokens,     \* positions per physical page (the header's pageTokens)
     FairnessSteps,  \* the bound of the finite-trace fairness checks L3 and L4 (0: off)
     LoadWindow,     \* citedLoads = "stale": the most states any event's window reaches back (0: none)
     HiddenPlace,    \* a partial trace whose Place steps are not logged: they are searched for

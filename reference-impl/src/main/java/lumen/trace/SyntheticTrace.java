@@ -165,6 +165,12 @@ public final class SyntheticTrace {
             if (rr.holder() >= 0 && whole > rr.ckpt().length()) {
                 emit(Core.streamPage(s, r, whole));
             }
+            // the backup's copy streams on its own, page by page like the holder's
+            rr = s.request(r);
+            int backupWhole = rr.backup() < 0 ? 0 : s.streamUpTo(rr.backup(), rr.bckpt().length(), rr.kv().length() / pt * pt);
+            if (rr.backup() >= 0 && backupWhole > rr.bckpt().length()) {
+                emit(Core.streamBackupPage(s, r, backupWhole));
+            }
         }
     }
 

@@ -102,6 +102,11 @@ final class ConformCommand implements Callable<Integer> {
             + " failure-free run of each schedule, for a real model) (default: ${DEFAULT-VALUE})"})
     String referenceMode = "token-model";
 
+    @Option(names = "--kv-equivalence", description = "with --reference equivalence: hold every page digest to the digest the same"
+            + " system reported for the same positions in its failure-free run (a deterministic model writes the same KV whatever"
+            + " the failures); a model whose kernels depend on the batch is not deterministic in this sense")
+    boolean kvEquivalence;
+
     @Option(names = "--require-coverage", description = "a feature no schedule exercised (a holder failure, a restore, a"
             + " re-prefill, ...) fails the run")
     boolean requireCoverage;
@@ -165,6 +170,10 @@ final class ConformCommand implements Callable<Integer> {
             case "equivalence" -> Conformance.Reference.EQUIVALENCE;
             default -> throw new UserError("--reference must be token-model or equivalence, found '" + referenceMode + "'");
         };
+        if (kvEquivalence && ref != Conformance.Reference.EQUIVALENCE) {
+            throw new UserError("--kv-equivalence goes with --reference equivalence: under the token model the kit predicts every"
+                    + " digest from its KV content model already");
+        }
         if (fairnessSteps < 0) {
             throw new UserError("--fairness-steps must be 0 or more");
         }
@@ -182,7 +191,7 @@ final class ConformCommand implements Callable<Integer> {
         }
         return Conformance.Options.defaults(sut).withPolicies(policies).withReadings(readings).withSchedules(seed, schedules)
                 .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns).withFreshProcess(freshProcess)
-                .withReference(ref).withRequireCoverage(requireCoverage).withFairnessSteps(fairnessSteps);
+                .withReference(ref).withRequireCoverage(requireCoverage).withFairnessSteps(fairnessSteps).withKvEquivalence(kvEquivalence);
     }
 
     @Override

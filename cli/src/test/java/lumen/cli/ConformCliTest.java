@@ -76,6 +76,9 @@ class ConformCliTest {
         assertThat(p.err()).contains("unknown policy 'magic'");
         CliRun none = CliRun.of("conform");
         assertThat(none.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        CliRun kv = CliRun.of("conform", "--sut", "reference", "--kv-equivalence");
+        assertThat(kv.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(kv.err()).contains("--kv-equivalence goes with --reference equivalence");
     }
 
     @Test

@@ -62,57 +62,74 @@ public final class Conformance {
      */
     public record Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
                           SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess,
-                          Reference reference, boolean requireCoverage, int fairnessSteps, Readings readings) {
+                          Reference reference, boolean requireCoverage, int fairnessSteps, Readings readings, boolean kvEquivalence) {
+        public Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
+                       SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess,
+                       Reference reference, boolean requireCoverage, int fairnessSteps, Readings readings) {
+            this(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps, readings, false);
+        }
+
         public static Options defaults(String sut) {
             return new Options(sut, List.of("lumen"), 1, 50, Duration.ofSeconds(60), SutProcess.Limits.defaults(), 300, 100, false,
                     Reference.TOKEN_MODEL, false, lumen.validate.Mirror.DEFAULT_FAIRNESS_STEPS, Readings.DEFAULT);
         }
 
+        /**
+         * Under {@link Reference#EQUIVALENCE}: every page digest is also held to the digest the same
+         * system reported for the same positions in its failure-free run (a deterministic model writes
+         * the same KV whatever the failures; docs/conformance.md says what it cannot show).
+         */
+        public Options withKvEquivalence(boolean on) {
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps, readings, on);
+        }
+
         public Options withSchedules(long first, int n) {
             return new Options(sut, policies, first, n, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence);
         }
 
         public Options withPolicies(List<String> p) {
             return new Options(sut, p, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence);
         }
 
         public Options withTimeouts(Duration step, Duration run) {
             SutProcess.Limits l = new SutProcess.Limits(step, limits.maxEvents(), limits.maxBytes(), limits.maxLine());
             return new Options(sut, policies, firstSeed, schedules, run, l, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence);
         }
 
         public Options withShrinkRuns(int n) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, n, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence);
         }
 
         public Options withFreshProcess(boolean fresh) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, fresh, reference,
-                    requireCoverage, fairnessSteps, readings);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence);
         }
 
         public Options withReference(Reference r) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, r,
-                    requireCoverage, fairnessSteps, readings);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence);
         }
 
         public Options withRequireCoverage(boolean c) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    c, fairnessSteps, readings);
+                    c, fairnessSteps, readings, kvEquivalence);
         }
 
         /** The readings the system claims (docs/readings.md): every schedule runs under them. */
         public Options withReadings(Readings rd) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, rd);
+                    requireCoverage, fairnessSteps, rd, kvEquivalence);
         }
 
         public Options withFairnessSteps(int n) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, n, readings);
+                    requireCoverage, n, readings, kvEquivalence);
         }
     }
 
@@ -382,11 +399,11 @@ public final class Conformance {
             for (Arrival a : sc.arrivals()) {
                 ref.put(a.id(), KitTokens.reference(a.seed(), a.outLen(), KitTokens.VOCAB));
             }
-            return runOne(sc, ref);
+            return runOne(sc, ref, null);
         }
         // output equivalence: the same system's failure-free run is the reference
         Schedule quiet = sc.withFaults(List.of());
-        Run base = runOne(quiet, null);
+        Run base = runOne(quiet, null, null);
         if (!base.passed()) {
             return base.failureFree();
         }
@@ -399,7 +416,15 @@ public final class Conformance {
                         -1, null, null, base.trace(), base.events(), Set.of(), base.session(), base.runOfProcess()).failureFree();
             }
         }
-        return runOne(sc, outputs);
+        lumen.validate.PageOracle pages = null;
+        if (opt.kvEquivalence()) {
+            try {
+                pages = lumen.validate.PageOracle.failureFree(base.trace(), "the failure-free run");
+            } catch (IOException | TraceFormatException ex) {
+                throw new IllegalStateException("an accepted failure-free trace could not be read again", ex);
+            }
+        }
+        return runOne(sc, outputs, pages);
     }
 
     /** Each request's output in a trace: its Prefill's and Decodes' tokens, in order. */
@@ -412,7 +437,7 @@ public final class Conformance {
     }
 
     /** Drives one schedule and judges its trace against {@code reference} (null: the system's own, for a failure-free baseline). */
-    private Run runOne(Schedule sc, Map<Integer, int[]> reference) {
+    private Run runOne(Schedule sc, Map<Integer, int[]> reference, lumen.validate.PageOracle pages) {
         if (opt.freshProcess()) {
             stop();
         }
@@ -440,7 +465,7 @@ public final class Conformance {
             return new Run(Kind.CRASHED, null, "the system could not be started: " + ex.getMessage(), -1, null, null, buf.toByteArray(), 0,
                     Set.of(), session, runOf);
         }
-        return judge(sc, buf.toByteArray(), session, runOf, reference);
+        return judge(sc, buf.toByteArray(), session, runOf, reference, pages);
     }
 
     private record Cmd(double t, String json) {}
@@ -549,7 +574,7 @@ public final class Conformance {
         }
     }
 
-    private Run judge(Schedule sc, byte[] trace, Session s, int runOf, Map<Integer, int[]> reference) {
+    private Run judge(Schedule sc, byte[] trace, Session s, int runOf, Map<Integer, int[]> reference, lumen.validate.PageOracle pages) {
         ValidationResult v;
         Validator.Options vo = Validator.Options.defaults().withComplete(true).withFairnessSteps(opt.fairnessSteps());
         if (reference != null) {
@@ -562,6 +587,8 @@ public final class Conformance {
                 seeds.put(a.id(), a.seed());
             }
             vo = vo.withKvModel(seeds);
+        } else if (pages != null) {
+            vo = vo.withPages(pages);
         }
         try {
             v = Validator.validate(new ByteArrayInputStream(trace), "the system's trace", vo);

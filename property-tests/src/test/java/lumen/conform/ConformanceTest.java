@@ -42,6 +42,31 @@ class ConformanceTest {
         assertThat(r.schedules).isEqualTo(60);
     }
 
+    /**
+     * Output equivalence, for a system with a real model: the reference passes it, with and without
+     * --kv-equivalence. A re-prefill that writes wrong KV and reports the digests of what it wrote,
+     * consistently, keeps every output and every copy right, so output equivalence passes it: the
+     * digests are the system's own. Held to the failure-free run's digests (--kv-equivalence) it is S9.
+     */
+    @Test
+    void outputEquivalenceAndTheKvItCannotSeeWithoutKvEquivalence() {
+        Conformance.Options ref = Conformance.Options.defaults(java("lumen.conform.sut.Adapter"))
+                .withPolicies(List.of("lumen", "stop-and-restart", "fixed-checkpointing")).withReference(Conformance.Reference.EQUIVALENCE)
+                .withSchedules(1, 20);
+        Conformance.Report plainRef = run(ref);
+        assertThat(plainRef.failure).as(() -> ConformReport.text(plainRef)).isNull();
+        Conformance.Report kvRef = run(ref.withKvEquivalence(true));
+        assertThat(kvRef.failure).as(() -> ConformReport.text(kvRef)).isNull();
+        Conformance.Options wrong = Conformance.Options.defaults(java(Mutants.RECOMPUTES_WRONG_KV.mainClass()))
+                .withPolicies(Mutants.RECOMPUTES_WRONG_KV.policies()).withReference(Conformance.Reference.EQUIVALENCE).withSchedules(1, 40);
+        Conformance.Report plain = run(wrong);
+        assertThat(plain.failure).as("outputs and copies are right: output equivalence alone cannot see it").isNull();
+        Conformance.Report kv = run(wrong.withKvEquivalence(true));
+        assertThat(kv.failure).as("held to the failure-free run's digests").isNotNull();
+        assertThat(kv.failure.reported().caughtAs()).as(() -> ConformReport.text(kv)).isEqualTo("S9");
+        assertThat(kv.failure.reported().message()).contains("failure-free run");
+    }
+
     /** The reference adapter passes under every other reading of the paper, each claimed on its own. */
     @ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"queue=waiting", "ringDirection=previous", "ringFallThrough=true", "rebackup=true", "citedLoads=stale:3"})

@@ -100,8 +100,8 @@ public final class Mirror {
     private boolean inPlace;
     /** Whether the step under way is a hidden one ({@link #stepHidden}). */
     private boolean hiddenStep;
-    /** Per request, the seed of the kit's KV content model every reported digest is held to; null: off. */
-    private java.util.Map<Integer, Long> kvSeeds;
+    /** What every reported page digest is held to (the kit's KV content model, a failure-free run); null: off. */
+    private PageOracle oracle;
 
     public Mirror(Config config) {
         this(config, DEFAULT_FAIRNESS_STEPS);
@@ -137,7 +137,7 @@ public final class Mirror {
         this.events = m.events;
         this.finished.addLast(m.finished);
         this.quiet = m.quiet;
-        this.kvSeeds = m.kvSeeds;
+        this.oracle = m.oracle;
     }
 
     Mirror copy() {
@@ -161,27 +161,31 @@ public final class Mirror {
      * over them. Every event takes the full step.
      */
     public Mirror withKvModel(java.util.Map<Integer, Long> seeds) {
-        kvSeeds = seeds;
+        return withPageOracle(PageOracle.kitModel(seeds));
+    }
+
+    /** This mirror holding every page digest an event reports to {@code o}. Every event takes the full step. */
+    public Mirror withPageOracle(PageOracle o) {
+        oracle = o;
         hot = null;
         return this;
     }
 
-    /** The first page of event e whose digest is not the kit's KV content model's, as a finding; null when all are. */
-    private Finding kvModel(Event e) {
+    /** The first page of event e whose digest is not the oracle's, as a finding; null when all are, or it says nothing of them. */
+    private Finding pageOracle(Event e) {
         lumen.core.PageDigest[] pages = e instanceof Event.Prefill p ? p.pages() : e instanceof Event.Decode d ? d.pages()
                 : e instanceof Event.StreamPage s ? s.pages() : e instanceof Event.Route r ? r.pages() : null;
-        Long seed = kvSeeds.get(e.req());
-        if (pages == null || seed == null) {
+        if (pages == null) {
             return null;
         }
         for (lumen.core.PageDigest p : pages) {
-            long want = lumen.core.KitKv.digest(seed, p);
-            if (p.digest() != want) {
+            Long want = oracle.expected(e.req(), p);
+            if (want != null && p.digest() != want) {
                 boolean copy = e instanceof Event.StreamPage;
                 return new Finding(copy ? PropertyId.S6 : PropertyId.S9, e.action().specName() + " of request " + e.req() + " reports for positions "
-                        + p.first() + ".." + p.last() + " a digest that is not the kit's KV content model's for them (" + lumen.core.KitKv.NAME
-                        + ", docs/conformance.md): the " + (copy ? "copy" : "KV") + " does not hold the request's own bytes there, or the digest"
-                        + " is not taken over the bytes", String.format("%016x", want), p.hex());
+                        + p.first() + ".." + p.last() + " a digest that is not " + oracle.source() + ": the " + (copy ? "copy" : "KV")
+                        + " does not hold the request's own bytes there, or the digest is not taken over the bytes",
+                        String.format("%016x", want), p.hex());
             }
         }
         return null;
@@ -494,8 +498,8 @@ public final class Mirror {
         }
         Finding step = SpecStep.check(s, e);
         Finding huge = Validator.hugeClaim(s, e);
-        if (kvSeeds != null) {
-            Finding kv = kvModel(e);
+        if (oracle != null) {
+            Finding kv = pageOracle(e);
             if (kv != null) {
                 found.add(kv);
             }

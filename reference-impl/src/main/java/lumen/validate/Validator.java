@@ -50,13 +50,13 @@ public final class Validator {
      * @param fairnessSteps   the bound of the finite-trace fairness checks L3 and L4
      */
     /**
-     * @param kvSeeds per request, the seed of the kit's KV content model ({@link lumen.core.KitKv}):
-     *                every page digest the trace reports is then held to the model's (a system on the
-     *                kit's token model, under {@code lumen conform}); null: digests are only compared
-     *                with each other, so a system may use any hash of its bytes
+     * @param pages what every page digest the trace reports is held to ({@link PageOracle}: the kit's
+     *              KV content model for a system on the kit's token model, or the same system's
+     *              failure-free run), under {@code lumen conform}; null: digests are only compared
+     *              with each other, so a system may use any hash of its bytes
      */
     public record Options(boolean complete, Map<Integer, int[]> reference, String referenceSource, int fairnessSteps,
-                          Map<Integer, Long> kvSeeds) {
+                          PageOracle pages) {
         public Options(boolean complete, Map<Integer, int[]> reference, String referenceSource, int fairnessSteps) {
             this(complete, reference, referenceSource, fairnessSteps, null);
         }
@@ -66,20 +66,25 @@ public final class Validator {
         }
 
         public Options withComplete(boolean c) {
-            return new Options(c, reference, referenceSource, fairnessSteps, kvSeeds);
+            return new Options(c, reference, referenceSource, fairnessSteps, pages);
         }
 
         public Options withReference(Map<Integer, int[]> ref, String source) {
-            return new Options(complete, ref, source, fairnessSteps, kvSeeds);
+            return new Options(complete, ref, source, fairnessSteps, pages);
         }
 
         public Options withFairnessSteps(int n) {
-            return new Options(complete, reference, referenceSource, n, kvSeeds);
+            return new Options(complete, reference, referenceSource, n, pages);
         }
 
         /** Every page digest held to the kit's KV content model, with each request's seed. */
         public Options withKvModel(Map<Integer, Long> seeds) {
-            return new Options(complete, reference, referenceSource, fairnessSteps, seeds);
+            return withPages(PageOracle.kitModel(seeds));
+        }
+
+        /** Every page digest held to {@code o} where it says what the digest must be. */
+        public Options withPages(PageOracle o) {
+            return new Options(complete, reference, referenceSource, fairnessSteps, o);
         }
     }
 
@@ -226,7 +231,7 @@ public final class Validator {
         notes.addAll(obs.notes());
         // one state for a full trace; a set of candidates when steps are hidden
         Mirror mirror = obs.searches() ? null
-                : opt.kvSeeds() != null ? new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withKvModel(opt.kvSeeds()).inPlace()
+                : opt.pages() != null ? new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withPageOracle(opt.pages()).inPlace()
                 : new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).withHotRequests().inPlace();
         Candidates cands = obs.searches() ? new Candidates(config, opt.fairnessSteps(), obs) : null;
         long events = 0;

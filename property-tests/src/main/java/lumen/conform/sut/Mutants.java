@@ -462,6 +462,68 @@ public enum Mutants implements Bug {
         }
     },
     /**
+     * A re-prefill recomputes the KV of the tokens already delivered wrongly (as a recompute with its
+     * positions off by one would) and reports the digests of what it wrote, in every event that
+     * reports those pages after: every copy agrees with every other, and every token is right, so only
+     * a digest the kit can predict (its KV content model, or the same system's failure-free run under
+     * --kv-equivalence) shows the KV is wrong.
+     */
+    RECOMPUTES_WRONG_KV("S9") {
+        /** Per re-prefilled request, the last position its re-prefill recomputed. */
+        private final Map<Integer, Integer> recomputed = new HashMap<>();
+
+        @Override
+        public void reset() {
+            recomputed.clear();
+        }
+
+        @Override
+        public List<String> policies() {
+            return List.of("stop-and-restart");
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            RequestRec r = e.req() >= 0 ? before.request(e.req()) : null;
+            if (e instanceof Event.Prefill p && r != null && r.outLen() > 0 && p.pages() != null) {
+                recomputed.put(p.req(), r.kvLen());
+            } else if (e instanceof Event.Complete || e instanceof Event.Route) {
+                recomputed.remove(e.req());
+                return e;
+            }
+            Integer upTo = recomputed.get(e.req());
+            if (upTo == null) {
+                return e;
+            }
+            return switch (e.action()) {
+                case PREFILL -> {
+                    Event.Prefill p = (Event.Prefill) e;
+                    yield new Event.Prefill(p.req(), p.worker(), p.tokens(), shifted(p.pages(), upTo));
+                }
+                case DECODE -> {
+                    Event.Decode d = (Event.Decode) e;
+                    yield d.pages() == null ? e : new Event.Decode(d.req(), d.worker(), d.tokens(), shifted(d.pages(), upTo));
+                }
+                case STREAM_PAGE -> {
+                    Event.StreamPage sp = (Event.StreamPage) e;
+                    yield sp.pages() == null ? e : new Event.StreamPage(sp.req(), sp.holder(), sp.ckpt(), shifted(sp.pages(), upTo));
+                }
+                default -> e;
+            };
+        }
+
+        /** The entries of pages that hold a recomputed position, with the digest of the bytes written there instead. */
+        private PageDigest[] shifted(PageDigest[] pages, int upTo) {
+            PageDigest[] out = pages.clone();
+            for (int i = 0; i < out.length; i++) {
+                if (out[i].first() <= upTo) {
+                    out[i] = new PageDigest(out[i].first(), out[i].count(), lumen.core.KitKv.mix(out[i].digest() ^ 0x5EED0FF1L));
+                }
+            }
+            return out;
+        }
+    },
+    /**
      * A failure drops its own worker's drafts but not those of the requests it interrupts: a draft
      * in flight when its request's server failed is verified later, on the request's new server.
      */

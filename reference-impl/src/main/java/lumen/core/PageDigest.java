@@ -74,11 +74,7 @@ public record PageDigest(int first, int count, long digest) {
     }
 
     private static long mix(long x) {
-        x ^= x >>> 33;
-        x *= 0xff51afd7ed558ccdL;
-        x ^= x >>> 33;
-        x *= 0xc4ceb9fe1a85ec53L;
-        return x ^ (x >>> 33);
+        return KitKv.mix(x);
     }
 
     /**

@@ -7,13 +7,9 @@ package lumen.runtime;
 public final class PageBytes {
     private PageBytes() {}
 
-    /** The 64-bit finaliser of MurmurHash3: the mixing step of the KV bytes and of the GPU harness's page checksum. */
+    /** The 64-bit finaliser of MurmurHash3: the mixing step of the KV bytes and of the GPU harness's page checksum ({@link lumen.core.KitKv#mix}). */
     public static long mix(long x) {
-        x ^= x >>> 33;
-        x *= 0xff51afd7ed558ccdL;
-        x ^= x >>> 33;
-        x *= 0xc4ceb9fe1a85ec53L;
-        return x ^ (x >>> 33);
+        return lumen.core.KitKv.mix(x);
     }
 
     /** Writes the true bytes of (req, layer, position) into {@code out} at {@code off}. */

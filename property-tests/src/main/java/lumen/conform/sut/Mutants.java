@@ -432,33 +432,14 @@ public enum Mutants implements Bug {
     DIGEST_OVER_METADATA("S9") {
         @Override
         public Event rewrite(ClusterState before, Event e, Config c) {
-            return switch (e.action()) {
-                case PREFILL -> {
-                    Event.Prefill p = (Event.Prefill) e;
-                    yield p.pages() == null ? e : new Event.Prefill(p.req(), p.worker(), p.tokens(), metadata(p.pages()));
+            return withPages(e, pages -> {
+                PageDigest[] out = new PageDigest[pages.length];
+                for (int i = 0; i < pages.length; i++) {
+                    out[i] = new PageDigest(pages[i].first(), pages[i].count(),
+                            lumen.core.KitKv.mix(pages[i].first() * 0x9E3779B97F4A7C15L + pages[i].count()));
                 }
-                case DECODE -> {
-                    Event.Decode d = (Event.Decode) e;
-                    yield d.pages() == null ? e : new Event.Decode(d.req(), d.worker(), d.tokens(), metadata(d.pages()));
-                }
-                case STREAM_PAGE -> {
-                    Event.StreamPage sp = (Event.StreamPage) e;
-                    yield sp.pages() == null ? e : new Event.StreamPage(sp.req(), sp.holder(), sp.ckpt(), metadata(sp.pages()));
-                }
-                case ROUTE -> {
-                    Event.Route r = (Event.Route) e;
-                    yield r.pages() == null ? e : new Event.Route(r.req(), r.mode(), r.worker(), r.resumed(), r.freed(), metadata(r.pages()));
-                }
-                default -> e;
-            };
-        }
-
-        private PageDigest[] metadata(PageDigest[] pages) {
-            PageDigest[] out = new PageDigest[pages.length];
-            for (int i = 0; i < pages.length; i++) {
-                out[i] = new PageDigest(pages[i].first(), pages[i].count(), lumen.core.KitKv.mix(pages[i].first() * 0x9E3779B97F4A7C15L + pages[i].count()));
-            }
-            return out;
+                return out;
+            });
         }
     },
     /**
@@ -492,24 +473,7 @@ public enum Mutants implements Bug {
                 return e;
             }
             Integer upTo = recomputed.get(e.req());
-            if (upTo == null) {
-                return e;
-            }
-            return switch (e.action()) {
-                case PREFILL -> {
-                    Event.Prefill p = (Event.Prefill) e;
-                    yield new Event.Prefill(p.req(), p.worker(), p.tokens(), shifted(p.pages(), upTo));
-                }
-                case DECODE -> {
-                    Event.Decode d = (Event.Decode) e;
-                    yield d.pages() == null ? e : new Event.Decode(d.req(), d.worker(), d.tokens(), shifted(d.pages(), upTo));
-                }
-                case STREAM_PAGE -> {
-                    Event.StreamPage sp = (Event.StreamPage) e;
-                    yield sp.pages() == null ? e : new Event.StreamPage(sp.req(), sp.holder(), sp.ckpt(), shifted(sp.pages(), upTo));
-                }
-                default -> e;
-            };
+            return upTo == null ? e : withPages(e, pages -> shifted(pages, upTo));
         }
 
         /** The entries of pages that hold a recomputed position, with the digest of the bytes written there instead. */
@@ -726,6 +690,29 @@ public enum Mutants implements Bug {
             }
         }
         return out;
+    }
+
+    /** Event e with the pages it reports (a Prefill's, Decode's, StreamPage's or Route's) replaced by f of them; others as they are. */
+    static Event withPages(Event e, java.util.function.UnaryOperator<PageDigest[]> f) {
+        return switch (e.action()) {
+            case PREFILL -> {
+                Event.Prefill p = (Event.Prefill) e;
+                yield p.pages() == null ? e : new Event.Prefill(p.req(), p.worker(), p.tokens(), f.apply(p.pages()));
+            }
+            case DECODE -> {
+                Event.Decode d = (Event.Decode) e;
+                yield d.pages() == null ? e : new Event.Decode(d.req(), d.worker(), d.tokens(), f.apply(d.pages()));
+            }
+            case STREAM_PAGE -> {
+                Event.StreamPage sp = (Event.StreamPage) e;
+                yield sp.pages() == null ? e : new Event.StreamPage(sp.req(), sp.holder(), sp.ckpt(), f.apply(sp.pages()));
+            }
+            case ROUTE -> {
+                Event.Route r = (Event.Route) e;
+                yield r.pages() == null ? e : new Event.Route(r.req(), r.mode(), r.worker(), r.resumed(), r.freed(), f.apply(r.pages()));
+            }
+            default -> e;
+        };
     }
 
     private static int firstIn(ClusterState s, WorkerState st) {

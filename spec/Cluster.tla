@@ -138,8 +138,13 @@ DraftAssist == RecoveryRule = "DRAFT_ASSIST"
 (*    ("stale": seen, refreshed by Heartbeat).  The model lets a report be *)
 (*    as old as any behaviour makes it; how old a trace's may be is the    *)
 (*    trace's declared bound (TraceLumen).                                 *)
+(*  - arrival: the gateway sends a new request to a shortest queue, the    *)
+(*    router of the paper's Fig. 1 ("shortest", the default; A6), or to    *)
+(*    any UP worker ("any": round robin, random, a serving stack's own     *)
+(*    rule; the paper leaves the baselines' gateways to their stack).      *)
 (***************************************************************************)
-ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget", "routeLoads", "budget", "citedLoads"}
+ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "assistTarget", "routeLoads", "budget", "citedLoads",
+                                    "arrival"}
               /\ Readings.queue \in {"run", "waiting"}
               /\ Readings.ringFallThrough \in BOOLEAN
               /\ Readings.rebackup \in BOOLEAN
@@ -147,8 +152,9 @@ ReadingsOK == /\ DOMAIN Readings = {"queue", "ringFallThrough", "rebackup", "ass
               /\ Readings.routeLoads \in {"recompute", "increment"}
               /\ Readings.budget \in {"reserve", "stored"}
               /\ Readings.citedLoads \in {"exact", "stale"}
+              /\ Readings.arrival \in {"shortest", "any"}
 DefaultReadings == [queue |-> "run", ringFallThrough |-> FALSE, rebackup |-> FALSE, assistTarget |-> "session",
-                    routeLoads |-> "recompute", budget |-> "reserve", citedLoads |-> "exact"]
+                    routeLoads |-> "recompute", budget |-> "reserve", citedLoads |-> "exact", arrival |-> "shortest"]
 
 ASSUME /\ Policy \in Policies
        /\ ReadingsOK
@@ -395,8 +401,9 @@ Init ==
 -----------------------------------------------------------------------------
 (* Failure-free serving actions *)
 
-\* The gateway's own routing of new requests: join the shortest queue.
-ArriveTargets == {w \in Serving : \A v \in Serving : Q(w) <= Q(v)}
+\* The gateway's own routing of new requests: join the shortest queue (arrival = "any": any UP worker).
+ArriveTargets == IF Readings.arrival = "any" THEN Serving
+                 ELSE {w \in Serving : \A v \in Serving : Q(w) <= Q(v)}
 
 Arrive(r) ==
     /\ phase[r] = "NEW"
@@ -545,5 +552,19 @@ S7_OutputIsReferencePrefixInv == \A r \in Requests : S7(r)
 (***************************************************************************)
 S16_Step == \A r \in Requests : IsPrefix(out[r], out'[r])
 S16_DeliveredOnceProp == [][S16_Step]_vars
+
+(***************************************************************************)
+(* A6: under arrival = "shortest" a new request joins a shortest queue:   *)
+(* the worker whose run queue gains it has no more in Q_w (Eq. 4's count, *)
+(* under the queue reading) than any UP worker.  Restated from the paper's *)
+(* router, not from ArriveTargets.  Under arrival = "any" the gateway's    *)
+(* rule is its own and A6 asks nothing.                                    *)
+(***************************************************************************)
+Arrives(r) == phase[r] = "NEW" /\ phase'[r] = "QUEUED"
+A6_Step == Readings.arrival = "shortest" =>
+               \A r \in Requests : Arrives(r) =>
+                   \A w \in Workers : r \in runq'[w] \ runq[w] =>
+                       \A v \in Workers : wstate[v] = "UP" => Q(w) <= Q(v)
+A6_ArrivalJoinsShortestQueueProp == [][A6_Step]_vars
 
 =============================================================================

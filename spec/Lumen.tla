@@ -130,7 +130,7 @@ THEOREM Spec => []SafetyInv
 THEOREM Spec => S12_RestoreResumesAtCheckpointProp /\ S14_ReProtectionProp /\ S16_DeliveredOnceProp
                 /\ A1_PlacementIsArgMinProp /\ A2_RoutingFollowsRuleProp
                 /\ A3_AssistTargetsMostLoadedProp /\ A4_PlacementFollowsBaselineProp
-                /\ A5_RoutingFollowsBaselineProp
+                /\ A5_RoutingFollowsBaselineProp /\ A6_ArrivalJoinsShortestQueueProp
 THEOREM Spec => R1_RefinesServiceSafety
 \* The failure bound under which liveness is claimed (MC models enforce it).
 FinitelyManyFailures == <>[][\A w \in Workers : ~Fail(w)]_vars

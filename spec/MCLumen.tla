@@ -79,6 +79,7 @@ ReadingsAssistPerProposal == [DefaultReadings EXCEPT !.assistTarget = "proposal"
 ReadingsRouteIncrement == [DefaultReadings EXCEPT !.routeLoads = "increment"]
 ReadingsBudgetStored == [DefaultReadings EXCEPT !.budget = "stored"]
 ReadingsStaleLoads == [DefaultReadings EXCEPT !.citedLoads = "stale"]
+ReadingsArriveAny == [DefaultReadings EXCEPT !.arrival = "any"]
 
 (***************************************************************************)
 (* Bound 3, the workload, for MCLumenLivenessSteady only.  Every other     *)
@@ -232,6 +233,11 @@ W_NoAcceptedDraftMidOutputProp ==
 \* A failure interrupts a request with a draft in flight for it (the draft must be dropped with it).
 W_NoDraftDroppedProp ==
     [][~\E r \in Requests : proposal[r] # None /\ phase[r] = "DECODE" /\ phase'[r] = "INTERRUPTED"]_vars
+
+\* The any arrival reading: a new request joins a queue longer than a shortest one.
+W_NoLongerQueueArrivalProp ==
+    [][~\E r \in Requests : /\ phase[r] = "NEW" /\ phase'[r] = "QUEUED"
+                             /\ \E w, v \in Serving : r \in runq'[w] /\ Q(v) < Q(w)]_vars
 
 \* DUAL: a holder fails and its backup, with a non-empty copy, takes over its role.
 W_NoBackupPromotionProp ==

@@ -14,7 +14,7 @@
 (* then names the first thing wrong with the step, in one order shared     *)
 (* with the Java mirror (lumen.core.PropertyId.rank): an invariant the new *)
 (* state breaks (S1..S11, S13, S15, by ID), an action property the step    *)
-(* breaks (S12, S14, S16, A1..A5), a bounded fairness obligation (L3, L4), *)
+(* breaks (S12, S14, S16, A1..A6), a bounded fairness obligation (L3, L4), *)
 (* and last "step" when the step is not one of the spec's actions (the     *)
 (* spec's own action formula, evaluated on the reported pre- and post-     *)
 (* state).  So TLC checks every property at the trace's own constants,     *)
@@ -625,6 +625,7 @@ StepWrong ==
       [] ~A3_Step \/ (Ev.type \in {"Assist", "DraftReady"} /\ ~CitedLoadsHold) \/ ~NamedTargetOK -> "A3"
       [] ~A4_Step \/ (Ev.type = "Place" /\ ~LoadAwarePlacement /\ ~CitedLoadsHold) -> "A4"
       [] ~A5_Step \/ (Ev.type = "Route" /\ ~Eq6Routing /\ (~CitedLoadsHold \/ ~RouteModeFollowsRule)) -> "A5"
+      [] ~A6_Step -> "A6"
       [] ~L3_Bounded -> "L3"
       [] ~L4_Bounded -> "L4"
       [] ~SpecStepOK -> "step"

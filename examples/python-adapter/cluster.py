@@ -66,12 +66,18 @@ class Cluster:
             raise ValueError(f"policy {policy!r} is not implemented (only {', '.join(POLICIES)})")
         self.policy = policy
         # this implementation follows the default reading of every ambiguity (docs/readings.md),
-        # and both readings of the assist target and of the cited loads (citedLoads=stale:N: a
-        # load monitor that takes every worker's report once every N events)
+        # and both readings of the assist target, of the cited loads (citedLoads=stale:N: a
+        # load monitor that takes every worker's report once every N events) and of the
+        # gateway's arrivals (arrival=any: round robin over the UP workers)
         defaults = {"queue": "run", "ringDirection": "next", "ringFallThrough": False, "rebackup": False,
-                    "assistTarget": "session", "routeLoads": "recompute", "budget": "reserve", "citedLoads": "exact"}
+                    "assistTarget": "session", "routeLoads": "recompute", "budget": "reserve", "citedLoads": "exact",
+                    "arrival": "shortest"}
         readings = dict(config.get("readings", {}))
         self.session_target = readings.pop("assistTarget", "session") == "session"
+        arrival = readings.pop("arrival", "shortest")
+        if arrival not in ("shortest", "any"):
+            raise ValueError(f"reading arrival={arrival!r} is not one of shortest, any")
+        self.round_robin, self.next_arrival = arrival == "any", 0
         cited = readings.pop("citedLoads", "exact")
         self.report_every = None if cited == "exact" else int(cited[len("stale:"):]) if cited.startswith("stale:") and cited[6:].isdigit() else 1
         self.seen = [0.0] * int(config["workers"])   # the monitor: each worker's last reported load
@@ -156,8 +162,15 @@ class Cluster:
     def arrive(self, rid, prompt_len, out_len, seed):
         r = Request(rid, prompt_len, out_len, seed)
         self.requests[rid] = r
-        # The gateway: a shortest queue among UP workers, lowest id on a tie.
-        r.server = min(self.up(), key=lambda w: (self.queue(w), w))
+        # The gateway: a shortest queue among UP workers, lowest id on a tie (arrival=shortest);
+        # under arrival=any, round robin: the first UP worker from the one after the last chosen.
+        if self.round_robin or "round-robin-gateway" in self.bugs:
+            n = len(self.workers)
+            r.server = next((self.next_arrival + i) % n for i in range(n)
+                            if self.workers[(self.next_arrival + i) % n].state == "UP")
+            self.next_arrival = (r.server + 1) % n
+        else:
+            r.server = min(self.up(), key=lambda w: (self.queue(w), w))
         ref = [kv.token(seed, n, self.vocab) for n in range(1, out_len + 1)]
         self.event("Arrive", req=rid, worker=r.server, promptLen=prompt_len, ref=ref)
         self.place(r)

@@ -51,6 +51,8 @@ BOUNDS = {
     'MCLumenStaleLoadsFull': '--full: Spec (LUMEN), citedLoads reading "stale" (monitor reports of any age); 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenAssistPerProposal': 'Spec (LUMEN), assistTarget reading "proposal"; 3 workers, 2 requests, 1 failure, Budget 6, K 2',
     'MCLumenAssistPerProposalFull': '--full: Spec (LUMEN), assistTarget reading "proposal"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
+    'MCLumenArriveAny': 'Spec (LUMEN), arrival reading "any"; 3 workers, 2 requests, 1 failure, Budget 6, K 2',
+    'MCLumenArriveAnyFull': '--full: Spec (LUMEN), arrival reading "any"; 3 workers, 2 requests, 2 failures, Budget 6, K 2',
     'MCLumenFCFallThrough': 'Spec (FC), reading ringFallThrough; 3 workers, 2 requests, 1 failure, Budget 3',
     'MCLumenFCFallThroughFull': '--full: Spec (FC), reading ringFallThrough; 3 workers, 2 requests, 2 failures, Budget 3',
     'MCLumenFCPrevious': 'Spec (FC), ring reversed (ringDirection "previous"); 3 workers, 2 requests, 1 failure, Budget 3',
@@ -79,6 +81,8 @@ VACUOUS = {
     'MCHandover': {'S12': _NOSTREAM, 'S13': _NOSTREAM},
     'MCHandoverFull': {'S12': _NOSTREAM, 'S13': _NOSTREAM},
     'MCLumenLivenessDegraded': {'L3': 'Budget 0: no request ever has a holder'},
+    'MCLumenArriveAny': {'A6': 'arrival=any: the gateway\'s own rule, A6 asks nothing'},
+    'MCLumenArriveAnyFull': {'A6': 'arrival=any: the gateway\'s own rule, A6 asks nothing'},
 }
 
 
@@ -86,7 +90,7 @@ def vacuous(entry):
     return {i: why for i, why in VACUOUS.get(entry['name'], {}).items() if i in checks(entry)}
 
 
-ORDER = ['S%d' % i for i in range(1, 18)] + ['A1', 'A2', 'A3', 'A4', 'A5', 'L1', 'L2', 'L3', 'L4', 'R1']
+ORDER = ['S%d' % i for i in range(1, 18)] + ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'L1', 'L2', 'L3', 'L4', 'R1']
 
 
 def checks(entry):

@@ -64,7 +64,8 @@ public final class ScheduleGenerator {
                 r.nextBoolean() ? Readings.RingDirection.NEXT : Readings.RingDirection.PREVIOUS, r.nextBoolean(), r.nextBoolean(),
                 r.nextBoolean() ? Readings.AssistTarget.SESSION : Readings.AssistTarget.PROPOSAL,
                 r.nextBoolean() ? Readings.RouteLoads.RECOMPUTE : Readings.RouteLoads.INCREMENT,
-                r.nextBoolean() ? Readings.Budget.RESERVE : Readings.Budget.STORED, drawCitedLoads(r));
+                r.nextBoolean() ? Readings.Budget.RESERVE : Readings.Budget.STORED, drawCitedLoads(r),
+                Readings.Arrival.SHORTEST);
     }
 
     /** Exact loads one time in two, else a monitor at most 1, 2 or 4 events or 50 ms behind. */
@@ -154,12 +155,18 @@ public final class ScheduleGenerator {
             }
         }
         // drawn after everything else, so a schedule's seed gives the same schedule as before
-        cfg = cfg.withReadings(readings != null ? readings : drawReadings(r));
+        Readings drawn = readings != null ? readings : drawReadings(r);
         if (r.nextInt(4) == 0) {
             // a failure of a worker while it verifies a draft (an assist target): the draft in flight is
             // dropped with the request it was made for (drawn last, after the readings)
             faults.add(new Fault(r.nextInt(w), r.nextDouble() * 2000, Fault.Point.MID_VERIFY));
         }
+        if (readings == null && !drawn.equals(Readings.DEFAULT) && r.nextBoolean()) {
+            // the arrival reading, drawn after everything else so that a seed's earlier draws stay
+            // what they were before the reading existed
+            drawn = drawn.with("arrival", "any");
+        }
+        cfg = cfg.withReadings(drawn);
         return new Schedule(cfg, agreement, arrivals, faults,
                 real == null ? "synthetic (log-normal, median 40)" : real.source().name().toLowerCase(java.util.Locale.ROOT) + " / " + LENGTH_SCALE);
     }

@@ -190,7 +190,8 @@ public final class TraceModule {
                 .append(", assistTarget |-> \"").append(c.readings().assistTarget())
                 .append("\", routeLoads |-> \"").append(c.readings().routeLoads())
                 .append("\", budget |-> \"").append(c.readings().budget())
-                .append("\", citedLoads |-> \"").append(c.readings().staleLoads() ? "stale" : "exact").append("\"]\n")
+                .append("\", citedLoads |-> \"").append(c.readings().staleLoads() ? "stale" : "exact")
+                .append("\", arrival |-> \"").append(c.readings().arrival()).append("\"]\n")
                 .append("TReadings == ReadingsV\n");
         StringBuilder prompt = new StringBuilder();
         StringBuilder ref = new StringBuilder();

@@ -41,12 +41,7 @@ public final class TraceMutator {
                 if (j < 1) {
                     j = 1;
                 }
-                // the events trade places, the times stay where they were: a reordering, not a clock going back
-                String a = lines.get(j);
-                String b = lines.get(j + 1);
-                lines.set(j, withTimeOf(b, a));
-                lines.set(j + 1, withTimeOf(a, b));
-                what = "swapped lines " + (j + 1) + " and " + (j + 2);
+                what = swapAt(lines, j);
             }
             case DUPLICATE -> {
                 lines.add(i, lines.get(i));
@@ -61,6 +56,28 @@ public final class TraceMutator {
             default -> throw new IllegalStateException();
         }
         return new Mutated((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8), kind + ": " + what);
+    }
+
+    /**
+     * The trace with its lines {@code j} and {@code j + 1} (0-based, after the header: j >= 1) swapped,
+     * as {@link Kind#SWAP} swaps them.
+     */
+    public static Mutated swap(byte[] trace, int j) {
+        List<String> lines = new ArrayList<>(List.of(new String(trace, StandardCharsets.UTF_8).split("\n")));
+        if (j < 1 || j + 1 >= lines.size()) {
+            throw new IllegalArgumentException("no lines " + (j + 1) + " and " + (j + 2) + " to swap after the header");
+        }
+        String what = swapAt(lines, j);
+        return new Mutated((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8), Kind.SWAP + ": " + what);
+    }
+
+    private static String swapAt(List<String> lines, int j) {
+        // the events trade places, the times stay where they were: a reordering, not a clock going back
+        String a = lines.get(j);
+        String b = lines.get(j + 1);
+        lines.set(j, withTimeOf(b, a));
+        lines.set(j + 1, withTimeOf(a, b));
+        return "swapped lines " + (j + 1) + " and " + (j + 2);
     }
 
     /** Event line {@code event} with the time of line {@code from} (unchanged when either has none or is not JSON). */

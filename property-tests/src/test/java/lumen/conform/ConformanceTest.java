@@ -69,7 +69,7 @@ class ConformanceTest {
 
     /** The reference adapter passes under every other reading of the paper, each claimed on its own. */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"queue=waiting", "ringDirection=previous", "ringFallThrough=true", "rebackup=true", "citedLoads=stale:3"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"queue=waiting", "ringDirection=previous", "ringFallThrough=true", "rebackup=true", "citedLoads=stale:3", "arrival=any"})
     void theReferenceAdapterPassesUnderEachReading(String reading) {
         String[] nv = reading.split("=");
         Conformance.Report r = run(Conformance.Options.defaults(java("lumen.conform.sut.Adapter"))

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -59,13 +60,22 @@ class PythonExampleTest {
         assertThat(r.schedules).isEqualTo(30);
     }
 
+    @Test
+    void theExamplePassesWithARoundRobinGatewayToo() {
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command()).withPolicies(List.of("lumen", "fixed-checkpointing"))
+                .withReadings(lumen.core.Readings.DEFAULT.with("arrival", "any")).withSchedules(1, 30));
+        assertThat(r.failure).as(() -> ConformReport.text(r)).isNull();
+        assertThat(r.schedules).isEqualTo(30);
+    }
+
     /**
-     * Its seeded bugs are caught with their properties: a restore past the checkpoint, and page
+     * Its seeded bugs are caught with their properties: a restore past the checkpoint, page
      * digests taken over the pages' metadata, which the kit's KV content model catches at the first
-     * write (every copy of such a run agrees with every other, so nothing else could).
+     * write (every copy of such a run agrees with every other, so nothing else could), and a round
+     * robin gateway in a run that declares the shortest queue.
      */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.CsvSource({"restore-past-checkpoint,S9", "digest-over-metadata,S9"})
+    @org.junit.jupiter.params.provider.CsvSource({"restore-past-checkpoint,S9", "digest-over-metadata,S9", "round-robin-gateway,A6"})
     void itsSeededBugsAreCaughtWithTheirProperties(String bug, String property) {
         Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command("--bug", bug)).withSchedules(1, 50));
         assertThat(r.failure).as("the example with --bug %s survived %d schedules", bug, r.schedules).isNotNull();

@@ -2,8 +2,8 @@ package lumen.core;
 
 /**
  * The spec's action properties as Java checks on one step (pre-state and event): S12, S14 and S16,
- * which hold under every policy, A1 to A3, the load-aware decision rules, and A4 and A5, the
- * baselines' own rules. Each restates its rule from the paper (or from DejaVu) by a plain scan over
+ * which hold under every policy, A1 to A3, the load-aware decision rules, A4 and A5, the
+ * baselines' own rules, and A6, the gateway's arrival rule. Each restates its rule from the paper (or from DejaVu) by a plain scan over
  * the workers, independently of the {@link LoadIndex} and of the policies' own choices, exactly
  * as the TLA+ properties restate them independently of {@code HolderCandidates},
  * {@code RingHolder} and {@code UseHolder}; the policy tells only which mechanism it runs. Past
@@ -14,9 +14,10 @@ package lumen.core;
 public final class ActionProperties {
     private ActionProperties() {}
 
-    /** The first action property the step breaks, in report order (S12, S14, S16, A1 to A5), or null. */
+    /** The first action property the step breaks, in report order (S12, S14, S16, A1 to A6), or null. */
     public static Finding check(ClusterState pre, Event e) {
         return switch (e.action()) {
+            case ARRIVE -> a6(pre, (Event.Arrive) e);
             case PLACE -> pre.policy().loadAwarePlacement() ? a1(pre, (Event.Place) e) : a4(pre, (Event.Place) e);
             case ROUTE -> {
                 Event.Route rt = (Event.Route) e;
@@ -314,6 +315,37 @@ public final class ActionProperties {
                         + "), " + (firstUp < 0 ? "and there is none" : "worker " + firstUp + ", when it has room, else none");
         return new Finding(PropertyId.A4, "Fixed-Checkpointing's holder of request " + r.id() + " is " + rule,
                 SpecStep.holderName(want), SpecStep.holderName(p.holder()));
+    }
+
+    /**
+     * A6: under the arrival=shortest reading a new request joins a shortest queue, Eq. 4's Q_w
+     * under the queue reading, among the UP workers; under arrival=any, wherever the gateway sends
+     * it (a worker that is not UP is not a step of the spec, judged there). Restated by a scan over
+     * the workers (past {@link #SCAN_MAX}, the index's minimum), not by the core's own target.
+     */
+    public static Finding a6(ClusterState s, Event.Arrive a) {
+        Readings rd = s.config().readings();
+        if (rd.anyArrival() || s.request(a.req()) != null || a.worker() < 0 || a.worker() >= s.workerCount()) {
+            return null;
+        }
+        int least = -1;
+        if (s.workerCount() > SCAN_MAX) {
+            least = s.index().minQueue();
+        } else {
+            for (int w = 0; w < s.workerCount(); w++) {
+                if (s.isUp(w) && (least < 0 || s.depth(w) < s.depth(least))) {
+                    least = w;
+                }
+            }
+        }
+        if (least < 0 || s.depth(a.worker()) <= s.depth(least)) {
+            return null;
+        }
+        return new Finding(PropertyId.A6, "the gateway must queue request " + a.req() + " on a shortest queue (Q_w under queue=" + rd.queue()
+                + (rd.queue() == Readings.QueueDepth.RUN ? ": queued and running requests" : ": requests waiting for their prefill")
+                + "; arrival=shortest, docs/readings.md#arrival)",
+                "a worker with Q_w=" + s.depth(least) + " (e.g. " + least + ")",
+                "worker " + a.worker() + " with Q_w=" + s.depth(a.worker()));
     }
 
     /**

@@ -415,9 +415,29 @@ public final class ClusterState {
         return r.holder() >= 0 && isUp(r.holder()) && policy.restoreOnHolder(this, r);
     }
 
-    /** The gateway's arrival target: a shortest queue among UP workers (lowest id), or -1. */
+    /** A shortest queue among UP workers (lowest id), or -1 when none is UP. */
     public int arriveTarget() {
         return index().minQueue();
+    }
+
+    /**
+     * The reference gateway's target for new request {@code r}, or -1 when no worker is UP: a
+     * shortest queue (lowest id) under arrival=shortest; under arrival=any, where a serving stack's
+     * own rule may send it, the reference routes by request id, the first UP worker from
+     * {@code r mod |W|} on (a round robin that keeps no state).
+     */
+    public int arriveTarget(int r) {
+        if (!config.readings().anyArrival()) {
+            return arriveTarget();
+        }
+        int n = workerCount();
+        for (int i = 0; i < n; i++) {
+            int w = Math.floorMod(r + i, n);
+            if (isUp(w)) {
+                return w;
+            }
+        }
+        return -1;
     }
 
     /** {@code RouteIncrement}: the routeLoads=increment reading, under Eq. 6 routing. */

@@ -38,9 +38,9 @@ public final class Core {
         return rec;
     }
 
-    /** Arrive: the gateway queues r on a shortest queue. */
+    /** Arrive: the gateway queues r on a shortest queue (under arrival=any, by its id: {@link ClusterState#arriveTarget(int)}). */
     public static Step arrive(ClusterState s, int r, int promptLen, int[] ref) {
-        int w = s.arriveTarget();
+        int w = s.arriveTarget(r);
         if (w < 0) {
             throw new IllegalStateException("Arrive is not enabled: no worker is UP");
         }

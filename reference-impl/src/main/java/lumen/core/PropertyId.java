@@ -28,6 +28,7 @@ public enum PropertyId {
     A3("AssistTargetsMostLoaded", Kind.ACTION, "DraftHandover"),
     A4("PlacementFollowsBaseline", Kind.ACTION, "CheckpointPlacement"),
     A5("RoutingFollowsBaseline", Kind.ACTION, "FailureRouting"),
+    A6("ArrivalJoinsShortestQueue", Kind.ACTION, "Cluster"),
     L1("EveryRequestCompletes", Kind.LIVENESS, "Lumen"),
     L2("EveryFailedWorkerRejoins", Kind.LIVENESS, "Lumen"),
     L3("CheckpointCatchesUp", Kind.LIVENESS, "Lumen"),

@@ -31,9 +31,13 @@ import java.util.Map;
  * @param citedLoads      the loads a decision is taken on: the exact loads of the state it is taken in
  *                        ({@link CitedLoads#EXACT}, the default), or the last load each worker reported
  *                        to the gateway's monitor, at most so many events or milliseconds old
+ * @param arrival         where the gateway sends a new request: a shortest queue by Eq. 4's Q_w
+ *                        ({@link Arrival#SHORTEST}, the default, the router of the paper's Fig. 1), or
+ *                        any UP worker with its full model ({@link Arrival#ANY}: round robin, random, a
+ *                        serving stack's own rule; the paper's baselines route new requests by their stack)
  */
 public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ringFallThrough, boolean rebackup,
-                       AssistTarget assistTarget, RouteLoads routeLoads, Budget budget, CitedLoads citedLoads) {
+                       AssistTarget assistTarget, RouteLoads routeLoads, Budget budget, CitedLoads citedLoads, Arrival arrival) {
 
     /** How Eq. 4 counts a worker's queue. */
     public enum QueueDepth {
@@ -68,6 +72,16 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
     /** How Algorithm 2's loads evolve while a failure's requests are routed one by one. */
     public enum RouteLoads {
         RECOMPUTE, INCREMENT;
+
+        @Override
+        public String toString() {
+            return label(this);
+        }
+    }
+
+    /** Where the gateway sends a new request (A6 holds it to a shortest queue under {@link #SHORTEST}). */
+    public enum Arrival {
+        SHORTEST, ANY;
 
         @Override
         public String toString() {
@@ -132,15 +146,16 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
     }
 
     public static final Readings DEFAULT = new Readings(QueueDepth.RUN, RingDirection.NEXT, false, false, AssistTarget.SESSION,
-            RouteLoads.RECOMPUTE, Budget.RESERVE, CitedLoads.EXACT);
+            RouteLoads.RECOMPUTE, Budget.RESERVE, CitedLoads.EXACT, Arrival.SHORTEST);
 
     /** The names of the readings, in the order the header and the docs list them. */
     public static final List<String> NAMES = List.of("queue", "ringDirection", "ringFallThrough", "rebackup", "assistTarget", "routeLoads",
-            "budget", "citedLoads");
+            "budget", "citedLoads", "arrival");
 
     public Readings {
-        if (queue == null || ringDirection == null || assistTarget == null || routeLoads == null || budget == null || citedLoads == null) {
-            throw new IllegalArgumentException("readings: queue, ringDirection, assistTarget, routeLoads, budget and citedLoads are required");
+        if (queue == null || ringDirection == null || assistTarget == null || routeLoads == null || budget == null || citedLoads == null
+                || arrival == null) {
+            throw new IllegalArgumentException("readings: queue, ringDirection, assistTarget, routeLoads, budget, citedLoads and arrival are required");
         }
     }
 
@@ -174,6 +189,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "routeLoads" -> routeLoads;
             case "budget" -> budget;
             case "citedLoads" -> citedLoads;
+            case "arrival" -> arrival;
             default -> throw unknown(name);
         };
     }
@@ -199,7 +215,8 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
         java.util.function.Function<String, Object> at = n -> n.equals(name) ? v : get(n);
         return new Readings((QueueDepth) at.apply("queue"), (RingDirection) at.apply("ringDirection"),
                 (Boolean) at.apply("ringFallThrough"), (Boolean) at.apply("rebackup"), (AssistTarget) at.apply("assistTarget"),
-                (RouteLoads) at.apply("routeLoads"), (Budget) at.apply("budget"), (CitedLoads) at.apply("citedLoads"));
+                (RouteLoads) at.apply("routeLoads"), (Budget) at.apply("budget"), (CitedLoads) at.apply("citedLoads"),
+                (Arrival) at.apply("arrival"));
     }
 
     private static CitedLoads citedLoads(String value) {
@@ -241,6 +258,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "routeLoads" -> RouteLoads.values();
             case "budget" -> Budget.values();
             case "citedLoads" -> new Object[] {CitedLoads.EXACT};
+            case "arrival" -> Arrival.values();
             default -> throw unknown(name);
         };
     }
@@ -264,7 +282,7 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
      * policy (the gateway's arrivals use it too), the ring readings under a ring placement, rebackup
      * under a dual placement, assistTarget under a policy whose restarted workers assist,
      * routeLoads under Eq. 6 routing, budget under a policy that places checkpoints, citedLoads under
-     * every policy (every policy re-prefills on a least loaded worker).
+     * every policy (every policy re-prefills on a least loaded worker), arrival under every policy.
      */
     public static boolean appliesTo(String name, RecoveryPolicy p) {
         return switch (name) {
@@ -274,9 +292,14 @@ public record Readings(QueueDepth queue, RingDirection ringDirection, boolean ri
             case "assistTarget" -> p.restartState() == WorkerState.LOADING_DRAFT;
             case "routeLoads" -> p.eq6Routing();
             case "budget" -> p.placesCheckpoints();
-            case "citedLoads" -> true;
+            case "citedLoads", "arrival" -> true;
             default -> throw unknown(name);
         };
+    }
+
+    /** Whether a new request may join any UP worker (arrival=any), not only a shortest queue. */
+    public boolean anyArrival() {
+        return arrival == Arrival.ANY;
     }
 
     /** The readings that differ from the default, by name. */

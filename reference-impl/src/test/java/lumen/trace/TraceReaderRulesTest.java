@@ -90,14 +90,14 @@ class TraceReaderRulesTest {
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":{\"rebackup\":\"yes\"}}")), 1,
                 "'config.readings.rebackup' must be true or false");
         malformed(lines(HEADER.replace("\"k\":3}", "\"k\":3,\"readings\":[]}")), 1, "config.readings must be an object");
-        // the writer writes only readings that differ from the default, and the reader reads them back
+        // the writer writes every reading once one differs from the default, and the reader reads them back
         lumen.core.Config c = r.config();
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         try (TraceWriter w = new TraceWriter(buf, c)) {
             w.flush();
         }
         String written = buf.toString(StandardCharsets.UTF_8);
-        assertThat(written).contains("\"readings\":{\"queue\":\"waiting\",\"ringDirection\":\"next\",\"ringFallThrough\":false,\"rebackup\":true,\"assistTarget\":\"session\",\"routeLoads\":\"recompute\",\"budget\":\"reserve\",\"citedLoads\":\"exact\"}");
+        assertThat(written).contains("\"readings\":{\"queue\":\"waiting\",\"ringDirection\":\"next\",\"ringFallThrough\":false,\"rebackup\":true,\"assistTarget\":\"session\",\"routeLoads\":\"recompute\",\"budget\":\"reserve\",\"citedLoads\":\"exact\",\"arrival\":\"shortest\"}");
         assertThat(validate(written).config()).isEqualTo(c);
         ByteArrayOutputStream plain = new ByteArrayOutputStream();
         try (TraceWriter w = new TraceWriter(plain, c.withReadings(lumen.core.Readings.DEFAULT))) {

@@ -14,6 +14,7 @@ import lumen.core.Core;
 import lumen.core.Event;
 import lumen.core.PageDigest;
 import lumen.core.PropertyId;
+import lumen.core.Readings;
 import lumen.core.RouteMode;
 import lumen.core.Step;
 import lumen.trace.TraceWriter;
@@ -312,6 +313,24 @@ class ValidatorTest {
         // Stop-and-Restart places nothing
         Trace sr = new Trace(new Config("stop-and-restart", 3, 1, 1, 5, 3, 40, 1, 3)).step(s -> Core.arrive(s, 0, 4, REF));
         rejectedBy(PropertyId.A4, sr.validate(new Event.Place(0, 1)), 3);
+    }
+
+    @Test
+    void a6AGatewayThatDoesNotJoinTheShortestQueue() throws Exception {
+        Config c = new Config("lumen", 3, 1, 1, 5, 3, 40, 1, 3);
+        // request 0 is queued on worker 0; request 1 must go to a worker with Q_w=0, not to worker 0
+        Trace t = new Trace(c).step(s -> Core.arrive(s, 0, 4, REF));
+        assertThat(t.validate(new Event.Arrive(1, 1, 4, REF)).verdict()).isEqualTo(Verdict.ACCEPTED);
+        ValidationResult r = t.validate(new Event.Arrive(1, 0, 4, REF));
+        rejectedBy(PropertyId.A6, r, 3);
+        assertThat(r.divergence().finding().message()).contains("shortest queue").contains("arrival=shortest");
+        assertThat(r.divergence().finding().actual()).isEqualTo("worker 0 with Q_w=1");
+        // under arrival=any the gateway's rule is its own: the same step is one of the spec's
+        Trace any = new Trace(c.withReadings(Readings.DEFAULT.with("arrival", "any"))).step(s -> Core.arrive(s, 0, 4, REF));
+        assertThat(any.validate(new Event.Arrive(1, 0, 4, REF)).verdict()).isEqualTo(Verdict.ACCEPTED);
+        // but a request queued on a worker that is not UP is S3 under either reading
+        Trace down = new Trace(c.withReadings(Readings.DEFAULT.with("arrival", "any"))).step(s -> Core.fail(s, 2));
+        rejectedBy(PropertyId.S3, down.validate(new Event.Arrive(0, 2, 4, REF)), 3);
     }
 
     @Test

@@ -353,6 +353,12 @@ public enum Mutants implements Bug {
     RING_NO_FALL_THROUGH("A4", "fixed-checkpointing", "ringFallThrough", "true", "false"),
     /** Under Fixed-Checkpointing with the ring running backwards (ringDirection=previous), checkpoints still go to the next worker. */
     RING_WRONG_DIRECTION("A4", "fixed-checkpointing", "ringDirection", "previous", "next"),
+    /**
+     * Told arrival=shortest (the default: the paper's join-the-shortest-queue router), the gateway
+     * sends new requests round robin, as a stock serving gateway may (the reference's rule under
+     * arrival=any).
+     */
+    ROUND_ROBIN_GATEWAY("A6", "lumen", "arrival", "shortest", "any"),
     /** Fixed-Checkpointing places each checkpoint on the least loaded worker with room, as LUMEN would, instead of its ring neighbour. */
     FC_PLACES_LEAST_LOADED("A4") {
         @Override

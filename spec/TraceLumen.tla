@@ -96,7 +96,7 @@ VARIABLES
     bdig,   \* bdig[r]: the same for the copy on r's backup
     slag,   \* slag[<<r, c>>]: r's decode steps with copy c ("h" or "b") a page behind, no StreamPage
     amiss,  \* amiss[w]: "none" while ASSISTING w has proposed nothing in this stint, "some" once it has
-    aopp,   \* aopp[<<w, r>>]: r's decode steps at which w could have proposed, in a stint with none
+    aopp,   \* aopp[<<w, r>>]: r's latest consecutive decode steps at which w could have proposed, in a stint with none
     aexc,   \* the <<w, r>> where another worker proposed for r during w's stint with none (excused at w's handover)
     lh,     \* lh[w]: citedLoads = "stale": Load(w) in the last LoadWindow states before this one, oldest first
     lfrom,  \* lfrom[w]: the state (by index in TraceLog) w's last cited load came from; none earlier may
@@ -428,8 +428,10 @@ Fair ==
            IN  /\ slag' = [k \in (DOMAIN slag \ LagKeys(r))
                                  \cup {x \in LagKeys(r) : (x[2] = "h" /\ lagH > 0) \/ (x[2] = "b" /\ lagB > 0)} |->
                               IF k = <<r, "h">> THEN lagH ELSE IF k = <<r, "b">> THEN lagB ELSE slag[k]]
-               /\ aopp' = [k \in DOMAIN aopp \cup {<<w, r>> : w \in opp} |->
-                              IF k[2] = r /\ k[1] \in opp THEN (IF Has(aopp, k) THEN aopp[k] ELSE 0) + 1 ELSE aopp[k]]
+               \* a worker that could not propose for r at this step starts its count on r over: weak
+               \* fairness asks only for an action that stays possible, so the steps counted are consecutive
+               /\ aopp' = [k \in {x \in DOMAIN aopp : x[2] # r} \cup {<<w, r>> : w \in opp} |->
+                              IF k[2] = r THEN (IF Has(aopp, k) THEN aopp[k] ELSE 0) + 1 ELSE aopp[k]]
                /\ UNCHANGED <<amiss, aexc>>
       [] Ev.type \in {"StreamPage", "Place", "Route", "Complete"} ->
            /\ slag' = [k \in DOMAIN slag \ LagKeys(Ev.req) |-> slag[k]]
@@ -460,7 +462,7 @@ L3_Bounded == \/ FairnessSteps = 0
               \/ Ev.type = "Decode" /\ \A k \in DOMAIN slag' : k[1] = Ev.req => slag'[k] <= FairnessSteps
               \/ Ev.type = "Complete" /\ \A k \in DOMAIN slag : k[1] = Ev.req => slag[k] < CompleteBound \/ slag[k] > FairnessSteps
 \* L4 at a handover: a stint that ends with no draft proposed, although its worker could have proposed
-\* for some request at HandoverBound or more of that request's decode steps, did not assist.  The
+\* for some request at HandoverBound or more consecutive decode steps of that request, did not assist.  The
 \* bound is the stint's own (three steps: the target iteration in flight when the draft model is
 \* ready and the one during which it drafts may pass without a draft, not a third), so it cannot
 \* outlast a short assist period as the bound at a Decode (FairnessSteps) can.

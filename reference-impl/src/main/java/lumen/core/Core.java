@@ -204,18 +204,31 @@ public final class Core {
             if (v != t && (kept >= 0 || !s.mayAssist(w, v))) {
                 continue;
             }
-            com.carrotsearch.hppc.IntArrayList found = new com.carrotsearch.hppc.IntArrayList();
-            s.worker(v).runq().forEachKey(id -> {
-                RequestRec r = s.request(id);
-                if (r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen() && !taken.test(id)) {
-                    found.add(id);
-                }
-            });
-            if (!found.isEmpty()) {
-                return found.toArray();
+            int[] found = assistRound(s, w, v, taken);
+            if (found.length > 0) {
+                return found;
             }
         }
         return new int[0];
+    }
+
+    /**
+     * The requests one assist round of recovering worker {@code w} drafts for on {@code server}:
+     * those that {@link #canAssist} names there, in queue order, skipping those {@code taken}. Empty
+     * when w may not assist {@code server} now, or when none is left.
+     */
+    public static int[] assistRound(ClusterState s, int w, int server, java.util.function.IntPredicate taken) {
+        if (!s.mayAssist(w, server)) {
+            return new int[0];
+        }
+        com.carrotsearch.hppc.IntArrayList found = new com.carrotsearch.hppc.IntArrayList();
+        s.worker(server).runq().forEachKey(id -> {
+            RequestRec r = s.request(id);
+            if (r.phase() == RequestPhase.DECODE && r.proposal() == null && r.outLen() < r.refLen() && !taken.test(id)) {
+                found.add(id);
+            }
+        });
+        return found.toArray();
     }
 
     /**

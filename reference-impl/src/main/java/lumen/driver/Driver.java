@@ -495,9 +495,12 @@ public abstract class Driver<W extends Driver.Worker> {
         if (group.isEmpty()) {
             return;
         }
-        // t is a target of every one of them, so their rounds would take the same requests
-        int[] eligible = Core.assistRound(state, group.get(0).id, draftingFor::containsKey);
-        if (eligible.length == 0 || rec(eligible[0]).server() != t.id) {
+        // t is a target of every one of them: they draft for t's own requests (a free drafting worker
+        // never passes over a target it may assist for another it could assist later). A request
+        // whose last token this iteration gives is skipped: its draft would land after it finished
+        int[] eligible = Core.assistRound(state, group.get(0).id, t.id,
+                id -> draftingFor.containsKey(id) || rec(id).refLen() - rec(id).outLen() < 2);
+        if (eligible.length == 0) {
             return;
         }
         group.sort(java.util.Comparator.<W>comparingInt(w -> w.proposals).thenComparingInt(w -> w.id));

@@ -32,10 +32,12 @@ import lumen.trace.TraceWriter;
  * positions) across more than {@code fairnessSteps} of its own decode steps, without any
  * StreamPage of that copy in between. L4: a recovering worker that proposes no draft at all during
  * an ASSISTING stint in which it could have proposed one for some request at more than
- * {@code fairnessSteps} of that request's decode steps, or that hands over (FullReady) without
- * having proposed a draft although it could have for some request at {@link #HANDOVER_BOUND} or
- * more of that request's decode steps: the stint's own bound, which a short assist period cannot
- * outlast. Both count a request's own decode steps, so the bound does not depend on the batch size.
+ * {@code fairnessSteps} consecutive decode steps of that request, or that hands over (FullReady)
+ * without having proposed a draft although it could have for some request at {@link #HANDOVER_BOUND}
+ * or more consecutive decode steps of that request: the stint's own bound, which a short assist
+ * period cannot outlast. Both count a request's own decode steps, so the bound does not depend on
+ * the batch size; a step of the request at which the worker could not propose for it starts the
+ * count over, as weak fairness asks only for an action that stays possible.
  */
 public final class Mirror {
     /** The default bound of L3 and L4, in decode steps. */
@@ -667,7 +669,7 @@ public final class Mirror {
 
     /**
      * L4 at worker w's handover: a stint with no draft that ends although w could have proposed for
-     * some request at {@link #HANDOVER_BOUND} (or the fairness bound, if lower) of its decode steps,
+     * some request at {@link #HANDOVER_BOUND} (or the fairness bound, if lower) consecutive decode steps of it,
      * a request no other worker assisted meanwhile. The request named is the one with the most such
      * steps, the lowest id on ties.
      */
@@ -686,7 +688,7 @@ public final class Mirror {
         });
         if (best[1] >= bound) {
             found.add(new Finding(PropertyId.L4, "worker " + w + " hands over (FullReady) without having proposed a draft in its ASSISTING"
-                    + " stint, although it could have for request " + best[0] + " at " + best[1] + " of its decode steps: the assist"
+                    + " stint, although it could have for request " + best[0] + " at " + best[1] + " consecutive decode steps of it: the assist"
                     + " could act and did not (weak fairness; at a handover the bound is the stint's own, " + bound + " steps)",
                     "an Assist before the handover", "none"));
         }
@@ -720,7 +722,13 @@ public final class Mirror {
     }
 
     private void missedAssists(ClusterState s, RequestRec r, List<Finding> found) {
-        if (assistIdle.isEmpty() || r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
+        if (assistIdle.isEmpty()) {
+            return;
+        }
+        if (r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
+            // no worker could propose for r at this step: the runs of steps at which one could end
+            int id = r.id();
+            assistOpportunities.removeAll((com.carrotsearch.hppc.predicates.LongPredicate) k -> (int) k == id);
             return;
         }
         assists(s, r.id(), r.server(), found);
@@ -729,15 +737,21 @@ public final class Mirror {
     /**
      * L4's count at a decode step of request id, served by {@code server} (UP, with output to come
      * and no draft in flight): each idle ASSISTING worker that could have proposed for it counts
-     * one more opportunity, and a finding when it reaches the bound. With {@code found} null,
+     * one more opportunity, and a finding when it reaches the bound; for each that could not, the
+     * count starts over (the counts are of consecutive decode steps of the request). With {@code found} null,
      * nothing is counted: whether some count would reach the bound now.
      */
     boolean assists(ClusterState s, int id, int server, List<Finding> found) {
         for (int w = assistIdle.nextSetBit(0); w >= 0; w = assistIdle.nextSetBit(w + 1)) {
+            long key = (long) w << 32 | id;
             if (s.worker(w).state() != WorkerState.ASSISTING || !mayPropose(s, w, server)) {
+                if (found != null) {
+                    // weak fairness asks for an action that stays possible: a step at which w could not
+                    // propose for this request ends the run of steps at which it could
+                    assistOpportunities.remove(key);
+                }
                 continue;
             }
-            long key = (long) w << 32 | id;
             if (found == null) {
                 if (assistOpportunities.get(key) == fairnessSteps) {
                     return true;
@@ -747,7 +761,7 @@ public final class Mirror {
             int n = assistOpportunities.addTo(key, 1);
             if (n == fairnessSteps + 1) {
                 found.add(new Finding(PropertyId.L4, "worker " + w + " is ASSISTING with its draft loaded and has proposed no draft"
-                        + " in this stint, although it could have for request " + id + " at " + n + " of its decode steps:"
+                        + " in this stint, although it could have for request " + id + " at " + n + " consecutive decode steps of it:"
                         + " the assist could act and did not (weak fairness, bound " + fairnessSteps + " steps)",
                         "an Assist within " + fairnessSteps + " decode steps", "none"));
             }

@@ -272,7 +272,7 @@ class ValidatorTest {
         ValidationResult r = t.validate(new Event.FullReady(2, new int[0]));
         rejectedBy(PropertyId.L4, r, 13);
         assertThat(r.divergence().finding().message()).contains("hands over (FullReady) without having proposed a draft")
-                .contains("request 0 at 3 of its decode steps");
+                .contains("request 0 at 3 consecutive decode steps of it");
         // two recovering workers on one target share its request: while w1 drafts for r0, w2's missed steps on it are excused
         Trace two = decoding().step(s -> Core.fail(s, 2)).step(s -> Core.restart(s, 2)).step(s -> Core.draftReady(s, 2))
                 .step(s -> Core.fail(s, 1)).step(s -> Core.restart(s, 1)).step(s -> Core.draftReady(s, 1))

@@ -185,6 +185,11 @@ final class LiveOptions {
         for (String f : r.faults()) {
             out.println("  " + f);
         }
+        for (String f : r.faultsNotDone()) {
+            if (!r.faults().contains(f)) {
+                out.println("  " + f);
+            }
+        }
         var h = r.history();
         out.printf(Locale.ROOT, "  history: %s (%d requests, %d tokens, %d faults)%s%n", h.verdict(), h.requests(), h.tokens(), h.faults(),
                 h.ttft() == null || h.tpot() == null ? "" : String.format(Locale.ROOT, "; TTFT mean %.0f ms, TPOT mean %.1f ms", h.ttft().mean(),
@@ -198,8 +203,8 @@ final class LiveOptions {
         }
         if (!r.faultsNotDone().isEmpty()) {
             // not the system's failure: the run did not do what it was asked to, so it says nothing of recovery
-            out.println("NOT JUDGED: " + r.faultsNotDone().size() + " fault command(s) failed, so the run did not test the faults it was"
-                    + " asked to (check --fail-cmd and --restart-cmd, and that {worker} names a running worker)");
+            out.println("NOT JUDGED: " + r.faultsNotDone().size() + " fault command(s) failed or never ran, so the run did not test the"
+                    + " faults it was asked to (check --fail-cmd and --restart-cmd, and that {worker} names a running worker)");
             out.flush();
             return ExitCodes.BAD_INPUT;
         }

@@ -129,22 +129,40 @@ public final class LiveConform {
                         finished.run();
                     }), (long) (a.atMs() * 1000), TimeUnit.MICROSECONDS);
                 }
-                for (Fault f : o.faults()) {
-                    clock.schedule(() -> {
+                // every command is scheduled now, before the clock is shut down (a task cannot schedule
+                // another then); one clock thread runs them in time order, so a restart follows its fault
+                java.util.Set<String> ran = java.util.concurrent.ConcurrentHashMap.newKeySet();
+                List<String> expected = new ArrayList<>();
+                for (int i = 0; i < o.faults().size(); i++) {
+                    Fault f = o.faults().get(i);
+                    String failKey = "fail " + i;
+                    expected.add(failKey);
+                    clock.schedule(() -> guarded(failKey, f, client, ran, notDone, () -> {
                         client.fault(Integer.toString(f.worker()));
                         command("fail", o.failCmd(), f, client.nowMs(), faultLog, notDone);
-                        if (o.restartCmd() != null) {
-                            clock.schedule(() -> {
-                                command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone);
-                            }, o.restartAfterMs(), TimeUnit.MILLISECONDS);
-                        }
-                    }, (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
+                    }), (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
+                    if (o.restartCmd() != null) {
+                        String restartKey = "restart " + i;
+                        expected.add(restartKey);
+                        clock.schedule(() -> guarded(restartKey, f, client, ran, notDone,
+                                () -> command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone)),
+                                (long) (f.atMs() * 1000) + o.restartAfterMs() * 1000, TimeUnit.MICROSECONDS);
+                    }
                 }
                 double lastAt = work.get(work.size() - 1).atMs();
                 double lastFault = o.faults().stream().mapToDouble(Fault::atMs).max().orElse(0) + o.restartAfterMs();
                 long boundMs = (long) Math.max(lastAt, lastFault) + o.requestTimeoutMs() + 5_000;
                 clock.shutdown();
                 clock.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
+                for (int i = 0; i < expected.size(); i++) {
+                    String key = expected.get(i);
+                    if (!ran.contains(key)) {
+                        Fault f = o.faults().get(Integer.parseInt(key.substring(key.indexOf(' ') + 1)));
+                        notDone.add(String.format(Locale.ROOT, "%s worker %d (due at %.0f ms): never ran, the drill ended first (after %d ms)",
+                                key.substring(0, key.indexOf(' ')), f.worker(), f.atMs() + (key.startsWith("restart") ? o.restartAfterMs() : 0),
+                                boundMs));
+                    }
+                }
                 senders.shutdown();
                 long left = boundMs - (long) ((System.nanoTime() - start) / 1e6);
                 if (!senders.awaitTermination(Math.max(1, left), TimeUnit.MILLISECONDS)) {
@@ -187,6 +205,20 @@ public final class LiveConform {
             return lumen.validate.ProcessLogs.validate(bytes, names, Validator.Options.defaults().withComplete(true)).result();
         } catch (TraceFormatException ex) {
             throw new IOException(ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Runs one scheduled fault step, marked as run under {@code key}; anything it throws is recorded
+     * as a command not done, never lost in the scheduler's future.
+     */
+    private static void guarded(String key, Fault f, HistoryClient client, java.util.Set<String> ran, List<String> notDone, Runnable step) {
+        ran.add(key);
+        try {
+            step.run();
+        } catch (RuntimeException ex) {
+            notDone.add(String.format(Locale.ROOT, "%s worker %d at %.0f ms: could not run: %s", key.substring(0, key.indexOf(' ')), f.worker(),
+                    client.nowMs(), ex));
         }
     }
 

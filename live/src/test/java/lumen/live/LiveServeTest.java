@@ -205,6 +205,27 @@ class LiveServeTest {
     }
 
     /**
+     * The restart command runs after its fault, and the report shows it with its exit status. (It
+     * was once scheduled from the fault's own task on a clock already shut down, and never ran.)
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theRestartCommandRunsAfterItsFault(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (LiveServer s = LiveServer.start(settings(2), null, 60_000)) {
+            java.nio.file.Path mark = dir.resolve("restarted-1");
+            LiveConform.Options o = new LiveConform.Options(s.url(), "conv", 4.0, 1_500, 64, 16, 3, List.of(new LiveConform.Fault(500, 1)),
+                    "true", "touch '" + dir + "'/restarted-{worker}", 300, 30_000, dir.resolve("h.jsonl"), null);
+            LiveConform.Result r = LiveConform.run(o, new java.io.PrintWriter(System.out, true));
+            assertThat(mark).exists();
+            assertThat(r.faults()).hasSize(2);
+            assertThat(r.faults().get(0)).startsWith("fail worker 1 at").contains("'true' exited 0");
+            assertThat(r.faults().get(1)).startsWith("restart worker 1 at").contains("restarted-1' exited 0");
+            assertThat(r.faultsNotDone()).isEmpty();
+            assertThat(r.passed()).isTrue();
+        }
+    }
+
+    /**
      * A slow worker: stopped (SIGSTOP) for longer than the heartbeat timeout, then resumed. The
      * gateway fails it while it lives; when it answers again with its old memories it is reset and
      * rejoins as new, and again no client sees anything.

@@ -78,7 +78,17 @@ public final class Gateway implements AutoCloseable {
                     route(request, response);
                     callback.succeeded();
                 } catch (Throwable ex) {
-                    callback.failed(ex);
+                    if (response.isCommitted()) {
+                        callback.failed(ex);
+                        return true;
+                    }
+                    // a bug of the endpoint, still answered as the API answers: JSON, never an HTML page
+                    try {
+                        error(response, 500, "the endpoint failed: " + ex);
+                        callback.succeeded();
+                    } catch (Throwable again) {
+                        callback.failed(ex);
+                    }
                 }
                 return true;
             }
@@ -166,6 +176,24 @@ public final class Gateway implements AutoCloseable {
         return new Ask(promptTokens, maxTokens, seed, st != null && st.asBoolean());
     }
 
+    /** The body as UTF-8, strictly: a malformed byte is the client's error, named with its offset. */
+    static String utf8(java.nio.ByteBuffer body) throws BadRequest {
+        java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT).onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(body.remaining() + 1);
+        int start = body.position();
+        java.nio.charset.CoderResult r = d.decode(body, out, true);
+        if (!r.isError()) {
+            r = d.flush(out);
+        }
+        if (r.isError()) {
+            int at = body.position() - start;
+            throw new BadRequest(String.format(java.util.Locale.ROOT, "the body is not UTF-8: byte %d (0x%02x) starts no valid character",
+                    at, body.get(body.position()) & 0xff));
+        }
+        return out.flip().toString();
+    }
+
     static final class BadRequest extends Exception {
         BadRequest(String m) {
             super(m, null, false, false);
@@ -175,7 +203,7 @@ public final class Gateway implements AutoCloseable {
     private void completions(Request req, Response res) throws IOException {
         Ask ask;
         try {
-            ask = parse(Content.Source.asString(req, StandardCharsets.UTF_8));
+            ask = parse(utf8(Content.Source.asByteBuffer(req)));
         } catch (BadRequest ex) {
             error(res, 400, ex.getMessage());
             return;

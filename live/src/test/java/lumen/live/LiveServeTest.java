@@ -205,6 +205,39 @@ class LiveServeTest {
     }
 
     /**
+     * Every malformed request gets a 4xx with a JSON error naming what is wrong, never a 500 or an
+     * HTML page: a body that is not UTF-8 (it once got a 500 and Jetty's HTML page), not JSON, not
+     * an object, without a prompt, with a bad max_tokens, a path that is not served.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void everyMalformedRequestGetsA4xxWithAJsonError() throws Exception {
+        try (LiveServer s = LiveServer.start(settings(2), null, 60_000)) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            record Case(String path, byte[] body, int status, String says) {}
+            byte[] badUtf8 = {'{', '"', 'p', 'r', 'o', 'm', 'p', 't', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+            List<Case> cases = List.of(
+                    new Case("/v1/completions", badUtf8, 400, "the body is not UTF-8: byte 11 (0xc3)"),
+                    new Case("/v1/completions", "{\"prompt\": ".getBytes(java.nio.charset.StandardCharsets.UTF_8), 400, "the body is not JSON"),
+                    new Case("/v1/completions", "[1, 2]".getBytes(java.nio.charset.StandardCharsets.UTF_8), 400, "must be a JSON object"),
+                    new Case("/v1/completions", "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8), 400, "prompt: required"),
+                    new Case("/v1/completions", "{\"prompt\": \"a b\", \"max_tokens\": 0}".getBytes(java.nio.charset.StandardCharsets.UTF_8), 400,
+                            "max_tokens: an integer from 1"),
+                    new Case("/v1/chat", "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8), 404, "no route POST /v1/chat"));
+            for (Case c : cases) {
+                java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(s.url() + c.path()))
+                        .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(c.body())).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as(c.says()).isEqualTo(c.status());
+                assertThat(r.headers().firstValue("Content-Type")).as(c.says()).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+                com.fasterxml.jackson.databind.JsonNode e = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body());
+                assertThat(e.path("error").path("message").asText()).as(r.body()).contains(c.says());
+                assertThat(e.path("error").path("type").asText()).isEqualTo("invalid_request_error");
+            }
+        }
+    }
+
+    /**
      * The restart command runs after its fault, and the report shows it with its exit status. (It
      * was once scheduled from the fault's own task on a clock already shut down, and never ran.)
      */

@@ -122,6 +122,18 @@ public final class ProcessLogs {
                     throw new TraceFormatException(source, n, "field 'vc." + process + "' must count this process's events: " + expect
                             + " for its event number " + expect + ", found " + own);
                 }
+                if (!events.isEmpty()) {
+                    // what a process has seen of another it never unsees: every entry is monotone along a log
+                    Ev prev = events.get(events.size() - 1);
+                    for (var c : prev.vc().entrySet()) {
+                        long now = v.getOrDefault(c.getKey(), 0L);
+                        if (now < c.getValue()) {
+                            throw new TraceFormatException(source, n, "field 'vc." + Echo.cut(c.getKey()) + "' goes back along this log: "
+                                    + c.getValue() + " at line " + prev.line() + ", " + now + " here (a vector clock's entries never"
+                                    + " decrease within one process's log)");
+                        }
+                    }
+                }
             } else {
                 if (!lc.isIntegralNumber() || !lc.canConvertToLong() || lc.asLong() < 0) {
                     throw new TraceFormatException(source, n, "field 'lc' must be an integer >= 0");

@@ -160,6 +160,25 @@ class ProcessLogsTest {
         wrongCount.put(ProcessLogs.GATEWAY, logs.get(ProcessLogs.GATEWAY).replaceFirst("\"gateway\":1([,}])", "\"gateway\":5$1"));
         assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> merged(wrongCount, null))
                 .withMessageContaining("must count this process's events");
+        // another process's entry going back within one log: the worker unsees the gateway's events
+        String worker = logs.keySet().stream().filter(k -> k.startsWith("worker-")).filter(k -> logs.get(k).split("\n").length > 3).findFirst().orElseThrow();
+        String[] wl = logs.get(worker).split("\n");
+        java.util.regex.Pattern gw = java.util.regex.Pattern.compile("\"gateway\":(\\d+)");
+        int back = -1;
+        for (int i = 2; i < wl.length && back < 0; i++) {
+            java.util.regex.Matcher prev = gw.matcher(wl[i - 1]);
+            if (prev.find() && Long.parseLong(prev.group(1)) > 0 && gw.matcher(wl[i]).find()) {
+                wl[i] = wl[i].replaceFirst("\"gateway\":\\d+", "\"gateway\":" + (Long.parseLong(prev.group(1)) - 1));
+                back = i;
+            }
+        }
+        assertThat(back).as("a worker event after one that saw the gateway").isPositive();
+        Map<String, String> goesBack = new java.util.LinkedHashMap<>(logs);
+        goesBack.put(worker, String.join("\n", wl) + "\n");
+        long backLine = back + 1;
+        assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> merged(goesBack, null))
+                .withMessageContaining("field 'vc.gateway' goes back along this log").withMessageContaining("at line " + (backLine - 1))
+                .satisfies(ex -> assertThat(ex.line()).isEqualTo(backLine));
         Map<String, String> noClock = new java.util.LinkedHashMap<>(logs);
         noClock.put("worker-0", logs.get("worker-0").replaceFirst(",\"vc\":\\{[^}]*\\}", ""));
         assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> merged(noClock, null))

@@ -91,6 +91,9 @@ public final class HistoryClient {
                 }
             }
             error(id, "the stream ended without [DONE]");
+        } catch (java.net.http.HttpTimeoutException ex) {
+            // the client gave up at its timeout: the system did not finish the request in time, which
+            // is not an error the system returned; the request stays open in the history (L1)
         } catch (IOException | RuntimeException ex) {
             error(id, "the connection failed: " + ex);
         } catch (InterruptedException ex) {

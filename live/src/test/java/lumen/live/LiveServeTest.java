@@ -238,6 +238,25 @@ class LiveServeTest {
     }
 
     /**
+     * A request still open at the request timeout stays open in the history, and the drill, which
+     * requires a finished run, rejects it by L1 (it once recorded the client's own timeout as an
+     * error the system returned).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRequestOpenAtTheTimeoutIsRejectedByL1(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (LiveServer s = LiveServer.start(settings(2), null, 60_000)) {
+            LiveConform.Options o = new LiveConform.Options(s.url(), "conv", 4.0, 1_000, 64, 16, 3, List.of(), "true", null, 0, 1,
+                    dir.resolve("h.jsonl"), null);
+            LiveConform.Result r = LiveConform.run(o, new java.io.PrintWriter(System.out, true));
+            assertThat(r.history().verdict()).isEqualTo(Verdict.REJECTED);
+            assertThat(r.history().finding().property()).isEqualTo(lumen.core.PropertyId.L1);
+            assertThat(r.history().open()).isNotEmpty();
+            assertThat(java.nio.file.Files.readString(dir.resolve("h.jsonl"))).doesNotContain("\"object\":\"error\"");
+        }
+    }
+
+    /**
      * The restart command runs after its fault, and the report shows it with its exit status. (It
      * was once scheduled from the fault's own task on a clock already shut down, and never ran.)
      */

@@ -181,6 +181,8 @@ final class LiveOptions {
                     bar.step();
                 }
             });
+        } catch (LiveConform.EndpointUnfit ex) {
+            throw new UserError("--live: " + ex.getMessage());
         }
         for (String f : r.faults()) {
             out.println("  " + f);

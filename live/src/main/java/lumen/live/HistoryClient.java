@@ -44,6 +44,58 @@ public final class HistoryClient {
     }
 
     /**
+     * Before a workload: one small streamed completion (not recorded), read to its end, to see that
+     * the endpoint returns what the kit judges. Null when its first chunk carries the generated
+     * token ids in {@code choices[0].token_ids}; else what it returned instead, in words.
+     */
+    public String probe() throws InterruptedException {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("model", Gateway.MODEL);
+        body.putArray("prompt").add(1).add(2).add(3);
+        body.put("max_tokens", 2).put("seed", 1).put("stream", true).put("temperature", 0);
+        try {
+            HttpRequest req = HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+            HttpResponse<InputStream> res = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(res.body(), StandardCharsets.UTF_8))) {
+                if (res.statusCode() != 200) {
+                    return "it answered a streamed completion of 2 tokens with HTTP " + res.statusCode() + ": "
+                            + lumen.trace.Echo.cut(r.lines().reduce("", String::concat));
+                }
+                String verdict = "its stream ended with no data chunk";
+                boolean first = true;
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (!line.startsWith("data:")) {
+                        continue;
+                    }
+                    String data = line.substring(5).trim();
+                    if (data.equals("[DONE]")) {
+                        break;
+                    }
+                    if (first) {
+                        first = false;
+                        JsonNode chunk;
+                        try {
+                            chunk = JSON.readTree(data);
+                        } catch (IOException ex) {
+                            return "the first chunk of its stream is not JSON: " + lumen.trace.Echo.cut(data);
+                        }
+                        if (chunk.has("error")) {
+                            return "it answered a streamed completion of 2 tokens with an error: " + lumen.trace.Echo.cut(chunk.get("error").toString());
+                        }
+                        verdict = chunk.path("choices").path(0).path("token_ids").isArray() ? null
+                                : "the first chunk of its stream has no choices[0].token_ids array: " + lumen.trace.Echo.cut(data);
+                    }
+                }
+                return verdict;
+            }
+        } catch (IOException ex) {
+            return "a streamed completion of 2 tokens failed: " + ex;
+        }
+    }
+
+    /**
      * Sends request {@code id}: a prompt of {@code promptTokens} token ids, {@code maxTokens}
      * tokens wanted, the kit's token model's {@code seed}; streams it to its end. Returns the
      * tokens received (also on error).

@@ -87,6 +87,13 @@ public final class LiveConform {
         }
     }
 
+    /** The endpoint does not return what the kit judges (found before the workload starts). */
+    public static final class EndpointUnfit extends RuntimeException {
+        EndpointUnfit(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     private LiveConform() {}
 
     /** The workload: the trace's requests in the duration, lengths cut to the caps. */
@@ -114,6 +121,14 @@ public final class LiveConform {
             throws IOException, InterruptedException {
         if (work.isEmpty()) {
             throw new IllegalArgumentException("the workload has no request in " + o.durationMs() + " ms at rate scale " + o.rateScale());
+        }
+        String unfit = new HistoryClient(o.url(), OutputStream.nullOutputStream(), Duration.ofMillis(o.requestTimeoutMs())).probe();
+        if (unfit != null) {
+            throw new EndpointUnfit("the endpoint at " + o.url() + " cannot be judged: " + unfit + ". The kit judges the tokens a client"
+                    + " receives, so each streamed chunk must carry the generated token ids in choices[0].token_ids (an array of"
+                    + " integers) beside its text. Many OpenAI-compatible servers return only text unless asked: look for a request"
+                    + " field or a server option that returns token ids (for example vLLM's \"return_token_ids\": true), or put a thin"
+                    + " proxy in front that adds them. Nothing was sent to the workload and no fault was injected.");
         }
         List<String> faultLog = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<String> notDone = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -111,13 +111,13 @@ public final class HistoryCheck {
                 if (r.seed() < 0) {
                     return bad(h, ref, r.line(), r.id(), Verdict.MALFORMED, Finding.of(null, "request " + History.quote(r.id())
                             + " has no 'seed': the kit's token model derives its reference output from it (or judge against a"
-                            + " reference history, --reference FILE)"));
+                            + " reference history, --reference FILE)"), 0);
                 }
                 tokens = KitTokens.reference(r.seed(), r.maxTokens(), ref.vocab());
             } else {
                 if (!ref.history().requests.containsKey(r.id())) {
                     return bad(h, ref, r.line(), r.id(), Verdict.MALFORMED, Finding.of(null, "request " + History.quote(r.id())
-                            + " is not in the reference history " + ref.history().source));
+                            + " is not in the reference history " + ref.history().source), 0);
                 }
                 List<History.Chunk> cs = refChunks.getOrDefault(r.id(), List.of());
                 tokens = cs.stream().flatMapToInt(c -> java.util.Arrays.stream(c.tokens())).toArray();
@@ -128,7 +128,17 @@ public final class HistoryCheck {
         long tokens = 0;
         List<History.Fault> faults = byTime(h);
         int[] next = {0};
-        for (History.Chunk c : h.chunks) {
+        // what each request's client received, in order, and what came after each chunk: a wrong
+        // token is named by what follows it (a swap, a second answer interleaved with the first)
+        Map<String, com.carrotsearch.hppc.IntArrayList> delivered = new HashMap<>();
+        Map<String, Integer> lastChunk = new HashMap<>();
+        for (int i = 0; i < h.chunks.size(); i++) {
+            History.Chunk c = h.chunks.get(i);
+            delivered.computeIfAbsent(c.request(), k -> new com.carrotsearch.hppc.IntArrayList()).add(c.tokens());
+            lastChunk.put(c.request(), i);
+        }
+        for (int ci = 0; ci < h.chunks.size(); ci++) {
+            History.Chunk c = h.chunks.get(ci);
             markFaults(faults, next, seen, c.t());
             Seen s = seen.get(c.request());
             if (s.finishLine >= 0) {
@@ -136,12 +146,12 @@ public final class HistoryCheck {
                         + " is answered again after it finished at line " + s.finishLine + " (a request served twice, as when an"
                         + " interrupted request is re-issued and also resumed)", "nothing after the finish",
                         c.error() != null ? "an error" : c.tokens().length + " more token(s)"
-                                + (c.finishReason() != null ? " and a second finish" : "")));
+                                + (c.finishReason() != null ? " and a second finish" : "")), tokens);
             }
             for (int tok : c.tokens()) {
-                Finding f = token(s, tok);
+                Finding f = token(s, tok, delivered.get(c.request()));
                 if (f != null) {
-                    return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f);
+                    return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f, tokens);
                 }
                 s.n++;
                 tokens++;
@@ -149,9 +159,17 @@ public final class HistoryCheck {
             s.timed(c);
             if (c.finishes()) {
                 s.finishLine = c.line();
+                if (c.error() != null && lastChunk.get(c.request()) > ci) {
+                    // the error did not end the stream: name what followed, not a lost request
+                    int more = delivered.get(c.request()).size() - s.n;
+                    return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, new Finding(PropertyId.S2, "request "
+                            + History.quote(c.request()) + " reports an error (" + History.quote(c.error()) + ") after " + s.n
+                            + " tokens and then streams " + more + " more token(s): tokens after an error, an answer that goes on"
+                            + " after its finish", "nothing after the error", more + " more token(s)"), tokens);
+                }
                 Finding f = finish(s, c, ref.history() != null);
                 if (f != null) {
-                    return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f);
+                    return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f, tokens);
                 }
             }
         }
@@ -204,13 +222,20 @@ public final class HistoryCheck {
      * the client already has, delivered again (a resume one position too early, a re-prefill that
      * restarts the stream).
      */
-    private static Finding token(Seen s, int tok) {
+    private static Finding token(Seen s, int tok, com.carrotsearch.hppc.IntArrayList got) {
         int i = s.n;
         String id = History.quote(s.req.id());
         if (i < s.ref.length && tok == s.ref[i]) {
             return null;
         }
+        int after = i + 1 < got.size() ? got.get(i + 1) : -1;
         int again = lastIndexOf(s.ref, tok, Math.min(i, s.ref.length) - 1);
+        if (again == 0 && i >= 1 && i < s.ref.length && interleaved(s.ref, got, i)) {
+            // token 1 again, and then the first answer goes on where it was: a second answer interleaved with it
+            return new Finding(PropertyId.S2, "request " + id + " gets a second answer interleaved with the first: its token 1 arrives"
+                    + " again after token " + i + ", and then token " + (i + 1) + " of the first answer (a request served twice)",
+                    "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+        }
         if (again >= 0) {
             return new Finding(PropertyId.S16, "request " + id + " is sent token " + (again + 1) + " again, as its token " + (i + 1)
                     + ": what a client has received only grows, and a token is delivered once"
@@ -223,7 +248,9 @@ public final class HistoryCheck {
                     s.ref.length + " tokens", (i + 1) + " or more");
         }
         String what;
-        if (i + 1 < s.ref.length && tok == s.ref[i + 1]) {
+        if (i + 1 < s.ref.length && tok == s.ref[i + 1] && after == s.ref[i]) {
+            what = "tokens " + (i + 1) + " and " + (i + 2) + " arrive swapped (tokens reordered)";
+        } else if (i + 1 < s.ref.length && tok == s.ref[i + 1]) {
             what = "token " + (i + 2) + " arrives as token " + (i + 1) + ": token " + (i + 1) + " was lost (as after a resume one position too late)";
         } else if (indexOf(s.ref, tok, i + 2) >= 0) {
             what = "a later token arrives as token " + (i + 1) + " (tokens reordered or skipped)";
@@ -232,6 +259,27 @@ public final class HistoryCheck {
         }
         return new Finding(PropertyId.S7, "request " + id + "'s output is not a prefix of its reference output: " + what,
                 "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+    }
+
+    /**
+     * Whether what the client got from position i on is two answers interleaved: the first going on
+     * from ref[i], a second starting again from ref[0], each in order (greedily, the first answer
+     * preferred), with at least one more token of the first and two of the second.
+     */
+    static boolean interleaved(int[] ref, com.carrotsearch.hppc.IntArrayList got, int i) {
+        int p = i;
+        int q = 0;
+        for (int k = i; k < got.size(); k++) {
+            int x = got.get(k);
+            if (p < ref.length && x == ref[p]) {
+                p++;
+            } else if (q < ref.length && x == ref[q]) {
+                q++;
+            } else {
+                return false;
+            }
+        }
+        return p > i && q >= 2;
     }
 
     /** The last index at most {@code from} where {@code a} holds {@code x}, or -1. */
@@ -282,8 +330,8 @@ public final class HistoryCheck {
         return m;
     }
 
-    private static Result bad(History h, Reference ref, long line, String request, Verdict v, Finding f) {
-        return new Result(h.source, v, f, line, request, h.requests.size(), 0, h.faults.size(), List.of(), ref.label(), null, null, null, null);
+    private static Result bad(History h, Reference ref, long line, String request, Verdict v, Finding f, long tokens) {
+        return new Result(h.source, v, f, line, request, h.requests.size(), tokens, h.faults.size(), List.of(), ref.label(), null, null, null, null);
     }
 
     /** The history as the simulator's per-request times (ids renumbered in order of sending), its faults as failures. */

@@ -161,6 +161,69 @@ class HistoryCheckTest {
         assertThat(r.finding().expected()).startsWith("token ");
     }
 
+    /** The indices of request req's chunks that carry exactly one token, in order. */
+    static List<Integer> singleTokenChunks(List<ObjectNode> ls, String req) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < ls.size(); i++) {
+            ObjectNode o = ls.get(i);
+            if (o.get("object").asText().equals("text_completion") && o.get("request").asText().equals(req) && tokens(o).size() == 1) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Each wrong output is named as what it is: two tokens swapped (not a lost token), a second
+     * answer interleaved with the first (S2, not an altered or repeated token), tokens after an
+     * error (not a lost request); and a rejected history counts the tokens it judged.
+     */
+    @Test
+    void aSwapASecondAnswerAndTokensAfterAnErrorAreNamedAsSuch() throws Exception {
+        List<ObjectNode> good = lines(history("single-failure-restore"));
+        String req = good.get(0).get("request").asText();
+        List<Integer> singles = singleTokenChunks(good, req);
+        assertThat(singles).as("the request streams token by token").hasSizeGreaterThan(5);
+
+        List<ObjectNode> swapped = lines(text(good));
+        int a = singles.get(2);
+        int b = singles.get(3);
+        int ta = tokens(swapped.get(a)).get(0).asInt();
+        tokens(swapped.get(a)).set(0, tokens(swapped.get(b)).get(0).asInt());
+        tokens(swapped.get(b)).set(0, ta);
+        HistoryCheck.Result r = check(text(swapped), true);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S7);
+        assertThat(r.finding().message()).contains("arrive swapped").doesNotContain("lost");
+        assertThat(r.line()).isEqualTo(a + 1);
+        assertThat(r.tokens()).as("the tokens judged before the swap").isPositive();
+
+        // a second answer: tokens 1 and 2 again, each after a chunk of the first answer, which goes on
+        List<ObjectNode> second = lines(text(good));
+        int t1 = tokens(good.get(singles.get(0))).get(0).asInt();
+        int t2 = tokens(good.get(singles.get(1))).get(0).asInt();
+        int at = singles.get(3);
+        ObjectNode dup1 = good.get(at).deepCopy();
+        tokens(dup1).set(0, t1);
+        ObjectNode dup2 = good.get(singles.get(4)).deepCopy();
+        tokens(dup2).set(0, t2);
+        second.add(singles.get(4) + 1, dup2);
+        second.add(at + 1, dup1);
+        r = check(text(second), true);
+        assertThat(r.finding().property()).as(String.valueOf(r.finding())).isEqualTo(PropertyId.S2);
+        assertThat(r.finding().message()).contains("a second answer interleaved with the first");
+        assertThat(r.line()).isEqualTo(at + 2);
+
+        // an error in the middle of the stream, and every token after it
+        List<ObjectNode> errorThenMore = lines(text(good));
+        ObjectNode err = JSON.createObjectNode().put("object", "error").put("request", req).put("t", good.get(at).get("t").asDouble());
+        err.putObject("error").put("message", "worker lost");
+        errorThenMore.add(at + 1, err);
+        r = check(text(errorThenMore), true);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S2);
+        assertThat(r.finding().message()).contains("tokens after an error").contains("worker lost").doesNotContain("lost a request");
+        assertThat(r.line()).isEqualTo(at + 2);
+    }
+
     /** The index of request req's finishing chunk. */
     static int finishOf(List<ObjectNode> ls, String req) {
         for (int i = 0; i < ls.size(); i++) {

@@ -64,7 +64,8 @@ public final class ValidationReport {
         }
         if (r.verdict() != Verdict.MALFORMED) {
             for (String n : r.notes()) {
-                b.append("  not shown: ").append(n).append(System.lineSeparator());
+                // a note on why the trace was judged as it was, not on what it could not show
+                b.append(n.startsWith(Validator.V1_BREAK) ? "  " : "  not shown: ").append(n).append(System.lineSeparator());
             }
         }
         return b.toString();

@@ -272,6 +272,9 @@ public final class Validator {
                         notes.addAll(0, searched(obs, cands, line));
                     }
                     d = d.withMatched(matched(events - 1, before)).withEventNote(entry);
+                    if (version < 2) {
+                        d = v1(d, notes);
+                    }
                     Verdict v = cands != null && cands.cut() >= 0 ? Verdict.UNDECIDED : Verdict.REJECTED;
                     return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, d, null,
                             List.of(), refSource, notes);
@@ -313,6 +316,9 @@ public final class Validator {
         if (unfinished == null) {
             Divergence d = new Divergence(line, "(the end of the trace)", whole.get(0), whole.subList(1, whole.size()),
                     StateView.describe(end, null, new int[0]));
+            if (version < 2) {
+                d = v1(d, notes);
+            }
             Verdict v = cands != null && cands.cut() >= 0 ? Verdict.UNDECIDED : Verdict.REJECTED;
             return new ValidationResult(source, v, config, version, events, byType, done, arrived - done, d, null,
                     List.of(), refSource, notes);
@@ -359,6 +365,33 @@ public final class Validator {
                     + "): a rejection then rests on the candidates kept, so the verdict is UNDECIDED rather than REJECTED");
         }
         return out;
+    }
+
+    /** How a rejected v1 trace's note on the break of its KV convention begins. */
+    static final String V1_BREAK = "v1 break:";
+
+    /** The KV properties a v1 trace may break only by counting positions as v1 did. */
+    private static final java.util.Set<PropertyId> KV_COUNTS = java.util.EnumSet.of(PropertyId.S6, PropertyId.S8, PropertyId.S9,
+            PropertyId.S12, PropertyId.S13, PropertyId.S15);
+
+    /**
+     * A v1 trace's rejection, said as v1 can show it: a v1 trace has no content, so a hole in a copy
+     * is a position never written, not "other content"; and when the property is one of the KV's
+     * counts, the verdict names the deliberate break of contract v2's KV convention and what to change.
+     */
+    static Divergence v1(Divergence d, List<String> notes) {
+        Finding f = d.finding();
+        if (f == null || !KV_COUNTS.contains(f.property())) {
+            return d;
+        }
+        notes.add(0, V1_BREAK + " this is a trace of contract v1, judged by the KV convention of contract v2 (a deliberate break,"
+                + " since 2026-12-01): a server has written KvLen = promptLen + |output| - 1 positions of a request, as a real decoder writes a token's KV"
+                + " in the forward pass after it. Contract v1 counted the last emitted token's position as written, so a v1 trace whose"
+                + " checkpoint, restore or freed count includes it is rejected here; count positions as v2 does, or write a v2 trace"
+                + " (docs/trace-format.md, Version 1 traces)");
+        String m = f.message().replace("with holes (never written, or other content) at", "with positions never written at");
+        return m.equals(f.message()) ? d : new Divergence(d.line(), d.event(), new Finding(f.property(), m, f.expected(), f.actual()),
+                d.others(), d.state(), d.matched());
     }
 
     /** What a trace of this version, judged with these options, cannot show. */

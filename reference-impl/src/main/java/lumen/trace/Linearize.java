@@ -58,7 +58,11 @@ public final class Linearize {
     }
 
     public static Result of(byte[] trace, String source) throws TraceFormatException {
-        String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n", -1);
+        String[] lines = utf8(trace, source).split("\n", -1);
+        int workers = 0;
+        int pageTokens = 0;
+        double lastT = Double.NEGATIVE_INFINITY;
+        long lastTLine = 0;
         StringBuilder out = new StringBuilder();
         List<Long> origins = new ArrayList<>();
         // per step (type and request, or worker): the begun and not yet ended, oldest first (a stream may have several pages in flight)
@@ -71,8 +75,12 @@ public final class Linearize {
         for (int i = 0; i < lines.length; i++) {
             long n = i + 1;
             String l = lines[i];
+            if (l.isEmpty() && i == lines.length - 1) {
+                break; // the line end after the last line
+            }
             if (l.isBlank()) {
-                continue;
+                // every line form is read by the same rules: a blank line is an error anywhere
+                throw new TraceFormatException(source, n, "a blank line: every line holds one JSON object");
             }
             ObjectNode o = WrittenTrace.object(l, source, n);
             if (header) {
@@ -80,12 +88,26 @@ public final class Linearize {
                 if (!"begin-end".equals(o.path("steps").asText())) {
                     throw new TraceFormatException(source, n, "header: a trace with begin and end forms declares \"steps\":\"begin-end\"");
                 }
+                workers = o.path("config").path("workers").asInt(0);
+                pageTokens = o.path("config").path("pageTokens").asInt(0);
                 o.remove("steps");
                 emit(out, origins, o, n);
                 continue;
             }
+            JsonNode tn = o.get("t");
+            if (tn != null && tn.isNumber()) {
+                // time never goes backwards, over every line as written, begins and chunks too
+                if (tn.asDouble() < lastT) {
+                    throw new TraceFormatException(source, n, "time goes backwards: t=" + tn.asText() + " after t=" + lastT + " at line " + lastTLine);
+                }
+                lastT = tn.asDouble();
+                lastTLine = n;
+            }
             JsonNode ph = o.remove("phase");
             String type = o.path("type").asText();
+            if (ph != null && ph.isTextual() && (ph.asText().equals("begin") || ph.asText().equals("chunk")) && SPLIT.contains(type)) {
+                PartLines.check(l, source, n, type, ph.asText(), workers, pageTokens);
+            }
             if (ph == null) {
                 if (type.equals("Arrive")) {
                     arrived.add(o.path("req").asText());
@@ -137,6 +159,10 @@ public final class Linearize {
                     if (b == null && !cancelled.remove(key)) {
                         throw new TraceFormatException(source, n, type + " ends without its begin");
                     }
+                    if (b != null && b.has("holder") && !b.get("holder").equals(o.get("holder"))) {
+                        throw new TraceFormatException(source, n, type + " end names holder " + Echo.cut(String.valueOf(o.get("holder")))
+                                + ", its begin " + b.get("holder") + ": a begin's fields are its end's");
+                    }
                     if (b != null && WORKER_STEPS.contains(type)) {
                         // the begin's and the chunks' pages first, then the end's own
                         ArrayNode all = pages(b).deepCopy();
@@ -153,6 +179,32 @@ public final class Linearize {
         List<String> unfinished = new ArrayList<>();
         openLine.forEach((k, ls) -> ls.forEach(line -> unfinished.add(k + " (begun at line " + line + ")")));
         return new Result(out.toString().getBytes(StandardCharsets.UTF_8), origins, unfinished);
+    }
+
+    /** The trace's text, its bytes read strictly as UTF-8: a malformed byte is an error on its line. */
+    private static String utf8(byte[] trace, String source) throws TraceFormatException {
+        java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT).onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(trace);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(trace.length + 1);
+        java.nio.charset.CoderResult r = d.decode(in, out, true);
+        if (!r.isError()) {
+            r = d.flush(out);
+        }
+        if (r.isError()) {
+            long line = 1;
+            for (int i = 0; i < in.position(); i++) {
+                if (trace[i] == '\n') {
+                    line++;
+                }
+            }
+            throw new TraceFormatException(source, line, String.format(java.util.Locale.ROOT,
+                    "not UTF-8: byte 0x%02x starts no valid character", trace[in.position()] & 0xff));
+        }
+        if (trace.length >= 3 && (trace[0] & 0xff) == 0xEF && (trace[1] & 0xff) == 0xBB && (trace[2] & 0xff) == 0xBF) {
+            throw new TraceFormatException(source, 1, "a UTF-8 byte-order mark: a trace starts with its header's '{'");
+        }
+        return out.flip().toString();
     }
 
     private static ArrayNode pages(ObjectNode o) {

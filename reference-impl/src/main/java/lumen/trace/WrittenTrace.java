@@ -21,7 +21,10 @@ import java.util.regex.Pattern;
  * @param notes   what the rewrite did, for the verdict
  */
 public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes, List<String> unfinished) {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // a number is kept as written, so the reader judges a literal that overflows (1e999) on the line it ends up on
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 
     /** Whether a trace (or its first bytes) declares a form the kit reads differently: begin and end forms, or a partial trace. */
     public static boolean declared(byte[] head) {
@@ -68,7 +71,10 @@ public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes,
             }
             throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
         } catch (JsonProcessingException ex) {
-            throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
+            String m = ex.getOriginalMessage();
+            throw new TraceFormatException(source, n, m != null && m.startsWith("Duplicate field ")
+                    ? "field " + m.substring("Duplicate field ".length()) + " appears twice: a key appears at most once in an object"
+                    : "not a JSON object: " + m);
         }
     }
 }

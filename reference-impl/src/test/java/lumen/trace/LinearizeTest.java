@@ -138,6 +138,66 @@ class LinearizeTest {
         }
     }
 
+    /**
+     * Every line form is read by the same rules: a begin or a chunk line that breaks a reading rule
+     * is MALFORMED at its line, as an atomic or end line is. (Begin lines were once parsed leniently
+     * and dropped, so each of these was ACCEPTED.)
+     */
+    @Test
+    void everyBeginAndChunkLineIsReadByTheReadingRules() throws Exception {
+        String sp = "{\"type\":\"StreamPage\",\"phase\":\"begin\",";
+        String end = "{\"type\":\"StreamPage\",\"phase\":\"end\",\"req\":0,\"holder\":1,\"ckpt\":4,\"pages\":[[1,4,\"00000000000000aa\"]]}\n";
+        String[][] bad = {
+            {HEADER + A0 + "\n" + sp + "\"req\":0}\n" + end, "3", "a blank line"},
+            {HEADER + A0 + sp + "\"req\":0,\"colour\":\"red\"}\n" + end, "3", "unknown field 'colour'"},
+            {HEADER + A0 + sp + "\"req\":0,\"req\":0}\n" + end, "3", "appears twice"},
+            {HEADER + A0 + sp + "\"req\":0,\"holder\":\"1\"}\n" + end, "3", "field 'holder' must be an integer"},
+            {HEADER + A0 + sp + "\"req\":-1}\n" + end, "3", "field 'req' must be an integer from 0"},
+            {HEADER + A0 + sp + "\"req\":0.5}\n" + end, "3", "field 'req' must be an integer"},
+            {HEADER + A0 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":3}\n", "3", "field 'worker' must be an integer from 0 to 2"},
+            {HEADER + A0 + sp + "\"req\":0,\"t\":1e999}\n" + end, "3", "field 't' must be a finite number"},
+            {HEADER + A0 + sp + "\"req\":0,\"ckpt\":99}\n" + end, "3", "unknown field 'ckpt'"},
+            {HEADER + A0 + "{\"type\":\"FullReady\",\"phase\":\"begin\"}\n", "3", "missing field 'worker'"},
+            {HEADER + A0 + sp + "\"req\":0,\"holder\":2}\n" + end, "4", "end names holder 1, its begin 2"},
+            {HEADER + A0.replace("{\"type\":\"Arrive\",", "{\"type\":\"Arrive\",\"t\":5,") + sp + "\"req\":0,\"t\":4}\n" + end, "3",
+                    "time goes backwards"},
+            {HEADER + A0 + "{\"type\":\"Prefill\",\"phase\":\"chunk\",\"req\":0,\"worker\":0,\"pages\":[[1,9,\"00000000000000aa\"]]}\n", "3",
+                    "field 'pages[].count' must be an integer from 1 to 4"},
+            {HEADER + A0 + sp + "\"req\":0,\"ext\":[1]}\n" + end, "3", "field 'ext' must be a JSON object"},
+        };
+        for (String[] b : bad) {
+            assertThatExceptionOfType(TraceFormatException.class).as(b[2]).isThrownBy(() -> lin(b[0]))
+                    .satisfies(ex -> {
+                        assertThat(ex.line()).as(b[2]).isEqualTo(Long.parseLong(b[1]));
+                        assertThat(ex.getMessage()).contains(b[2]);
+                    });
+        }
+        // bytes that are not UTF-8 on a begin line
+        byte[] head = (HEADER + A0).getBytes(StandardCharsets.UTF_8);
+        byte[] tail = (sp + "\"req\":0,\"ext\":{\"x\":\"\u00e9\"}}\n" + end).getBytes(StandardCharsets.UTF_8);
+        byte[] t = new byte[head.length + tail.length];
+        System.arraycopy(head, 0, t, 0, head.length);
+        System.arraycopy(tail, 0, t, head.length, tail.length);
+        for (int i = head.length; i < t.length; i++) {
+            if ((t[i] & 0xff) == 0xC3) {
+                t[i + 1] = '(';
+            }
+        }
+        assertThatExceptionOfType(TraceFormatException.class).isThrownBy(() -> Linearize.of(t, "t.jsonl"))
+                .satisfies(ex -> assertThat(ex.line()).isEqualTo(3)).withMessageContaining("not UTF-8");
+        // an end line with a duplicate key, or a time that overflows, is MALFORMED too, through the reader
+        for (String[] e : new String[][] {
+            {end.replace("\"req\":0,", "\"req\":0,\"req\":0,"), "appears twice"},
+            {end.replace("\"req\":0,", "\"req\":0,\"t\":1e999,"), "1e999"}}) {
+            ValidationResult v = Validator.validate(new java.io.ByteArrayInputStream((HEADER + A0 + sp + "\"req\":0}\n" + e[0])
+                    .getBytes(StandardCharsets.UTF_8)), "t.jsonl");
+            assertThat(v.verdict()).as(e[1]).isEqualTo(Verdict.MALFORMED);
+            assertThat(v.error().line()).as(e[1]).isEqualTo(4);
+        }
+        // and the same begin, well formed, is read
+        assertThat(lines(lin(HEADER + A0 + sp + "\"req\":0,\"holder\":1,\"t\":0.5,\"ext\":{\"x\":1e999}}\n" + end))).hasSize(3);
+    }
+
     /** A runtime trace written with begin and end forms: each stream, restore and handover begun one line before it ends. */
     static String splitSteps(String whole) throws Exception {
         String[] ls = whole.split("\n");

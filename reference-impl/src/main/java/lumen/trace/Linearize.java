@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,7 +69,8 @@ public final class Linearize {
         // per step (type and request, or worker): the begun and not yet ended, oldest first (a stream may have several pages in flight)
         Map<String, java.util.ArrayDeque<ObjectNode>> open = new LinkedHashMap<>();
         Map<String, java.util.ArrayDeque<Long>> openLine = new LinkedHashMap<>();
-        Set<String> cancelled = new HashSet<>();
+        // the steps a failure or a restart stopped, with the line that stopped them
+        Map<String, Long> cancelled = new HashMap<>();
         // the requests arrived so far: a step begun for another is an error, as any event naming one is
         Set<String> arrived = new HashSet<>();
         boolean header = true;
@@ -113,9 +115,9 @@ public final class Linearize {
                     arrived.add(o.path("req").asText());
                 }
                 if (type.equals("Fail")) {
-                    cancel(o, open, openLine, cancelled);
+                    cancel(o, open, openLine, cancelled, n);
                 } else if (type.equals("Restart")) {
-                    restarted(o.path("worker").asText(), open, openLine, cancelled);
+                    restarted(o.path("worker").asText(), open, openLine, cancelled, n);
                 }
                 emit(out, origins, o, n);
                 continue;
@@ -143,7 +145,11 @@ public final class Linearize {
                     }
                     ObjectNode b = open.containsKey(key) ? open.get(key).peekLast() : null;
                     if (b == null) {
-                        throw new TraceFormatException(source, n, "Prefill chunk without its begin");
+                        Long stop = cancelled.get(key);
+                        throw new TraceFormatException(source, n, stop == null ? "Prefill chunk without its begin"
+                                : "Prefill chunk after the " + (lines[(int) (stop - 1)].contains("\"Restart\"") ? "Restart" : "Fail") + " at line "
+                                        + stop + " stopped its step: a chunk belongs to a begun step, and a failure or a restart ends"
+                                        + " the steps it stops (only their end may still come, for the spec to judge)");
                     }
                     pages(b).addAll(pages(o));
                 }
@@ -156,7 +162,7 @@ public final class Linearize {
                         open.remove(key);
                         openLine.remove(key);
                     }
-                    if (b == null && !cancelled.remove(key)) {
+                    if (b == null && cancelled.remove(key) == null) {
                         throw new TraceFormatException(source, n, type + " ends without its begin");
                     }
                     if (b != null && b.has("holder") && !b.get("holder").equals(o.get("holder"))) {
@@ -226,20 +232,20 @@ public final class Linearize {
 
     /** A worker's Restart: a Prefill or Decode it had begun (before it failed) can never end. */
     private static void restarted(String w, Map<String, java.util.ArrayDeque<ObjectNode>> open, Map<String, java.util.ArrayDeque<Long>> openLine,
-                                  Set<String> cancelled) {
+                                  Map<String, Long> cancelled, long line) {
         for (String k : List.copyOf(open.keySet())) {
             ObjectNode b = open.get(k).peekFirst();
             if (WORKER_STEPS.contains(b.path("type").asText()) && b.path("worker").asText().equals(w)) {
                 open.remove(k);
                 openLine.remove(k);
-                cancelled.add(k);
+                cancelled.put(k, line);
             }
         }
     }
 
     /** A failure stops the steps of the requests it interrupts or orphans, and the handover of the failed worker. */
     private static void cancel(ObjectNode fail, Map<String, java.util.ArrayDeque<ObjectNode>> open, Map<String, java.util.ArrayDeque<Long>> openLine,
-                               Set<String> cancelled) {
+                               Map<String, Long> cancelled, long line) {
         Set<String> reqs = new HashSet<>();
         for (String f : new String[] {"interrupted", "orphaned"}) {
             for (JsonNode r : fail.path(f)) {
@@ -253,7 +259,7 @@ public final class Linearize {
             if (hit) {
                 open.remove(k);
                 openLine.remove(k);
-                cancelled.add(k);
+                cancelled.put(k, line);
             }
         }
     }

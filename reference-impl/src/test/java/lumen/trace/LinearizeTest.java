@@ -164,6 +164,11 @@ class LinearizeTest {
             {HEADER + A0 + "{\"type\":\"Prefill\",\"phase\":\"chunk\",\"req\":0,\"worker\":0,\"pages\":[[1,9,\"00000000000000aa\"]]}\n", "3",
                     "field 'pages[].count' must be an integer from 1 to 4"},
             {HEADER + A0 + sp + "\"req\":0,\"ext\":[1]}\n" + end, "3", "field 'ext' must be a JSON object"},
+            // a chunk after the failure that stopped its step names the failure
+            {HEADER + A0 + "{\"type\":\"Prefill\",\"phase\":\"begin\",\"req\":0,\"worker\":0}\n"
+                    + "{\"type\":\"Fail\",\"worker\":0,\"interrupted\":[0],\"orphaned\":[]}\n"
+                    + "{\"type\":\"Prefill\",\"phase\":\"chunk\",\"req\":0,\"worker\":0,\"pages\":[[1,4,\"00000000000000aa\"]]}\n", "5",
+                    "Prefill chunk after the Fail at line 4 stopped its step"},
         };
         for (String[] b : bad) {
             assertThatExceptionOfType(TraceFormatException.class).as(b[2]).isThrownBy(() -> lin(b[0]))

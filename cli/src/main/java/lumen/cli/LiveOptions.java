@@ -199,6 +199,10 @@ final class LiveOptions {
         if (r.logs() != null) {
             out.printf("  logs: %s (%d events)%n", r.logs().verdict(), r.logs().events());
         }
+        for (String own : r.undriven()) {
+            // not a verdict: a failure the system declared on its own is its detector at work, and the spec allows it
+            out.println("  a failure the drill did not inject (the system's own suspicion): " + own);
+        }
         String why = LiveKillTable.why(r);
         if (!why.isEmpty()) {
             out.println("  " + why);

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -74,7 +75,17 @@ public final class LiveConform {
      * does not pass, whatever the system did).
      */
     public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
-                         List<String> faultsNotDone) {
+                         List<String> faultsNotDone, List<String> undriven) {
+        public Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
+                      List<String> faultsNotDone) {
+            this(history, logs, faults, requests, wallMs, faultsNotDone, List.of());
+        }
+
+        /** The same, with the failures the logs show that the drill did not inject ({@link #undriven}). */
+        public Result withUndriven(List<String> u) {
+            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, List.copyOf(u));
+        }
+
         public boolean passed() {
             return faultsNotDone.isEmpty() && history.verdict() == Verdict.ACCEPTED && (logs == null || logs.verdict() == Verdict.ACCEPTED);
         }
@@ -197,7 +208,56 @@ public final class LiveConform {
         }
         HistoryCheck.Result hr = HistoryCheck.check(h, HistoryCheck.Reference.kit(lumen.core.KitTokens.VOCAB), null, true);
         ValidationResult lr = o.logs() == null ? null : validateLogs(o.logs());
-        return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone));
+        return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone))
+                .withUndriven(o.logs() == null ? List.of() : undriven(o.faults(), o.logs()));
+    }
+
+    /**
+     * The failures the system's logs show that the drill did not inject: per worker, when the logs
+     * hold more {@code Fail} events of it than the drill injected faults on it, every one of its
+     * Fail lines, said as the system's own suspicions (a failure detector that failed a live worker,
+     * or a crash the drill did not cause). Empty when each worker failed at most as often as the
+     * drill made it.
+     */
+    public static List<String> undriven(List<Fault> injected, Path logs) throws IOException {
+        Map<Integer, List<String>> fails = new java.util.TreeMap<>();
+        List<Path> files;
+        if (Files.isDirectory(logs)) {
+            try (var st = Files.list(logs)) {
+                files = st.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList();
+            }
+        } else {
+            files = List.of(logs);
+        }
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (Path f : files) {
+            List<String> lines = Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                String l = lines.get(i);
+                if (!l.contains("\"Fail\"")) {
+                    continue;
+                }
+                com.fasterxml.jackson.databind.JsonNode n;
+                try {
+                    n = json.readTree(l);
+                } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+                    continue; // the logs' verdict names a line that is not JSON
+                }
+                if (n != null && "Fail".equals(n.path("type").asText()) && n.path("worker").canConvertToInt()) {
+                    fails.computeIfAbsent(n.path("worker").asInt(), k -> new ArrayList<>())
+                            .add(f.getFileName() + ":" + (i + 1) + (n.has("t") ? " (t=" + n.get("t").asText() + ")" : ""));
+                }
+            }
+        }
+        List<String> out = new ArrayList<>();
+        fails.forEach((w, at) -> {
+            long made = injected.stream().filter(x -> x.worker() == w).count();
+            if (at.size() > made) {
+                out.add(String.format(Locale.ROOT, "worker %d failed %d time(s) in the logs, %d of them injected by the drill: %s", w,
+                        at.size(), made, String.join(", ", at)));
+            }
+        });
+        return out;
     }
 
     /** The system's trace, or its per-process logs (every *.jsonl in a directory), against the spec. */

@@ -92,7 +92,7 @@ public final class LiveKillTable {
         }
         // the logs are whole once the processes have stopped: each process's own, merged by their clocks
         return new Once(new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs(),
-                r.faultsNotDone()), stopped);
+                r.faultsNotDone()).withUndriven(LiveConform.undriven(template.faults(), logs)), stopped);
     }
 
     /** Waits for the cluster's failed workers to be back; returns why its gateway stopped instead, or null. */

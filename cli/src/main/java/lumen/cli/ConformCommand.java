@@ -108,7 +108,7 @@ final class ConformCommand implements Callable<Integer> {
     boolean kvEquivalence;
 
     @Option(names = "--require-coverage", description = "a feature no schedule exercised (a holder failure, a restore, a"
-            + " re-prefill, ...) fails the run")
+            + " re-prefill, ...) fails the run; with --live, a drill whose faults interrupted no request fails")
     boolean requireCoverage;
 
     @Option(names = "--fairness-steps", paramLabel = "N", description = "the bound of the finite-trace fairness checks L3 and L4,"
@@ -199,6 +199,7 @@ final class ConformCommand implements Callable<Integer> {
         PrintWriter pw = spec.commandLine().getOut();
         if (target.live != null || target.liveMutants) {
             liveOptions.quiet = quiet;
+            liveOptions.requireCoverage = requireCoverage;
             return liveOptions.run(target.live, pw);
         }
         if (target.mutants) {

@@ -17,6 +17,9 @@ import picocli.CommandLine.Option;
 
 /** The options of {@code lumen conform --live URL} and {@code --live-mutants}, and their run. */
 final class LiveOptions {
+    /** Set from conform's --require-coverage: a drill whose faults interrupted nothing fails. */
+    boolean requireCoverage;
+
     @Option(names = "--workload", paramLabel = "NAME", defaultValue = "conv", description = "with --live: the Azure LLM inference"
             + " trace the request lengths and arrival times come from, conv or code (default: ${DEFAULT-VALUE})")
     String workload;
@@ -199,6 +202,15 @@ final class LiveOptions {
         if (r.logs() != null) {
             out.printf("  logs: %s (%d events)%n", r.logs().verdict(), r.logs().events());
         }
+        for (LiveConform.Interruption i : r.interruptions()) {
+            out.printf(Locale.ROOT, "  fault on %s: %d request(s) in flight, %d stream(s) stalled across it%s%n", i.fault(), i.inFlight().size(),
+                    i.stalled().size(), i.fromLogs() == null ? "" : "; the logs: its Fail interrupted " + i.fromLogs() + " request(s)");
+        }
+        boolean covered = r.interruptions().isEmpty() || r.exercisedRecovery();
+        if (!covered) {
+            out.println("  the faults interrupted nothing (" + (r.logs() != null ? "no Fail of a faulted worker in the logs interrupted a request"
+                    : "no stream stalled across a fault") + "): this run did not exercise recovery");
+        }
         for (String own : r.undriven()) {
             // not a verdict: a failure the system declared on its own is its detector at work, and the spec allows it
             out.println("  a failure the drill did not inject (the system's own suspicion): " + own);
@@ -214,7 +226,12 @@ final class LiveOptions {
             out.flush();
             return ExitCodes.BAD_INPUT;
         }
-        out.println(r.passed() ? "PASS" : "FAIL: caught by " + r.caughtBy());
+        if (r.passed() && !covered && requireCoverage) {
+            out.println("FAIL: --require-coverage, and the faults interrupted nothing");
+            out.flush();
+            return ExitCodes.DISAGREEMENT;
+        }
+        out.println(r.passed() ? (covered ? "PASS" : "PASS, but no recovery was exercised") : "FAIL: caught by " + r.caughtBy());
         out.flush();
         return r.passed() ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
     }

@@ -75,15 +75,28 @@ public final class LiveConform {
      * does not pass, whatever the system did).
      */
     public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
-                         List<String> faultsNotDone, List<String> undriven) {
+                         List<String> faultsNotDone, List<String> undriven, List<Interruption> interruptions) {
         public Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
                       List<String> faultsNotDone) {
-            this(history, logs, faults, requests, wallMs, faultsNotDone, List.of());
+            this(history, logs, faults, requests, wallMs, faultsNotDone, List.of(), List.of());
         }
 
         /** The same, with the failures the logs show that the drill did not inject ({@link #undriven}). */
         public Result withUndriven(List<String> u) {
-            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, List.copyOf(u));
+            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, List.copyOf(u), interruptions);
+        }
+
+        /** The same, with what each fault interrupted. */
+        public Result withInterruptions(List<Interruption> i) {
+            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, undriven, List.copyOf(i));
+        }
+
+        /**
+         * Whether some fault interrupted a request: by the logs' Fail events where the logs were given,
+         * else by the streams that stalled across it. False when the drill injected no fault.
+         */
+        public boolean exercisedRecovery() {
+            return interruptions.stream().anyMatch(Interruption::interruptedSome);
         }
 
         public boolean passed() {
@@ -95,6 +108,117 @@ public final class LiveConform {
             boolean h = history.verdict() != Verdict.ACCEPTED;
             boolean l = logs != null && logs.verdict() != Verdict.ACCEPTED;
             return h && l ? "history and logs" : h ? "history" : l ? "logs" : "none";
+        }
+    }
+
+    /**
+     * What one fault did to the requests: from the client's view, those in flight at it (sent, not
+     * finished) and, among them, the streams that stalled across it (the gap between the chunks
+     * around the fault at least {@link #STALL_FACTOR} times the request's median gap between chunks,
+     * and at least {@link #STALL_MIN_MS}; a stream with no chunk after the fault stalled too); from
+     * the logs where given, the requests the worker's matching Fail interrupted (null without logs).
+     */
+    public record Interruption(String fault, List<String> inFlight, List<String> stalled, Integer fromLogs) {
+        public boolean interruptedSome() {
+            return fromLogs != null ? fromLogs > 0 : !stalled.isEmpty();
+        }
+    }
+
+    /** A stream stalled across a fault: its gap there at least this many times its median gap between chunks. */
+    static final double STALL_FACTOR = 4;
+    /** ... and at least this long, ms. */
+    static final double STALL_MIN_MS = 20;
+
+    /** What each fault of the history interrupted, with the logs' Fail events where given. */
+    public static List<Interruption> interruptions(History h, Path logs) throws IOException {
+        Map<String, List<History.Chunk>> chunks = new java.util.HashMap<>();
+        for (History.Chunk c : h.chunks) {
+            chunks.computeIfAbsent(c.request(), k -> new ArrayList<>()).add(c);
+        }
+        Map<Integer, java.util.ArrayDeque<Integer>> logged = logs == null ? null : loggedInterruptions(logs);
+        List<Interruption> out = new ArrayList<>();
+        List<History.Fault> faults = new ArrayList<>(h.faults);
+        faults.sort(java.util.Comparator.comparingDouble(History.Fault::t));
+        for (History.Fault f : faults) {
+            double tf = f.t();
+            List<String> inFlight = new ArrayList<>();
+            List<String> stalled = new ArrayList<>();
+            for (History.Request r : h.requests.values()) {
+                List<History.Chunk> cs = chunks.getOrDefault(r.id(), List.of());
+                double done = cs.stream().filter(History.Chunk::finishes).mapToDouble(History.Chunk::t).min().orElse(Double.POSITIVE_INFINITY);
+                if (r.t() > tf || done <= tf) {
+                    continue;
+                }
+                inFlight.add(r.id());
+                double before = r.t();
+                double after = Double.POSITIVE_INFINITY;
+                List<Double> gaps = new ArrayList<>();
+                double prev = Double.NaN;
+                for (History.Chunk c : cs) {
+                    if (c.tokens().length == 0 && !c.finishes()) {
+                        continue;
+                    }
+                    if (c.t() <= tf) {
+                        before = c.t();
+                    } else if (after == Double.POSITIVE_INFINITY) {
+                        after = c.t();
+                    }
+                    if (!Double.isNaN(prev) && !(prev <= tf && c.t() > tf)) {
+                        gaps.add(c.t() - prev);
+                    }
+                    prev = c.t();
+                }
+                gaps.sort(null);
+                double median = gaps.isEmpty() ? 0 : gaps.get(gaps.size() / 2);
+                if (after - before >= Math.max(STALL_FACTOR * median, STALL_MIN_MS)) {
+                    stalled.add(r.id());
+                }
+            }
+            Integer fromLogs = null;
+            if (logged != null) {
+                int w = -1;
+                try {
+                    w = Integer.parseInt(f.target());
+                } catch (NumberFormatException ex) {
+                    // a fault on something that is not a worker number: the logs cannot say
+                }
+                java.util.ArrayDeque<Integer> q = logged.get(w);
+                fromLogs = q == null || q.isEmpty() ? 0 : q.pollFirst();
+            }
+            out.add(new Interruption(String.format(Locale.ROOT, "worker %s at %.0f ms", f.target(), tf), inFlight, stalled, fromLogs));
+        }
+        return out;
+    }
+
+    /** Per worker, the sizes of its Fail events' interrupted lists, in the order of the logs. */
+    private static Map<Integer, java.util.ArrayDeque<Integer>> loggedInterruptions(Path logs) throws IOException {
+        Map<Integer, java.util.ArrayDeque<Integer>> out = new java.util.HashMap<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (Path f : logFiles(logs)) {
+            for (String l : Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8)) {
+                if (!l.contains("\"Fail\"")) {
+                    continue;
+                }
+                try {
+                    com.fasterxml.jackson.databind.JsonNode n = json.readTree(l);
+                    if (n != null && "Fail".equals(n.path("type").asText()) && n.path("worker").canConvertToInt()) {
+                        out.computeIfAbsent(n.path("worker").asInt(), k -> new java.util.ArrayDeque<>()).addLast(n.path("interrupted").size());
+                    }
+                } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+                    // the logs' verdict names a line that is not JSON
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The log files: the file itself, or every *.jsonl of a directory, in name order. */
+    private static List<Path> logFiles(Path logs) throws IOException {
+        if (!Files.isDirectory(logs)) {
+            return List.of(logs);
+        }
+        try (var st = Files.list(logs)) {
+            return st.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList();
         }
     }
 
@@ -209,7 +333,8 @@ public final class LiveConform {
         HistoryCheck.Result hr = HistoryCheck.check(h, HistoryCheck.Reference.kit(lumen.core.KitTokens.VOCAB), null, true);
         ValidationResult lr = o.logs() == null ? null : validateLogs(o.logs());
         return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone))
-                .withUndriven(o.logs() == null ? List.of() : undriven(o.faults(), o.logs()));
+                .withUndriven(o.logs() == null ? List.of() : undriven(o.faults(), o.logs()))
+                .withInterruptions(interruptions(h, o.logs()));
     }
 
     /**
@@ -221,14 +346,7 @@ public final class LiveConform {
      */
     public static List<String> undriven(List<Fault> injected, Path logs) throws IOException {
         Map<Integer, List<String>> fails = new java.util.TreeMap<>();
-        List<Path> files;
-        if (Files.isDirectory(logs)) {
-            try (var st = Files.list(logs)) {
-                files = st.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList();
-            }
-        } else {
-            files = List.of(logs);
-        }
+        List<Path> files = logFiles(logs);
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         for (Path f : files) {
             List<String> lines = Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8);

@@ -136,6 +136,17 @@ class LiveServeTest {
         HistoryCheck.Result h = r.checked("live");
         assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
         assertThat(h.requests()).isEqualTo(12);
+        // what the fault interrupted: the requests of the logs' Fail and, from the client's view, the streams that stalled across it
+        java.nio.file.Path trace = java.nio.file.Files.createTempFile("lumen-live-trace-", ".jsonl");
+        java.nio.file.Files.write(trace, r.trace());
+        List<LiveConform.Interruption> is = LiveConform.interruptions(History.read(new ByteArrayInputStream(r.history()), "live.history.jsonl"), trace);
+        assertThat(is).singleElement().satisfies(i -> {
+            assertThat(i.fromLogs()).as("the Fail's interrupted requests").isPositive();
+            assertThat(i.stalled()).as("streams stalled across the fault").isNotEmpty();
+            assertThat(i.inFlight()).containsAll(i.stalled());
+            assertThat(i.interruptedSome()).isTrue();
+        });
+        java.nio.file.Files.delete(trace);
         // the gateway's own record of what it answered passes the same check
         History served = History.read(new ByteArrayInputStream(r.served()), "served.history.jsonl");
         HistoryCheck.Result sh = HistoryCheck.check(served, HistoryCheck.Reference.kit(LiveCluster.vocab()), null, true);

@@ -201,6 +201,9 @@ final class LiveOptions {
                         h.tpot().mean()));
         if (r.logs() != null) {
             out.printf("  logs: %s (%d events)%n", r.logs().verdict(), r.logs().events());
+            for (String n : r.logNotes()) {
+                out.println("    " + n);
+            }
         }
         for (LiveConform.Interruption i : r.interruptions()) {
             out.printf(Locale.ROOT, "  fault on %s: %d request(s) in flight, %d stream(s) stalled across it%s%n", i.fault(), i.inFlight().size(),

@@ -35,6 +35,8 @@ import lumen.validate.Verdict;
 public final class LiveConform {
     /** The longest a fault command may run, s. */
     static final long COMMAND_TIMEOUT_S = 30;
+    /** The longest the drill waits, after its clients finish, for the system's logs to show a finished run, ms. */
+    static final long SETTLE_MS = 30_000;
 
     /** A fault: at {@code atMs} after the workload starts, on worker {@code worker}. */
     public record Fault(double atMs, int worker) {}
@@ -75,20 +77,25 @@ public final class LiveConform {
      * does not pass, whatever the system did).
      */
     public record Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
-                         List<String> faultsNotDone, List<String> undriven, List<Interruption> interruptions) {
+                         List<String> faultsNotDone, List<String> undriven, List<Interruption> interruptions, List<String> logNotes) {
         public Result(HistoryCheck.Result history, ValidationResult logs, List<String> faults, int requests, double wallMs,
                       List<String> faultsNotDone) {
-            this(history, logs, faults, requests, wallMs, faultsNotDone, List.of(), List.of());
+            this(history, logs, faults, requests, wallMs, faultsNotDone, List.of(), List.of(), List.of());
         }
 
         /** The same, with the failures the logs show that the drill did not inject ({@link #undriven}). */
         public Result withUndriven(List<String> u) {
-            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, List.copyOf(u), interruptions);
+            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, List.copyOf(u), interruptions, logNotes);
         }
 
         /** The same, with what each fault interrupted. */
         public Result withInterruptions(List<Interruption> i) {
-            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, undriven, List.copyOf(i));
+            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, undriven, List.copyOf(i), logNotes);
+        }
+
+        /** The same, with what the report says of how the logs were judged (when, and what they held). */
+        public Result withLogNotes(List<String> n) {
+            return new Result(history, logs, faults, requests, wallMs, faultsNotDone, undriven, interruptions, List.copyOf(n));
         }
 
         /**
@@ -331,10 +338,39 @@ public final class LiveConform {
             throw new IllegalStateException("the recorded history is malformed (a bug of the recorder): " + ex.getMessage(), ex);
         }
         HistoryCheck.Result hr = HistoryCheck.check(h, HistoryCheck.Reference.kit(lumen.core.KitTokens.VOCAB), null, true);
-        ValidationResult lr = o.logs() == null ? null : validateLogs(o.logs());
+        ValidationResult lr = null;
+        List<String> logNotes = new ArrayList<>();
+        if (o.logs() != null) {
+            lr = settled(o.logs(), SETTLE_MS, logNotes);
+            long arrived = lr.byType().getOrDefault("Arrive", 0L);
+            if (arrived > work.size() + 1) {
+                logNotes.add("the logs hold " + arrived + " requests and this drill sent " + work.size() + " (and one probe): they hold"
+                        + " earlier runs against the same server too, and were judged as a whole");
+            }
+        }
         return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone))
                 .withUndriven(o.logs() == null ? List.of() : undriven(o.faults(), o.logs()))
-                .withInterruptions(interruptions(h, o.logs()));
+                .withInterruptions(interruptions(h, o.logs())).withLogNotes(logNotes);
+    }
+
+    /**
+     * The logs judged once the system has settled: the clients have finished, but a failed worker
+     * may still be coming back, and logs judged then are INCOMPLETE for no fault of the system. The
+     * logs are judged again every 250 ms while INCOMPLETE, for at most {@code boundMs}; how long it
+     * took, and whether the bound ran out, goes to {@code notes}.
+     */
+    static ValidationResult settled(Path logs, long boundMs, List<String> notes) throws IOException, InterruptedException {
+        long t0 = System.nanoTime();
+        ValidationResult lr = validateLogs(logs);
+        while (lr.verdict() == Verdict.INCOMPLETE && (System.nanoTime() - t0) / 1e6 < boundMs) {
+            Thread.sleep(250);
+            lr = validateLogs(logs);
+        }
+        double waited = (System.nanoTime() - t0) / 1e6;
+        notes.add(String.format(Locale.ROOT, "the logs were judged %.1f s after the clients finished%s", waited / 1000,
+                lr.verdict() == Verdict.INCOMPLETE ? ", when the wait for the system to settle ran out (" + boundMs / 1000.0 + " s)"
+                        : ", once they showed a finished run (the wait is bounded by " + boundMs / 1000.0 + " s)"));
+        return lr;
     }
 
     /**

@@ -118,7 +118,11 @@ public final class LiveKillTable {
         if (r.logs() != null && r.logs().verdict() != lumen.validate.Verdict.ACCEPTED) {
             var d = r.logs().divergence();
             out.add("logs: " + (d != null ? "line " + d.line() + " " + d.finding().property() + " " + lumen.trace.Echo.cut(d.finding().message())
-                    : r.logs().error() != null ? r.logs().error().getMessage() : r.logs().verdict().toString()));
+                    : r.logs().error() != null ? r.logs().error().getMessage()
+                    : r.logs().verdict() == lumen.validate.Verdict.INCOMPLETE && !r.logs().unfinished().isEmpty()
+                            ? "INCOMPLETE, unfinished: " + String.join(", ", r.logs().unfinished().subList(0, Math.min(8, r.logs().unfinished().size())))
+                                    + (r.logs().unfinished().size() > 8 ? ", ... (" + r.logs().unfinished().size() + " in all)" : "")
+                            : r.logs().verdict().toString()));
         }
         return String.join("; ", out);
     }

@@ -32,7 +32,11 @@ public final class History {
     public static final int MAX_TOKENS_PER_CHUNK = 1 << 16;
 
     /** What a client sent: its id, when, the most tokens it asked for, the seed (kit model; -1: none). */
-    public record Request(String id, double t, long line, int maxTokens, long seed, int promptTokens) {}
+    /**
+     * A request the client sent; {@code retries}: the id of the earlier request this one retries (the
+     * client gave up on that one's stream and sent the same request again), or null.
+     */
+    public record Request(String id, double t, long line, int maxTokens, long seed, int promptTokens, String retries) {}
 
     /** A record after a request: a chunk of tokens with its finish reason (null: more to come), or an error. */
     public record Chunk(String request, double t, long line, int[] tokens, String finishReason, String error) {
@@ -61,6 +65,8 @@ public final class History {
         History h = new History(source);
         BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
         Map<String, Double> last = new LinkedHashMap<>();
+        // the requests whose stream has ended (a finish or an error): only those may be retried
+        java.util.Set<String> ended = new java.util.HashSet<>();
         String line;
         long n = 0;
         while ((line = r.readLine()) != null) {
@@ -92,7 +98,34 @@ public final class History {
                     int max = (int) whole(o, "max_tokens", 1, Integer.MAX_VALUE, source, n);
                     long seed = o.has("seed") ? whole(o, "seed", Long.MIN_VALUE, Long.MAX_VALUE, source, n) : -1;
                     int prompt = o.has("prompt_tokens") ? (int) whole(o, "prompt_tokens", 0, Integer.MAX_VALUE, source, n) : -1;
-                    h.requests.put(id, new Request(id, t, n, max, seed, prompt));
+                    String retries = null;
+                    if (o.has("retries")) {
+                        JsonNode rv = o.get("retries");
+                        if (!rv.isTextual() && !rv.isIntegralNumber()) {
+                            throw new TraceFormatException(source, n, "field 'retries' must be the id of an earlier request, found " + Echo.cut(rv.toString()));
+                        }
+                        retries = rv.asText();
+                        Request orig = h.requests.get(retries);
+                        if (orig == null) {
+                            throw new TraceFormatException(source, n, "request " + quote(id) + " retries request " + quote(retries)
+                                    + ", which no request record before it sent");
+                        }
+                        if (orig.maxTokens() != max || orig.seed() != seed || orig.promptTokens() != prompt) {
+                            throw new TraceFormatException(source, n, "request " + quote(id) + " retries request " + quote(retries) + " (line "
+                                    + orig.line() + ") with another max_tokens, seed or prompt_tokens: a retry sends the same request again");
+                        }
+                        if (!ended.contains(retries)) {
+                            throw new TraceFormatException(source, n, "request " + quote(id) + " retries request " + quote(retries)
+                                    + ", whose stream has not ended: a client retries a request it gave up on, so record that first (an"
+                                    + " error record: the client's own timeout or the server's error)");
+                        }
+                        String target = retries;
+                        if (h.requests.values().stream().anyMatch(q -> target.equals(q.retries()))) {
+                            throw new TraceFormatException(source, n, "request " + quote(target) + " is retried twice: a retry of a retry names"
+                                    + " the latest attempt");
+                        }
+                    }
+                    h.requests.put(id, new Request(id, t, n, max, seed, prompt, retries));
                     last.put(id, t);
                 }
                 case "text_completion", "error" -> {
@@ -104,7 +137,11 @@ public final class History {
                         throw new TraceFormatException(source, n, "time goes backwards for request " + quote(id) + ": t=" + t + " after t=" + last.get(id));
                     }
                     last.put(id, t);
-                    h.chunks.add(kind.equals("error") ? error(o, id, t, n, source) : chunk(o, id, t, n, source));
+                    Chunk c = kind.equals("error") ? error(o, id, t, n, source) : chunk(o, id, t, n, source);
+                    if (c.finishes()) {
+                        ended.add(id);
+                    }
+                    h.chunks.add(c);
                 }
                 case "fault" -> h.faults.add(new Fault(t, n, o.has("worker") ? o.get("worker").asText() : o.path("target").asText("")));
                 default -> throw new TraceFormatException(source, n, "unknown record object " + quote(kind)
@@ -120,6 +157,11 @@ public final class History {
             throw new TraceFormatException(source, n, "field 'choices' must be an array of exactly one choice (n=1 streams)");
         }
         JsonNode c = cs.get(0);
+        JsonNode index = c.get("index");
+        if (index != null && !(index.isIntegralNumber() && index.asLong() == 0)) {
+            throw new TraceFormatException(source, n, "field 'choices[0].index' must be 0: a stream has one choice (n=1), and a"
+                    + " resumed stream is the same choice, found " + Echo.cut(index.toString()));
+        }
         JsonNode toks = c.get("token_ids");
         if (toks == null || !toks.isArray()) {
             throw new TraceFormatException(source, n, "field 'choices[0].token_ids' must be an array of token ids (the text alone"

@@ -126,6 +126,13 @@ public final class HistoryCheck {
             seen.put(r.id(), new Seen(r, tokens, finish));
         }
         long tokens = 0;
+        // the requests a later one retries: an error that ends such a request is the client's retry's to answer
+        java.util.Set<String> retried = new java.util.HashSet<>();
+        for (History.Request r : h.requests.values()) {
+            if (r.retries() != null) {
+                retried.add(r.retries());
+            }
+        }
         List<History.Fault> faults = byTime(h);
         int[] next = {0};
         // what each request's client received, in order, and what came after each chunk: a wrong
@@ -167,7 +174,7 @@ public final class HistoryCheck {
                             + " tokens and then streams " + more + " more token(s): tokens after an error, an answer that goes on"
                             + " after its finish", "nothing after the error", more + " more token(s)"), tokens);
                 }
-                Finding f = finish(s, c, ref.history() != null);
+                Finding f = finish(s, c, ref.history() != null, retried.contains(c.request()));
                 if (f != null) {
                     return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, f, tokens);
                 }
@@ -302,8 +309,12 @@ public final class HistoryCheck {
     }
 
     /** S1: the finish is explained by the reference. */
-    private static Finding finish(Seen s, History.Chunk c, boolean refHistory) {
+    private static Finding finish(Seen s, History.Chunk c, boolean refHistory, boolean retried) {
         String id = History.quote(s.req.id());
+        if (c.error() != null && retried) {
+            // the client retried it: the retry answers for the pair (S1 and L1 judge the last attempt)
+            return null;
+        }
         if (c.error() != null) {
             return new Finding(PropertyId.S1, "request " + id + " failed after " + s.n + " of " + s.ref.length + " tokens: " + History.quote(c.error())
                     + " (the system lost a request it had accepted)", "the whole output, finished", "an error");

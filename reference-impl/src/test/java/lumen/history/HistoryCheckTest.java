@@ -224,6 +224,49 @@ class HistoryCheckTest {
         assertThat(r.line()).isEqualTo(at + 2);
     }
 
+    /** A request record, and its chunks carrying {@code toks} (one token each; the last finishes with length when {@code finish}). */
+    static String attempt(String id, String retries, long seed, int max, double t, int[] toks, boolean finish) {
+        StringBuilder b = new StringBuilder("{\"object\":\"request\",\"request\":\"" + id + "\",\"t\":" + t + ",\"max_tokens\":" + max
+                + ",\"seed\":" + seed + (retries == null ? "" : ",\"retries\":\"" + retries + "\"") + "}\n");
+        for (int i = 0; i < toks.length; i++) {
+            b.append("{\"object\":\"text_completion\",\"request\":\"").append(id).append("\",\"t\":").append(t + i + 1)
+                    .append(",\"choices\":[{\"index\":0,\"token_ids\":[").append(toks[i]).append("],\"finish_reason\":")
+                    .append(finish && i == toks.length - 1 ? "\"length\"" : "null").append("}]}\n");
+        }
+        return b.toString();
+    }
+
+    /**
+     * A client's retry of a request it gave up on is written with {@code retries}, and the pair is
+     * judged: the first attempt's error is the retry's to answer, and the retry must give the whole
+     * output (it was MALFORMED: a request sent twice). A stream's one choice has index 0.
+     */
+    @Test
+    void aRetryAnswersForTheRequestItRetries() throws Exception {
+        int[] ref = KitTokens.reference(5, 4, KitTokens.VOCAB);
+        String first = attempt("a", null, 5, 4, 0, java.util.Arrays.copyOf(ref, 2), false)
+                + "{\"object\":\"error\",\"request\":\"a\",\"t\":10.0,\"error\":\"client timeout\"}\n";
+        HistoryCheck.Result ok = check(first + attempt("a2", "a", 5, 4, 20, ref, true), true);
+        assertThat(ok.verdict()).as(String.valueOf(ok.finding())).isEqualTo(Verdict.ACCEPTED);
+        assertThat(ok.requests()).isEqualTo(2);
+        // the retry fails too: S1 on the last attempt
+        HistoryCheck.Result lost = check(first + attempt("a2", "a", 5, 4, 20, java.util.Arrays.copyOf(ref, 1), false)
+                + "{\"object\":\"error\",\"request\":\"a2\",\"t\":30.0,\"error\":\"upstream reset\"}\n", true);
+        assertThat(lost.finding().property()).isEqualTo(PropertyId.S1);
+        assertThat(lost.request()).isEqualTo("a2");
+        // a retry that is not the same request, of a request still streaming, or of one never sent, is not a retry
+        String[][] bad = {
+            {first + attempt("a2", "a", 6, 4, 20, ref, true), "with another max_tokens, seed or prompt_tokens"},
+            {attempt("a", null, 5, 4, 0, java.util.Arrays.copyOf(ref, 2), false) + attempt("a2", "a", 5, 4, 20, ref, true), "whose stream has not ended"},
+            {attempt("a2", "zz", 5, 4, 20, ref, true), "which no request record before it sent"},
+            {first + attempt("a2", "a", 5, 4, 20, ref, true) + attempt("a3", "a", 5, 4, 40, ref, true), "is retried twice"},
+            {attempt("a", null, 5, 4, 0, ref, true).replace("\"index\":0", "\"index\":1"), "'choices[0].index' must be 0"},
+        };
+        for (String[] b : bad) {
+            assertThatExceptionOfType(TraceFormatException.class).as(b[1]).isThrownBy(() -> check(b[0], true)).withMessageContaining(b[1]);
+        }
+    }
+
     /** The index of request req's finishing chunk. */
     static int finishOf(List<ObjectNode> ls, String req) {
         for (int i = 0; i < ls.size(); i++) {

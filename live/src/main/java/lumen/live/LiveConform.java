@@ -35,6 +35,8 @@ import lumen.validate.Verdict;
 public final class LiveConform {
     /** The longest a fault command may run, s. */
     static final long COMMAND_TIMEOUT_S = 30;
+    /** The longest the probe before the workload may take, at least, ms. */
+    static final long PROBE_MS = 30_000;
     /** The longest the drill waits, after its clients finish, for the system's logs to show a finished run, ms. */
     static final long SETTLE_MS = 30_000;
 
@@ -264,13 +266,16 @@ public final class LiveConform {
         if (work.isEmpty()) {
             throw new IllegalArgumentException("the workload has no request in " + o.durationMs() + " ms at rate scale " + o.rateScale());
         }
-        String unfit = new HistoryClient(o.url(), OutputStream.nullOutputStream(), Duration.ofMillis(o.requestTimeoutMs())).probe();
+        // the probe has its own bound: the workload's request timeout may be set short on purpose
+        String unfit = new HistoryClient(o.url(), OutputStream.nullOutputStream(), Duration.ofMillis(Math.max(o.requestTimeoutMs(), PROBE_MS)))
+                .probe();
         if (unfit != null) {
-            throw new EndpointUnfit("the endpoint at " + o.url() + " cannot be judged: " + unfit + ". The kit judges the tokens a client"
-                    + " receives, so each streamed chunk must carry the generated token ids in choices[0].token_ids (an array of"
-                    + " integers) beside its text. Many OpenAI-compatible servers return only text unless asked: look for a request"
-                    + " field or a server option that returns token ids (for example vLLM's \"return_token_ids\": true), or put a thin"
-                    + " proxy in front that adds them. Nothing was sent to the workload and no fault was injected.");
+            boolean noIds = unfit.contains("token_ids");
+            throw new EndpointUnfit("the endpoint at " + o.url() + " cannot be judged: " + unfit + "." + (noIds ? " The kit judges the"
+                    + " tokens a client receives, so each streamed chunk must carry the generated token ids in choices[0].token_ids (an"
+                    + " array of integers) beside its text. Many OpenAI-compatible servers return only text unless asked: look for a"
+                    + " request field or a server option that returns token ids (for example vLLM's \"return_token_ids\": true), or put"
+                    + " a thin proxy in front that adds them." : "") + " Nothing was sent to the workload and no fault was injected.");
         }
         List<String> faultLog = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<String> notDone = new java.util.concurrent.CopyOnWriteArrayList<>();

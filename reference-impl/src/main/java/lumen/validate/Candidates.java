@@ -36,7 +36,22 @@ import lumen.trace.Observation;
  */
 final class Candidates {
     /** One candidate: its mirror and how many hidden steps it has taken. */
-    private record Cand(Mirror m, long hidden) {}
+    /**
+     * A candidate: its mirror, its hidden steps so far, and for each request its hidden Place
+     * placed, the mirror just before that Place (to judge, when a later event shows another
+     * holder, whether the spec would have allowed that one instead).
+     */
+    private record Cand(Mirror m, long hidden, java.util.Map<Integer, Mirror> beforePlace) {
+        Cand(Mirror m, long hidden) {
+            this(m, hidden, java.util.Map.of());
+        }
+
+        Cand placed(Mirror next, int req, Mirror before) {
+            java.util.Map<Integer, Mirror> b = new java.util.HashMap<>(beforePlace);
+            b.put(req, before);
+            return new Cand(next, hidden + 1, java.util.Map.copyOf(b));
+        }
+    }
 
     /** A mirror to try an event on, with the loads the event is taken to cite (null: its own). */
     private record Try(Mirror m, double[] loads) {}
@@ -129,7 +144,7 @@ final class Candidates {
                     tried++;
                     Divergence d = x.m().step(e, line, x.loads(), reserved, t);
                     if (d == null) {
-                        next.add(new Cand(x.m(), c.hidden()));
+                        next.add(new Cand(x.m(), c.hidden(), c.beforePlace()));
                         continue;
                     }
                     int rank = best == null ? -1 : Finding.BY_RANK.compare(d.finding(), best.finding());
@@ -144,7 +159,9 @@ final class Candidates {
         }
         if (next.isEmpty()) {
             // the one divergence reported is described; the candidates' others never were
-            return bestMirror == null ? best : bestMirror.described(best);
+            Divergence described = bestMirror == null ? best : bestMirror.described(best);
+            Divergence placement = e instanceof Event.StreamPage sp ? placementShown(sp, line, t, described) : null;
+            return placement != null ? placement : described;
         }
         if (next.size() > 1) {
             // one candidate per state (fingerprints only where there is more than one)
@@ -289,9 +306,10 @@ final class Candidates {
                     continue;
                 }
                 for (Event.Place p : placements(s, r)) {
+                    Mirror before = c.m().copy();
                     for (Try x : withLoads(c.m().copy(), p, null, t, line, true)) {
                         if (x.m().stepHidden(p, line, x.loads(), t) == null && visited.add(x.m().fingerprint(memo))) {
-                            out.add(new Cand(x.m(), c.hidden() + 1));
+                            out.add(c.placed(x.m(), id, before));
                             if (out.size() >= obs.candidates()) {
                                 // the bound holds inside the search too: a level past it is cut, and the verdict says so
                                 if (cutAt < 0) {
@@ -305,6 +323,78 @@ final class Candidates {
             }
         }
         return out;
+    }
+
+    /**
+     * A StreamPage that no candidate takes, where Place is not logged, may show a placement: its
+     * holder, where the request has none yet. If no placement the spec allows would have chosen
+     * that holder in any candidate where the request could be placed, the trace is rejected as a
+     * full trace with that Place would be: by the placement's own finding (A1, or the policy's
+     * rule), at this line, the first that shows it. Null when some candidate allows a placement
+     * with a copy there (then the divergence is elsewhere), when the request could be placed in
+     * none, or when the search was cut short. Under a backup holder, either copy may be the one.
+     */
+    private Divergence placementShown(Event.StreamPage sp, long line, double t, Divergence shown) {
+        if (!obs.hiddenPlace() || shown == null) {
+            return null;
+        }
+        if (cutAt >= 0) {
+            return null; // the search kept only some candidates: it cannot say that none placed it there
+        }
+        Divergence worst = null;
+        Mirror worstMirror = null;
+        for (Cand c : set) {
+            ClusterState now = c.m().state();
+            RequestRec r = now.request(sp.req());
+            if (r != null && r.placed() && (r.holder() == sp.holder() || r.backup() == sp.holder())) {
+                // a candidate placed it there, as the spec allows: the stream fails for another reason
+                return null;
+            }
+            // the placement as the candidate's hidden Place made it, or as one would make it now
+            Mirror at = c.beforePlace().get(sp.req());
+            if (at == null && (r == null || r.placed())) {
+                continue;
+            }
+            ClusterState s = at != null ? at.state() : now;
+            RequestRec q = s.request(sp.req());
+            int h = sp.holder();
+            if (q == null || !placeable(s, q) || h < 0 || h >= s.workerCount()) {
+                continue;
+            }
+            // the placements that put a copy on h: h as the holder, and under a backup holder, h as either copy
+            List<Event.Place> tries = new ArrayList<>();
+            tries.add(new Event.Place(q.id(), h, -1));
+            if (s.policy().dualPlacement()) {
+                for (int o = 0; o < s.workerCount(); o++) {
+                    // the other copy on a worker that could hold one: the finding is then about h
+                    if (o != h && s.isHolderCandidate(o, q)) {
+                        tries.add(new Event.Place(q.id(), h, o));
+                        tries.add(new Event.Place(q.id(), o, h));
+                    }
+                }
+            }
+            for (Event.Place p : tries) {
+                for (Try x : withLoads((at != null ? at : c.m()).copy(), p, null, t, line, true)) {
+                    Divergence d = x.m().stepHidden(p, line, x.loads(), t);
+                    if (d == null) {
+                        return null;
+                    }
+                    // the first try (h as the holder, no backup) names the finding, unless another ranks before it
+                    if (worst == null || Finding.BY_RANK.compare(d.finding(), worst.finding()) < 0) {
+                        worst = d;
+                        worstMirror = x.m();
+                    }
+                }
+            }
+        }
+        if (worst == null) {
+            return null;
+        }
+        Divergence d = worstMirror.described(worst);
+        Finding f = d.finding();
+        return new Divergence(shown.line(), shown.event(), new Finding(f.property(), "Place is not logged, and this StreamPage shows request "
+                + sp.req() + " placed on worker " + sp.holder() + ", which no placement the spec allows chooses: " + f.message(),
+                f.expected(), f.actual()), d.others(), d.state(), shown.matched());
     }
 
     /** Whether the spec's Place(r) is enabled: a run to place, or to protect again (its phase, its server UP). */

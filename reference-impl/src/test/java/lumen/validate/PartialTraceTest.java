@@ -136,6 +136,8 @@ class PartialTraceTest {
                 assertThat(r.verdict()).as("request " + req + " on worker " + other + " instead of " + holder + ": " + r.notes())
                         .isEqualTo(Verdict.REJECTED);
                 assertThat(r.divergence().event()).as(r.divergence().toString()).doesNotContain("\"type\":\"Place\"");
+                // ... by the property a full trace is rejected with, at the StreamPage that shows the placement
+                assertThat(r.divergence().finding().property()).as(r.divergence().toString()).isEqualTo(PropertyId.A1);
             }
         }
         assertThat(tried).as("placements on a holder no report made least loaded").isPositive();
@@ -155,6 +157,9 @@ class PartialTraceTest {
         // the first StreamPage is where the partial trace shows it (line 5 of the full trace is line 4 without the Place)
         assertThat(r.divergence().line()).isEqualTo(4);
         assertThat(r.divergence().event()).contains("StreamPage");
+        // as the full trace is rejected, by the placement's own property, not by what its stream breaks later
+        assertThat(r.divergence().finding().property()).as(r.divergence().toString()).isEqualTo(full.divergence().finding().property());
+        assertThat(r.divergence().finding().message()).contains("Place is not logged, and this StreamPage shows request 0 placed on worker 0");
         assertThat(r.divergence().matched()).contains("the 2 events before this one").contains("candidate states before this event");
         assertThat(ValidationReport.text(r)).contains("matched:").contains("Place not logged");
     }

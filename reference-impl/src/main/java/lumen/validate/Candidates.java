@@ -305,8 +305,11 @@ final class Candidates {
                 if (!placeable(s, r)) {
                     continue;
                 }
+                Mirror before = null;
                 for (Event.Place p : placements(s, r)) {
-                    Mirror before = c.m().copy();
+                    if (before == null) {
+                        before = c.m().copy();
+                    }
                     for (Try x : withLoads(c.m().copy(), p, null, t, line, true)) {
                         if (x.m().stepHidden(p, line, x.loads(), t) == null && visited.add(x.m().fingerprint(memo))) {
                             out.add(c.placed(x.m(), id, before));

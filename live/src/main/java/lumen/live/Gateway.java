@@ -178,20 +178,11 @@ public final class Gateway implements AutoCloseable {
 
     /** The body as UTF-8, strictly: a malformed byte is the client's error, named with its offset. */
     static String utf8(java.nio.ByteBuffer body) throws BadRequest {
-        java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT).onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
-        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(body.remaining() + 1);
-        int start = body.position();
-        java.nio.charset.CoderResult r = d.decode(body, out, true);
-        if (!r.isError()) {
-            r = d.flush(out);
+        try {
+            return lumen.trace.Utf8.strict(body);
+        } catch (lumen.trace.Utf8.Malformed ex) {
+            throw new BadRequest("the body is not UTF-8: " + ex.getMessage());
         }
-        if (r.isError()) {
-            int at = body.position() - start;
-            throw new BadRequest(String.format(java.util.Locale.ROOT, "the body is not UTF-8: byte %d (0x%02x) starts no valid character",
-                    at, body.get(body.position()) & 0xff));
-        }
-        return out.flip().toString();
     }
 
     static final class BadRequest extends Exception {

@@ -49,46 +49,32 @@ public final class HistoryClient {
      * token ids in {@code choices[0].token_ids}; else what it returned instead, in words.
      */
     public String probe() throws InterruptedException {
-        ObjectNode body = JSON.createObjectNode();
-        body.put("model", Gateway.MODEL);
-        body.putArray("prompt").add(1).add(2).add(3);
-        body.put("max_tokens", 2).put("seed", 1).put("stream", true).put("temperature", 0);
         try {
-            HttpRequest req = HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-            HttpResponse<InputStream> res = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(res.body(), StandardCharsets.UTF_8))) {
+            HttpResponse<InputStream> res = post(new int[] {1, 2, 3}, 2, 1);
+            try (BufferedReader r = reader(res)) {
                 if (res.statusCode() != 200) {
                     return "it answered a streamed completion of 2 tokens with HTTP " + res.statusCode() + ": "
                             + lumen.trace.Echo.cut(r.lines().reduce("", String::concat));
                 }
-                String verdict = "its stream ended with no data chunk";
-                boolean first = true;
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (!line.startsWith("data:")) {
-                        continue;
-                    }
-                    String data = line.substring(5).trim();
-                    if (data.equals("[DONE]")) {
-                        break;
-                    }
-                    if (first) {
-                        first = false;
-                        JsonNode chunk;
-                        try {
-                            chunk = JSON.readTree(data);
-                        } catch (IOException ex) {
-                            return "the first chunk of its stream is not JSON: " + lumen.trace.Echo.cut(data);
-                        }
-                        if (chunk.has("error")) {
-                            return "it answered a streamed completion of 2 tokens with an error: " + lumen.trace.Echo.cut(chunk.get("error").toString());
-                        }
-                        verdict = chunk.path("choices").path(0).path("token_ids").isArray() ? null
-                                : "the first chunk of its stream has no choices[0].token_ids array: " + lumen.trace.Echo.cut(data);
-                    }
+                String first = data(r);
+                if (first == null || first.equals("[DONE]")) {
+                    return "its stream ended with no data chunk";
                 }
-                return verdict;
+                JsonNode chunk;
+                try {
+                    chunk = JSON.readTree(first);
+                } catch (IOException ex) {
+                    return "the first chunk of its stream is not JSON: " + lumen.trace.Echo.cut(first);
+                }
+                if (chunk.has("error")) {
+                    return "it answered a streamed completion of 2 tokens with an error: " + lumen.trace.Echo.cut(chunk.get("error").toString());
+                }
+                // read to its end, so the system finishes the probe as it finishes any request
+                for (String d = data(r); d != null && !d.equals("[DONE]"); d = data(r)) {
+                    // the rest of the stream is not judged
+                }
+                return chunk.path("choices").path(0).path("token_ids").isArray() ? null
+                        : "the first chunk of its stream has no choices[0].token_ids array: " + lumen.trace.Echo.cut(first);
             }
         } catch (IOException ex) {
             return "a streamed completion of 2 tokens failed: " + ex;
@@ -101,33 +87,24 @@ public final class HistoryClient {
      * tokens received (also on error).
      */
     public int send(String id, int promptTokens, int maxTokens, long seed) {
-        ObjectNode body = JSON.createObjectNode();
-        body.put("model", Gateway.MODEL);
-        var prompt = body.putArray("prompt");
+        int[] prompt = new int[promptTokens];
         for (int i = 0; i < promptTokens; i++) {
-            prompt.add((int) Long.remainderUnsigned(seed * 31 + i, 32_000));
+            prompt[i] = (int) Long.remainderUnsigned(seed * 31 + i, 32_000);
         }
-        body.put("max_tokens", maxTokens).put("seed", seed).put("stream", true).put("temperature", 0);
         ObjectNode rq = JSON.createObjectNode();
         rq.put("object", "request").put("request", id).put("t", round(nowMs())).put("prompt_tokens", promptTokens)
                 .put("max_tokens", maxTokens).put("seed", seed);
         record(rq);
         int got = 0;
         try {
-            HttpRequest req = HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-            HttpResponse<InputStream> res = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(res.body(), StandardCharsets.UTF_8))) {
+            HttpResponse<InputStream> res = post(prompt, maxTokens, seed);
+            try (BufferedReader r = reader(res)) {
                 if (res.statusCode() != 200) {
                     error(id, "HTTP " + res.statusCode() + ": " + r.lines().reduce("", String::concat));
                     return got;
                 }
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (!line.startsWith("data:")) {
-                        continue;
-                    }
-                    String data = line.substring(5).trim();
+                String data;
+                while ((data = data(r)) != null) {
                     if (data.equals("[DONE]")) {
                         return got;
                     }
@@ -153,6 +130,35 @@ public final class HistoryClient {
             error(id, "interrupted");
         }
         return got;
+    }
+
+    /** Streams a completion of {@code maxTokens} tokens for the prompt's token ids, greedy, with the kit's token model's seed. */
+    private HttpResponse<InputStream> post(int[] prompt, int maxTokens, long seed) throws IOException, InterruptedException {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("model", Gateway.MODEL);
+        var ids = body.putArray("prompt");
+        for (int t : prompt) {
+            ids.add(t);
+        }
+        body.put("max_tokens", maxTokens).put("seed", seed).put("stream", true).put("temperature", 0);
+        HttpRequest req = HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+        return http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    private static BufferedReader reader(HttpResponse<InputStream> res) {
+        return new BufferedReader(new InputStreamReader(res.body(), StandardCharsets.UTF_8));
+    }
+
+    /** The payload of the stream's next {@code data:} line (other lines skipped), or null at its end. */
+    private static String data(BufferedReader r) throws IOException {
+        String line;
+        while ((line = r.readLine()) != null) {
+            if (line.startsWith("data:")) {
+                return line.substring(5).trim();
+            }
+        }
+        return null;
     }
 
     /** Records a fault injected now on {@code target} (a worker, a process: free text). */

@@ -138,13 +138,19 @@ public final class LiveConform {
     /** ... and at least this long, ms. */
     static final double STALL_MIN_MS = 20;
 
-    /** What each fault of the history interrupted, with the logs' Fail events where given. */
-    public static List<Interruption> interruptions(History h, Path logs) throws IOException {
+    /** What each fault of the history interrupted, with the logs' Fail events ({@link #loggedFails}) where given (null: none). */
+    public static List<Interruption> interruptions(History h, List<LoggedFail> logged) {
         Map<String, List<History.Chunk>> chunks = new java.util.HashMap<>();
         for (History.Chunk c : h.chunks) {
             chunks.computeIfAbsent(c.request(), k -> new ArrayList<>()).add(c);
         }
-        Map<Integer, java.util.ArrayDeque<Integer>> logged = logs == null ? null : loggedInterruptions(logs);
+        // per worker, its Fail events' interrupted counts in the order of the logs: the n-th fault on a worker is its n-th Fail
+        Map<Integer, java.util.ArrayDeque<Integer>> byWorker = new java.util.HashMap<>();
+        if (logged != null) {
+            for (LoggedFail lf : logged) {
+                byWorker.computeIfAbsent(lf.worker(), k -> new java.util.ArrayDeque<>()).addLast(lf.interrupted());
+            }
+        }
         List<Interruption> out = new ArrayList<>();
         List<History.Fault> faults = new ArrayList<>(h.faults);
         faults.sort(java.util.Comparator.comparingDouble(History.Fault::t));
@@ -159,39 +165,13 @@ public final class LiveConform {
                     continue;
                 }
                 inFlight.add(r.id());
-                double before = r.t();
-                double after = Double.POSITIVE_INFINITY;
-                List<Double> gaps = new ArrayList<>();
-                double prev = Double.NaN;
-                for (History.Chunk c : cs) {
-                    if (c.tokens().length == 0 && !c.finishes()) {
-                        continue;
-                    }
-                    if (c.t() <= tf) {
-                        before = c.t();
-                    } else if (after == Double.POSITIVE_INFINITY) {
-                        after = c.t();
-                    }
-                    if (!Double.isNaN(prev) && !(prev <= tf && c.t() > tf)) {
-                        gaps.add(c.t() - prev);
-                    }
-                    prev = c.t();
-                }
-                gaps.sort(null);
-                double median = gaps.isEmpty() ? 0 : gaps.get(gaps.size() / 2);
-                if (after - before >= Math.max(STALL_FACTOR * median, STALL_MIN_MS)) {
+                if (stalledAcross(cs, r.t(), tf)) {
                     stalled.add(r.id());
                 }
             }
             Integer fromLogs = null;
             if (logged != null) {
-                int w = -1;
-                try {
-                    w = Integer.parseInt(f.target());
-                } catch (NumberFormatException ex) {
-                    // a fault on something that is not a worker number: the logs cannot say
-                }
-                java.util.ArrayDeque<Integer> q = logged.get(w);
+                java.util.ArrayDeque<Integer> q = byWorker.get(workerOf(f.target()));
                 fromLogs = q == null || q.isEmpty() ? 0 : q.pollFirst();
             }
             out.add(new Interruption(String.format(Locale.ROOT, "worker %s at %.0f ms", f.target(), tf), inFlight, stalled, fromLogs));
@@ -199,22 +179,67 @@ public final class LiveConform {
         return out;
     }
 
-    /** Per worker, the sizes of its Fail events' interrupted lists, in the order of the logs. */
-    private static Map<Integer, java.util.ArrayDeque<Integer>> loggedInterruptions(Path logs) throws IOException {
-        Map<Integer, java.util.ArrayDeque<Integer>> out = new java.util.HashMap<>();
+    /**
+     * Whether a stream sent at {@code sent} with chunks {@code cs} stalled across a fault at
+     * {@code tf}: the gap between its chunks around the fault at least {@link #STALL_FACTOR} times its
+     * median gap between chunks elsewhere, and at least {@link #STALL_MIN_MS}.
+     */
+    private static boolean stalledAcross(List<History.Chunk> cs, double sent, double tf) {
+        double before = sent;
+        double after = Double.POSITIVE_INFINITY;
+        List<Double> gaps = new ArrayList<>();
+        double prev = Double.NaN;
+        for (History.Chunk c : cs) {
+            if (c.tokens().length == 0 && !c.finishes()) {
+                continue;
+            }
+            if (c.t() <= tf) {
+                before = c.t();
+            } else if (after == Double.POSITIVE_INFINITY) {
+                after = c.t();
+            }
+            if (!Double.isNaN(prev) && !(prev <= tf && c.t() > tf)) {
+                gaps.add(c.t() - prev);
+            }
+            prev = c.t();
+        }
+        gaps.sort(null);
+        double median = gaps.isEmpty() ? 0 : gaps.get(gaps.size() / 2);
+        return after - before >= Math.max(STALL_FACTOR * median, STALL_MIN_MS);
+    }
+
+    /** The worker a fault's target names, or -1 when it is not a worker number (the logs cannot say then). */
+    private static int workerOf(String target) {
+        try {
+            return Integer.parseInt(target);
+        } catch (NumberFormatException ex) {
+            return -1;
+        }
+    }
+
+    /** A Fail event of the system's logs: its worker, where it is ({@code file:line (t=...)}), and how many requests it interrupted. */
+    public record LoggedFail(int worker, String at, int interrupted) {}
+
+    /** Every Fail event of the system's logs (a trace file, or per-process logs in a directory), in the order of the logs. */
+    public static List<LoggedFail> loggedFails(Path logs) throws IOException {
+        List<LoggedFail> out = new ArrayList<>();
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         for (Path f : logFiles(logs)) {
-            for (String l : Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8)) {
+            List<String> lines = Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                String l = lines.get(i);
                 if (!l.contains("\"Fail\"")) {
                     continue;
                 }
+                com.fasterxml.jackson.databind.JsonNode n;
                 try {
-                    com.fasterxml.jackson.databind.JsonNode n = json.readTree(l);
-                    if (n != null && "Fail".equals(n.path("type").asText()) && n.path("worker").canConvertToInt()) {
-                        out.computeIfAbsent(n.path("worker").asInt(), k -> new java.util.ArrayDeque<>()).addLast(n.path("interrupted").size());
-                    }
+                    n = json.readTree(l);
                 } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
-                    // the logs' verdict names a line that is not JSON
+                    continue; // the logs' verdict names a line that is not JSON
+                }
+                if (n != null && "Fail".equals(n.path("type").asText()) && n.path("worker").canConvertToInt()) {
+                    out.add(new LoggedFail(n.path("worker").asInt(), f.getFileName() + ":" + (i + 1) + (n.has("t") ? " (t=" + n.get("t").asText() + ")" : ""),
+                            n.path("interrupted").size()));
                 }
             }
         }
@@ -353,9 +378,11 @@ public final class LiveConform {
                         + " earlier runs against the same server too, and were judged as a whole");
             }
         }
+        // the logs' Fail events, read once for both reports
+        List<LoggedFail> fails = o.logs() == null ? null : loggedFails(o.logs());
         return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone))
-                .withUndriven(o.logs() == null ? List.of() : undriven(o.faults(), o.logs()))
-                .withInterruptions(interruptions(h, o.logs())).withLogNotes(logNotes);
+                .withUndriven(fails == null ? List.of() : undriven(o.faults(), fails))
+                .withInterruptions(interruptions(h, fails)).withLogNotes(logNotes);
     }
 
     /**
@@ -385,28 +412,10 @@ public final class LiveConform {
      * or a crash the drill did not cause). Empty when each worker failed at most as often as the
      * drill made it.
      */
-    public static List<String> undriven(List<Fault> injected, Path logs) throws IOException {
+    public static List<String> undriven(List<Fault> injected, List<LoggedFail> logged) {
         Map<Integer, List<String>> fails = new java.util.TreeMap<>();
-        List<Path> files = logFiles(logs);
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        for (Path f : files) {
-            List<String> lines = Files.readAllLines(f, java.nio.charset.StandardCharsets.UTF_8);
-            for (int i = 0; i < lines.size(); i++) {
-                String l = lines.get(i);
-                if (!l.contains("\"Fail\"")) {
-                    continue;
-                }
-                com.fasterxml.jackson.databind.JsonNode n;
-                try {
-                    n = json.readTree(l);
-                } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
-                    continue; // the logs' verdict names a line that is not JSON
-                }
-                if (n != null && "Fail".equals(n.path("type").asText()) && n.path("worker").canConvertToInt()) {
-                    fails.computeIfAbsent(n.path("worker").asInt(), k -> new ArrayList<>())
-                            .add(f.getFileName() + ":" + (i + 1) + (n.has("t") ? " (t=" + n.get("t").asText() + ")" : ""));
-                }
-            }
+        for (LoggedFail lf : logged) {
+            fails.computeIfAbsent(lf.worker(), k -> new ArrayList<>()).add(lf.at());
         }
         List<String> out = new ArrayList<>();
         fails.forEach((w, at) -> {
@@ -425,13 +434,9 @@ public final class LiveConform {
             byte[] t = Files.readAllBytes(logs);
             return Validator.validate(new ByteArrayInputStream(t), logs.toString(), Validator.Options.defaults().withComplete(true));
         }
-        List<Path> files;
-        try (var s = Files.list(logs)) {
-            files = s.filter(p -> p.toString().endsWith(".jsonl")).sorted().toList();
-        }
         List<byte[]> bytes = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        for (Path p : files) {
+        for (Path p : logFiles(logs)) {
             bytes.add(Files.readAllBytes(p));
             names.add(p.toString());
         }

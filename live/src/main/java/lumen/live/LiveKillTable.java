@@ -92,7 +92,7 @@ public final class LiveKillTable {
         }
         // the logs are whole once the processes have stopped: each process's own, merged by their clocks
         return new Once(new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs(),
-                r.faultsNotDone()).withUndriven(LiveConform.undriven(template.faults(), logs)), stopped);
+                r.faultsNotDone()).withUndriven(LiveConform.undriven(template.faults(), LiveConform.loggedFails(logs))), stopped);
     }
 
     /** Waits for the cluster's failed workers to be back; returns why its gateway stopped instead, or null. */
@@ -118,13 +118,19 @@ public final class LiveKillTable {
         if (r.logs() != null && r.logs().verdict() != lumen.validate.Verdict.ACCEPTED) {
             var d = r.logs().divergence();
             out.add("logs: " + (d != null ? "line " + d.line() + " " + d.finding().property() + " " + lumen.trace.Echo.cut(d.finding().message())
-                    : r.logs().error() != null ? r.logs().error().getMessage()
-                    : r.logs().verdict() == lumen.validate.Verdict.INCOMPLETE && !r.logs().unfinished().isEmpty()
-                            ? "INCOMPLETE, unfinished: " + String.join(", ", r.logs().unfinished().subList(0, Math.min(8, r.logs().unfinished().size())))
-                                    + (r.logs().unfinished().size() > 8 ? ", ... (" + r.logs().unfinished().size() + " in all)" : "")
-                            : r.logs().verdict().toString()));
+                    : r.logs().error() != null ? r.logs().error().getMessage() : verdictWithWhy(r.logs())));
         }
         return String.join("; ", out);
+    }
+
+    /** A verdict without a divergence or an error: INCOMPLETE names what is unfinished (the first 8). */
+    private static String verdictWithWhy(lumen.validate.ValidationResult v) {
+        List<String> u = v.unfinished();
+        if (v.verdict() != lumen.validate.Verdict.INCOMPLETE || u.isEmpty()) {
+            return v.verdict().toString();
+        }
+        return "INCOMPLETE, unfinished: " + String.join(", ", u.subList(0, Math.min(8, u.size())))
+                + (u.size() > 8 ? ", ... (" + u.size() + " in all)" : "");
     }
 
 }

@@ -37,7 +37,7 @@ class FaultCoverageTest {
     void aFaultAfterEveryStreamEndedInterruptedNothing(@TempDir Path dir) throws Exception {
         Path logs = dir.resolve("trace.jsonl");
         Files.writeString(logs, "{\"type\":\"Fail\",\"t\":35.0,\"worker\":1,\"interrupted\":[],\"orphaned\":[]}\n");
-        List<LiveConform.Interruption> is = LiveConform.interruptions(history(HISTORY), logs);
+        List<LiveConform.Interruption> is = LiveConform.interruptions(history(HISTORY), LiveConform.loggedFails(logs));
         assertThat(is).singleElement().satisfies(i -> {
             assertThat(i.inFlight()).isEmpty();
             assertThat(i.stalled()).isEmpty();

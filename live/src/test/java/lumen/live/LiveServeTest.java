@@ -139,7 +139,8 @@ class LiveServeTest {
         // what the fault interrupted: the requests of the logs' Fail and, from the client's view, the streams that stalled across it
         java.nio.file.Path trace = java.nio.file.Files.createTempFile("lumen-live-trace-", ".jsonl");
         java.nio.file.Files.write(trace, r.trace());
-        List<LiveConform.Interruption> is = LiveConform.interruptions(History.read(new ByteArrayInputStream(r.history()), "live.history.jsonl"), trace);
+        List<LiveConform.Interruption> is = LiveConform.interruptions(History.read(new ByteArrayInputStream(r.history()), "live.history.jsonl"),
+                LiveConform.loggedFails(trace));
         assertThat(is).singleElement().satisfies(i -> {
             assertThat(i.fromLogs()).as("the Fail's interrupted requests").isPositive();
             assertThat(i.stalled()).as("streams stalled across the fault").isNotEmpty();

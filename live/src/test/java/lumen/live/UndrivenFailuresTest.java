@@ -25,12 +25,12 @@ class UndrivenFailuresTest {
                 "{\"type\":\"Fail\",\"t\":30.0,\"worker\":1,\"interrupted\":[4],\"orphaned\":[],\"lc\":6}") + "\n");
         Files.writeString(dir.resolve("worker-1.jsonl"), "{\"type\":\"header\",\"process\":\"worker-1\"}\n");
         List<LiveConform.Fault> injected = List.of(new LiveConform.Fault(500, 1), new LiveConform.Fault(900, 3));
-        List<String> u = LiveConform.undriven(injected, dir);
+        List<String> u = LiveConform.undriven(injected, LiveConform.loggedFails(dir));
         assertThat(u).containsExactly(
                 "worker 1 failed 2 time(s) in the logs, 1 of them injected by the drill: gateway.jsonl:2 (t=10.5), gateway.jsonl:5 (t=30.0)",
                 "worker 2 failed 1 time(s) in the logs, 0 of them injected by the drill: gateway.jsonl:3 (t=11.0)");
         // a drill whose every failure it injected itself reports none
-        assertThat(LiveConform.undriven(List.of(new LiveConform.Fault(1, 1), new LiveConform.Fault(2, 1), new LiveConform.Fault(3, 2)), dir))
+        assertThat(LiveConform.undriven(List.of(new LiveConform.Fault(1, 1), new LiveConform.Fault(2, 1), new LiveConform.Fault(3, 2)), LiveConform.loggedFails(dir)))
                 .isEmpty();
     }
 }

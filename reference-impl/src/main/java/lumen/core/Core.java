@@ -196,14 +196,12 @@ public final class Core {
      */
     public static int[] assistRound(ClusterState s, int w, java.util.function.IntPredicate taken) {
         int kept = s.keptTarget(w);
-        int t = kept >= 0 ? kept : s.assistTarget();
-        if (t < 0) {
-            return new int[0];
+        if (kept >= 0) {
+            return assistRound(s, w, kept, taken);
         }
-        for (int v = t; v < s.workerCount(); v++) {
-            if (v != t && (kept >= 0 || !s.mayAssist(w, v))) {
-                continue;
-            }
+        // a most loaded UP worker, the lowest id first; the overload skips those w may not assist
+        int top = s.assistTarget();
+        for (int v = Math.max(top, 0); top >= 0 && v < s.workerCount(); v++) {
             int[] found = assistRound(s, w, v, taken);
             if (found.length > 0) {
                 return found;

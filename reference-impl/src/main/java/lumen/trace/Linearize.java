@@ -189,28 +189,23 @@ public final class Linearize {
 
     /** The trace's text, its bytes read strictly as UTF-8: a malformed byte is an error on its line. */
     private static String utf8(byte[] trace, String source) throws TraceFormatException {
-        java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT).onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
-        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(trace);
-        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(trace.length + 1);
-        java.nio.charset.CoderResult r = d.decode(in, out, true);
-        if (!r.isError()) {
-            r = d.flush(out);
-        }
-        if (r.isError()) {
+        String text;
+        try {
+            text = Utf8.strict(java.nio.ByteBuffer.wrap(trace));
+        } catch (Utf8.Malformed ex) {
             long line = 1;
-            for (int i = 0; i < in.position(); i++) {
+            for (int i = 0; i < ex.offset; i++) {
                 if (trace[i] == '\n') {
                     line++;
                 }
             }
-            throw new TraceFormatException(source, line, String.format(java.util.Locale.ROOT,
-                    "not UTF-8: byte 0x%02x starts no valid character", trace[in.position()] & 0xff));
+            throw new TraceFormatException(source, line, String.format(java.util.Locale.ROOT, "not UTF-8: byte 0x%02x starts no valid character",
+                    ex.value));
         }
-        if (trace.length >= 3 && (trace[0] & 0xff) == 0xEF && (trace[1] & 0xff) == 0xBB && (trace[2] & 0xff) == 0xBF) {
+        if (text.startsWith("\uFEFF")) {
             throw new TraceFormatException(source, 1, "a UTF-8 byte-order mark: a trace starts with its header's '{'");
         }
-        return out.flip().toString();
+        return text;
     }
 
     private static ArrayNode pages(ObjectNode o) {

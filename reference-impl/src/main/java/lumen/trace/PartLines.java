@@ -24,6 +24,9 @@ final class PartLines {
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(TraceFormat.MAX_NESTING).build())
             .build();
 
+    /** The fields any form may carry. */
+    private static final Set<String> ALWAYS = Set.of("type", "phase", "t", "ext");
+
     /** What each form carries: the required fields, then the optional ones (type, phase, t and ext aside). */
     private static final Map<String, List<Set<String>>> FIELDS = Map.of(
             "Prefill begin", List.of(Set.of("req", "worker"), Set.of("pages")),
@@ -53,6 +56,11 @@ final class PartLines {
                 String name = p.currentName();
                 JsonToken v = p.nextToken();
                 seen.add(name);
+                if (!ALWAYS.contains(name) && !f.get(0).contains(name) && !f.get(1).contains(name)) {
+                    throw new TraceFormatException(source, n, form + ": unknown field '" + Echo.cut(name) + "' (a " + form + " carries "
+                            + String.join(", ", sorted(f.get(0))) + (f.get(1).isEmpty() ? "" : ", and may carry "
+                            + String.join(", ", sorted(f.get(1)))) + ", besides type, phase, t and ext)");
+                }
                 switch (name) {
                     case "type", "phase" -> {
                         if (v != JsonToken.VALUE_STRING) {
@@ -73,24 +81,13 @@ final class PartLines {
                     case "req" -> integer(p, v, name, 0, TraceFormat.MAX_INT, source, n);
                     case "worker", "holder" -> integer(p, v, name, 0, workers - 1, source, n);
                     case "pages" -> pages(p, v, pageTokens, source, n);
-                    default -> throw new TraceFormatException(source, n, form + ": unknown field '" + Echo.cut(name) + "' (a " + form
-                            + " carries " + String.join(", ", sorted(f.get(0))) + (f.get(1).isEmpty() ? "" : ", and may carry "
-                            + String.join(", ", sorted(f.get(1)))) + ", besides type, phase, t and ext)");
-                }
-                if (!name.equals("type") && !name.equals("phase") && !name.equals("t") && !name.equals("ext")
-                        && !f.get(0).contains(name) && !f.get(1).contains(name)) {
-                    throw new TraceFormatException(source, n, form + ": unknown field '" + name + "' (a " + form + " carries "
-                            + String.join(", ", sorted(f.get(0))) + (f.get(1).isEmpty() ? "" : ", and may carry "
-                            + String.join(", ", sorted(f.get(1)))) + ", besides type, phase, t and ext)");
+                    default -> throw new IllegalStateException("a field every form allows is read above: " + name);
                 }
             }
         } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException ex) {
             throw new TraceFormatException(source, n, "nesting deeper than " + TraceFormat.MAX_NESTING + " levels");
         } catch (com.fasterxml.jackson.core.JsonParseException ex) {
-            String m = ex.getOriginalMessage();
-            throw new TraceFormatException(source, n, m != null && m.startsWith("Duplicate field")
-                    ? "field " + m.substring("Duplicate field ".length()) + " appears twice: a key appears at most once in an object"
-                    : "not a JSON object: " + m);
+            throw new TraceFormatException(source, n, WrittenTrace.parseError(ex.getOriginalMessage()));
         } catch (IOException ex) {
             throw new TraceFormatException(source, n, "not a JSON object: " + ex.getMessage());
         }

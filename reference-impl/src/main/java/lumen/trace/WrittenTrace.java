@@ -71,10 +71,14 @@ public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes,
             }
             throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
         } catch (JsonProcessingException ex) {
-            String m = ex.getOriginalMessage();
-            throw new TraceFormatException(source, n, m != null && m.startsWith("Duplicate field ")
-                    ? "field " + m.substring("Duplicate field ".length()) + " appears twice: a key appears at most once in an object"
-                    : "not a JSON object: " + m);
+            throw new TraceFormatException(source, n, parseError(ex.getOriginalMessage()));
         }
+    }
+
+    /** A line's JSON parse error, as the reading rules name it: a duplicate key, or not a JSON object. */
+    static String parseError(String m) {
+        return m != null && m.startsWith("Duplicate field ")
+                ? "field " + m.substring("Duplicate field ".length()) + " appears twice: a key appears at most once in an object"
+                : "not a JSON object: " + m;
     }
 }

@@ -726,9 +726,11 @@ public final class Mirror {
             return;
         }
         if (r.proposal() != null || r.outLen() >= r.refLen() || r.server() < 0 || !s.isUp(r.server())) {
-            // no worker could propose for r at this step: the runs of steps at which one could end
-            int id = r.id();
-            assistOpportunities.removeAll((com.carrotsearch.hppc.predicates.LongPredicate) k -> (int) k == id);
+            // no worker could propose for r at this step: the runs of steps at which one could end (only
+            // idle workers have counts, so those keys are all there are, and the map is not scanned on a decode)
+            for (int w = assistIdle.nextSetBit(0); w >= 0; w = assistIdle.nextSetBit(w + 1)) {
+                assistOpportunities.remove((long) w << 32 | r.id());
+            }
             return;
         }
         assists(s, r.id(), r.server(), found);

@@ -46,18 +46,112 @@ public final class ProcessLogs {
     record Log(String source, String process, ObjectNode header, List<Ev> events) {}
 
     /** One event of a log: its line as written (clock removed), its clock, and where it came from. */
-    record Ev(String json, Map<String, Long> vc, long lc, String source, long line, int proc, int index) {}
+    record Ev(String json, Map<String, Long> vc, long lc, String source, long line, int proc, int index) {
+        /** "file:line {the event}", the event cut short. */
+        String where() {
+            return source + ":" + line + " " + brief();
+        }
+
+        /** The event in brief: its type and the requests and workers it names. */
+        String brief() {
+            try {
+                JsonNode o = JSON.readTree(json);
+                StringBuilder b = new StringBuilder("{").append(o.path("type").asText());
+                for (String f : new String[] {"phase", "req", "mode", "worker", "holder"}) {
+                    if (o.has(f)) {
+                        b.append(' ').append(f).append(' ').append(Echo.cut(o.get(f).asText()));
+                    }
+                }
+                return b.append('}').toString();
+            } catch (JsonProcessingException ex) {
+                return Echo.cut(json);
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+    }
 
     /**
      * The verdict of a set of logs: the merged trace's, with the merged lines mapped back to their
      * files; {@code merged} is that trace (the accepted order, or the first one when none was).
      */
-    public record Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport, byte[] merged) {
+    public record Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport, byte[] merged,
+            List<Rejection> rejections) {
+        Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport, byte[] merged) {
+            this(result, origins, ordersTried, lamport, merged, List.of());
+        }
+
         /** Where merged line n (1 = the header) came from: "file:line". */
         public String origin(long n) {
             return n >= 1 && n <= origins.size() ? origins.get((int) n - 1) : "(the end of the run)";
         }
+
+        /**
+         * When every order tried was rejected: where each order failed, grouped by the event it
+         * failed at, and the concurrent events the orders placed differently. Empty otherwise.
+         */
+        public List<String> blameLines() {
+            if (rejections.size() < 2 || result.verdict() != Verdict.REJECTED) {
+                return List.of();
+            }
+            List<String> out = new ArrayList<>();
+            Map<String, List<Rejection>> byOrigin = new LinkedHashMap<>();
+            rejections.forEach(x -> byOrigin.computeIfAbsent(x.origin(), k -> new ArrayList<>()).add(x));
+            out.add("every order of the concurrent events tried was rejected (" + rejections.size() + " orders), at "
+                    + byOrigin.size() + (byOrigin.size() == 1 ? " event:" : " events:"));
+            int shown = 0;
+            for (var g : byOrigin.entrySet()) {
+                if (shown++ == MAX_BLAME) {
+                    out.add("  ... and " + (byOrigin.size() - MAX_BLAME) + " more");
+                    break;
+                }
+                Rejection x = g.getValue().get(0);
+                out.add("  " + g.getKey() + " " + x.event() + ": " + x.property() + ", in " + g.getValue().size()
+                        + (g.getValue().size() == 1 ? " order" : " orders") + " (" + x.how() + ")");
+            }
+            // the moves that changed where the run fails, or else those that swapped related events
+            String firstAt = rejections.get(0).origin();
+            List<String> moved = new ArrayList<>();
+            for (Rejection x : rejections) {
+                if (x.moved() != null && !x.origin().equals(firstAt) && !moved.contains(x.moved()) && moved.size() < MAX_BLAME) {
+                    moved.add(x.moved() + " (then rejected at " + x.origin() + ")");
+                }
+            }
+            if (moved.isEmpty()) {
+                for (Rejection x : rejections) {
+                    if (x.moved() != null && x.moved().contains(": ") && !moved.contains(x.moved()) && moved.size() < MAX_BLAME) {
+                        moved.add(x.moved());
+                    }
+                }
+            }
+            if (!moved.isEmpty()) {
+                out.add("the concurrent events placed otherwise than in the first order, each with the related events it changed places with:");
+                moved.forEach(m -> out.add("  " + m));
+            }
+            return out;
+        }
     }
+
+    /** The start of the note that says, when every order tried was rejected, where each failed. */
+    public static final String ORDERS = "orders tried:";
+
+    /** At most this many events and moves in a report's blame. */
+    static final int MAX_BLAME = 8;
+
+    /**
+     * One order tried and rejected: the event it failed at ({@code origin}, "file:line", and the
+     * event in words), the property, how the order was made, and the move that made it (the
+     * concurrent events placed otherwise than in the first order), or null for the first order.
+     */
+    public record Rejection(String origin, String event, String property, String how, String moved) {}
 
     /** Reads one log: its header names the process; every event carries {@code vc} or {@code lc}. */
     static Log read(byte[] bytes, String source) throws TraceFormatException {
@@ -210,31 +304,138 @@ public final class ProcessLogs {
                 }
             }
         }
-        List<Ev> first = linearise(logs, index, List.of(), shuffle);
+        List<Ev> first = linearise(logs, index, List.of(), shuffle, null);
         Result r = run(logs, first, opt, 1, false);
         if (r.result().verdict() != Verdict.REJECTED) {
             return r;
         }
-        // bounded search: another ready event at one of the last choices before the rejected one
+        List<Rejection> rejections = new ArrayList<>();
+        rejections.add(rejection(r, first, null, shuffle == null ? "the order the clocks give first" : "the first order", null));
+        // bounded search, 1: another ready event at one of the last choices before the rejected one
         int tried = 1;
-        long bad = r.result().divergence().line() - 1;   // 1-based position in the merged order of the rejected event
-        for (int k = (int) Math.min(bad - 1, first.size() - 1); k >= Math.max(0, bad - 1 - SEARCH_DEPTH) && tried < SEARCH_ORDERS; k--) {
+        int bad = (int) r.result().divergence().line() - 2;   // 0-based position in the merged order of the rejected event
+        for (int k = Math.min(bad, first.size() - 1); k >= Math.max(0, bad - SEARCH_DEPTH) && tried < NEAR_ORDERS; k--) {
             List<Ev> prefix = first.subList(0, k);
             for (Ev alt : ready(logs, index, prefix)) {
-                if (alt == first.get(k) || tried >= SEARCH_ORDERS) {
+                if (alt == first.get(k) || tried >= NEAR_ORDERS) {
                     continue;
                 }
                 List<Ev> forced = new ArrayList<>(prefix);
                 forced.add(alt);
-                List<Ev> order = linearise(logs, index, forced, null);
+                List<Ev> order = linearise(logs, index, forced, null, null);
                 tried++;
                 Result other = run(logs, order, opt, tried, false);
                 if (other.result().verdict() != Verdict.REJECTED) {
                     return other;
                 }
+                rejections.add(rejection(other, order, first, "with " + alt.where() + " taken before " + first.get(k).where(), alt));
             }
         }
-        return new Result(r.result(), r.origins(), tried, false, r.merged());
+        // bounded search, 2: an event placed before the rejected one that the clocks do not order
+        // before it, put off until nothing else is ready; those that share a request or a worker
+        // with the rejected event first, the latest first
+        Ev rejected = bad < first.size() ? first.get(bad) : null;
+        if (rejected != null) {
+            List<Ev> concurrent = new ArrayList<>();
+            for (int k = bad - 1; k >= 0; k--) {
+                if (!before(first.get(k), rejected, index)) {
+                    concurrent.add(first.get(k));
+                }
+            }
+            List<String> ids = ids(rejected);
+            Map<Ev, Boolean> apart = new HashMap<>();
+            concurrent.forEach(e -> apart.put(e, java.util.Collections.disjoint(ids(e), ids)));
+            concurrent.sort(java.util.Comparator.comparing(apart::get));
+            for (Ev c : concurrent) {
+                if (tried >= SEARCH_ORDERS) {
+                    break;
+                }
+                int k = first.indexOf(c);
+                List<Ev> order = linearise(logs, index, first.subList(0, k), null, c);
+                if (order.equals(first)) {
+                    continue;
+                }
+                tried++;
+                Result other = run(logs, order, opt, tried, false);
+                if (other.result().verdict() != Verdict.REJECTED) {
+                    return other;
+                }
+                rejections.add(rejection(other, order, first, "with " + c.where() + " put off until nothing else was ready", c));
+            }
+        }
+        Result all = new Result(r.result(), r.origins(), tried, false, r.merged(), List.copyOf(rejections));
+        List<String> notes = new ArrayList<>(r.result().notes());
+        if (!all.blameLines().isEmpty()) {
+            notes.add(ORDERS + " " + String.join(System.lineSeparator() + "    ", all.blameLines()));
+        }
+        ValidationResult v = r.result();
+        return new Result(new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(), v.open(),
+                v.divergence(), v.error(), v.unfinished(), v.reference(), List.copyOf(notes)), r.origins(), tried, false, r.merged(),
+                List.copyOf(rejections));
+    }
+
+    /** How far each search goes: the last choices before a rejection, and the orders those may take of {@link #SEARCH_ORDERS}. */
+    static final int NEAR_ORDERS = 40;
+
+    /** Whether the clocks order {@code a} before {@code b}. */
+    private static boolean before(Ev a, Ev b, Map<String, Integer> index) {
+        if (a.proc() == b.proc()) {
+            return a.index() < b.index();
+        }
+        for (var c : b.vc().entrySet()) {
+            if (index.get(c.getKey()) == a.proc()) {
+                return c.getValue() > a.index();
+            }
+        }
+        return false;
+    }
+
+    /** The requests and workers an event names. */
+    private static List<String> ids(Ev e) {
+        try {
+            JsonNode o = JSON.readTree(e.json());
+            List<String> k = keys(o);
+            for (String f : new String[] {"interrupted", "orphaned", "promoted", "dropped"}) {
+                for (JsonNode x : o.path(f)) {
+                    k.add("r" + x.asInt());
+                }
+            }
+            return k;
+        } catch (JsonProcessingException ex) {
+            return List.of();
+        }
+    }
+
+    /**
+     * A rejected order, for the report: where it failed and, for an order other than the first, the
+     * moved event with the events it changed places with that share a request or a worker with it.
+     */
+    private static Rejection rejection(Result r, List<Ev> order, List<Ev> first, String how, Ev moved) {
+        ValidationResult v = r.result();
+        long line = v.divergence().line();
+        String event = line >= 2 && line - 2 < order.size() ? order.get((int) line - 2).brief() : "(the end of the run)";
+        String property = v.divergence().finding() == null ? "rejected" : v.divergence().finding().label();
+        String movedText = null;
+        if (moved != null) {
+            Map<Ev, Integer> pos0 = new HashMap<>();
+            for (int i = 0; i < first.size(); i++) {
+                pos0.put(first.get(i), i);
+            }
+            Map<Ev, Integer> pos1 = new HashMap<>();
+            for (int i = 0; i < order.size(); i++) {
+                pos1.put(order.get(i), i);
+            }
+            List<String> ids = ids(moved);
+            List<String> past = new ArrayList<>();
+            for (Ev e : order) {
+                boolean swapped = Integer.compare(pos0.get(e), pos0.get(moved)) != Integer.compare(pos1.get(e), pos1.get(moved));
+                if (e != moved && swapped && !java.util.Collections.disjoint(ids(e), ids) && past.size() < 3) {
+                    past.add((pos1.get(e) < pos1.get(moved) ? "now after " : "now before ") + e.where());
+                }
+            }
+            movedText = moved.where() + (past.isEmpty() ? "" : ": " + String.join(", ", past));
+        }
+        return new Rejection(r.origin(line), event, property, how, movedText);
     }
 
     /** The events ready after {@code prefix}: the next of each log whose clock's predecessors are all taken. */
@@ -267,7 +468,7 @@ public final class ProcessLogs {
      * A linear extension of the clocks' order: {@code forced} first, then at each step the ready
      * event with the least clock sum (the earliest in causal depth), the gateway's first on a tie.
      */
-    private static List<Ev> linearise(List<Log> logs, Map<String, Integer> index, List<Ev> forced, java.util.Random shuffle)
+    private static List<Ev> linearise(List<Log> logs, Map<String, Integer> index, List<Ev> forced, java.util.Random shuffle, Ev hold)
             throws TraceFormatException {
         List<Ev> out = new ArrayList<>(forced);
         int total = logs.stream().mapToInt(l -> l.events().size()).sum();
@@ -288,6 +489,9 @@ public final class ProcessLogs {
                     continue;
                 }
                 long sum = shuffle != null ? shuffle.nextInt(1 << 20) : e.vc().values().stream().mapToLong(Long::longValue).sum();
+                if (e == hold) {
+                    sum = Long.MAX_VALUE - 1;   // put off: taken only when nothing else is ready
+                }
                 if (sum < bestSum || sum == bestSum && GATEWAY.equals(logs.get(p).process())) {
                     best = e;
                     bestSum = sum;
@@ -322,6 +526,17 @@ public final class ProcessLogs {
         // the merged trace as written: a header that declares what the system observes, or begin and
         // end forms, is judged as such, and every line a verdict names is a line of the merged trace
         ValidationResult v = Validator.validate(merged, "merged", opt);
+        Divergence d = v.divergence();
+        if (d != null) {
+            // the rejected line where it was written; and, with vector clocks, a behaviour of the spec in
+            // this order only: the clocks allow others, which the search tries
+            d = d.withEventNote("logged at " + (d.line() >= 1 && d.line() <= origins.size() ? origins.get((int) d.line() - 1) : "the end of the run"));
+            if (d.matched() != null && !lamport) {
+                d = d.withMatched("in the merged order shown (one of those the clocks allow), " + d.matched());
+            }
+            v = new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(), v.open(),
+                    d, v.error(), v.unfinished(), v.reference(), v.notes());
+        }
         if (v.error() != null && v.error().line() >= 1 && v.error().line() <= origins.size()) {
             // a malformed line is named where it was written: its own log and line
             String at = origins.get((int) v.error().line() - 1);

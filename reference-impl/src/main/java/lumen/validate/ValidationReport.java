@@ -65,7 +65,8 @@ public final class ValidationReport {
         if (r.verdict() != Verdict.MALFORMED) {
             for (String n : r.notes()) {
                 // a note on why the trace was judged as it was, not on what it could not show
-                b.append(n.startsWith(Validator.V1_BREAK) ? "  " : "  not shown: ").append(n).append(System.lineSeparator());
+                b.append(n.startsWith(Validator.V1_BREAK) || n.startsWith(ProcessLogs.ORDERS) ? "  " : "  not shown: ").append(n)
+                        .append(System.lineSeparator());
             }
         }
         return b.toString();
@@ -88,7 +89,10 @@ public final class ValidationReport {
         m.put("verdict", r.verdict().name());
         m.put("version", r.version());
         m.put("reference", r.reference());
-        m.put("notShown", r.notes());
+        m.put("notShown", r.notes().stream().filter(n -> !n.startsWith(ProcessLogs.ORDERS)).toList());
+        if (r.notes().stream().anyMatch(n -> n.startsWith(ProcessLogs.ORDERS))) {
+            m.put("orders", r.notes().stream().filter(n -> n.startsWith(ProcessLogs.ORDERS)).toList());
+        }
         if (r.verdict() == Verdict.INCOMPLETE) {
             m.put("unfinished", r.unfinished());
         }

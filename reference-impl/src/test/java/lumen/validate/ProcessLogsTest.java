@@ -200,4 +200,95 @@ class ProcessLogsTest {
         assertThat(r.result().divergence().finding().property()).isEqualTo(PropertyId.S4);
         assertThat(r.origin(r.result().divergence().line())).isEqualTo("gateway.jsonl:3");
     }
+    /**
+     * A zombie's write concurrent with its own failure: worker 1 logs one more Decode of request 9
+     * that the gateway's Fail never saw. Every order the clocks allow is rejected: the zombie's line
+     * when the Fail comes first, a later innocent line when the Decode does. The report names the
+     * zombie's line and the concurrent events the orders placed differently, not only the innocent one.
+     */
+    @Test
+    void aRejectionThatRestsOnAConcurrentEventNamesItsLine() throws Exception {
+        byte[] whole = trace("single-failure-restore");
+        String[] lines = new String(whole, StandardCharsets.UTF_8).split("\n");
+        int fail = -1;
+        String next = null;
+        for (int i = 1; i < lines.length; i++) {
+            if (fail < 0 && lines[i].startsWith("{\"type\":\"Fail\"") && lines[i].contains("\"worker\":1,")) {
+                fail = i;
+            } else if (fail > 0 && next == null && lines[i].startsWith("{\"type\":\"Decode\"") && lines[i].contains("\"req\":9,")) {
+                next = lines[i];
+            }
+        }
+        assertThat(fail).isPositive();
+        assertThat(next).as("request 9's next token, decoded after the failure").isNotNull();
+        Map<String, String> logs = ProcessLogs.split(whole);
+        // the zombie's line: its next token, written by worker 1 after its last event before the failure
+        String zombie = next.replaceFirst("\"worker\":[0-9]+", "\"worker\":1");
+        int at = zombieIndex(logs.get("worker-1"), fail, lines);
+        Map<String, String> bad = insertEvent(logs, "worker-1", at, zombie);
+        long zombieLine = at + 2;   // the header is line 1, event i is line i + 2
+        assertThat(bad.get("worker-1").split("\n")[(int) zombieLine - 1]).contains("\"req\":9,").contains("\"worker\":1");
+        ProcessLogs.Result r = merged(bad, null);
+        assertThat(r.result().verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.ordersTried()).isGreaterThan(1);
+        String report = String.join("\n", r.blameLines());
+        assertThat(report).contains("worker-1.jsonl:" + zombieLine).contains("gateway.jsonl:");
+        assertThat(r.rejections()).extracting(ProcessLogs.Rejection::origin).contains("worker-1.jsonl:" + zombieLine);
+        // the text report says it, with the rejected line's own file, and no longer that the events
+        // before the first order's rejection are a behaviour of the spec as such
+        String text = ValidationReport.text(r.result());
+        assertThat(text).contains(ProcessLogs.ORDERS).contains("worker-1.jsonl:" + zombieLine).contains("logged at worker-")
+                .contains("in the merged order shown").doesNotContain("not shown: " + ProcessLogs.ORDERS);
+        assertThat(ValidationReport.json(r.result())).containsKey("orders");
+    }
+
+    /** The index, in a worker's log, just after its last event before whole-trace line {@code fail}. */
+    static int zombieIndex(String log, int fail, String[] whole) {
+        String[] ls = log.split("\n");
+        int last = 0;
+        for (int i = 1; i < ls.length; i++) {
+            String bare = ls[i].replaceAll(",\"vc\":\\{[^}]*\\}", "");
+            int pos = java.util.Arrays.asList(whole).indexOf(bare);
+            if (pos > 0 && pos < fail) {
+                last = i;
+            }
+        }
+        return last;   // event index (0-based) of the inserted line
+    }
+
+    /**
+     * The logs with {@code event} inserted into {@code proc}'s log as its event number {@code index}
+     * (0-based), its clock its predecessor's plus itself, and every clock's count of that process
+     * shifted past it: an event nobody else saw.
+     */
+    static Map<String, String> insertEvent(Map<String, String> logs, String proc, int index, String event) throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (var e : logs.entrySet()) {
+            String[] ls = e.getValue().split("\n");
+            List<String> res = new ArrayList<>();
+            res.add(ls[0]);
+            for (int i = 1; i < ls.length; i++) {
+                com.fasterxml.jackson.databind.node.ObjectNode o = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(ls[i]);
+                com.fasterxml.jackson.databind.node.ObjectNode vc = (com.fasterxml.jackson.databind.node.ObjectNode) o.get("vc");
+                if (vc.has(proc) && vc.get(proc).asLong() > index) {
+                    vc.put(proc, vc.get(proc).asLong() + 1);
+                }
+                if (e.getKey().equals(proc) && i - 1 == index) {
+                    com.fasterxml.jackson.databind.node.ObjectNode z = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(event);
+                    com.fasterxml.jackson.databind.node.ObjectNode zvc = i > 1 ? (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(res.get(i - 1)).get("vc").deepCopy()
+                            : json.createObjectNode();
+                    zvc.put(proc, index + 1);
+                    z.set("vc", zvc);
+                    res.add(z.toString());
+                }
+                res.add(o.toString());
+            }
+            if (e.getKey().equals(proc) && index == ls.length - 1) {
+                throw new IllegalArgumentException("insert at the end: not needed here");
+            }
+            out.put(e.getKey(), String.join("\n", res) + "\n");
+        }
+        return out;
+    }
 }

@@ -53,6 +53,14 @@ public final class History {
     /** Every chunk and error, in the order of the file. */
     public final List<Chunk> chunks = new ArrayList<>();
     public final List<Fault> faults = new ArrayList<>();
+    /**
+     * Whether the chunks carry text without token ids (docs/history-format.md, Text-only
+     * histories): each chunk's {@link Chunk#tokens} are then its text's Unicode code points, and
+     * the history is judged only against a reference history recorded the same way.
+     */
+    public boolean textOnly;
+    /** The first chunk's line, which decided whether the history is token ids or text throughout. */
+    private long kindLine;
 
     private History(String source) {
         this.source = source;
@@ -137,7 +145,7 @@ public final class History {
                         throw new TraceFormatException(source, n, "time goes backwards for request " + quote(id) + ": t=" + t + " after t=" + last.get(id));
                     }
                     last.put(id, t);
-                    Chunk c = kind.equals("error") ? error(o, id, t, n, source) : chunk(o, id, t, n, source);
+                    Chunk c = kind.equals("error") ? error(o, id, t, n, source) : chunk(h, o, id, t, n, source);
                     if (c.finishes()) {
                         ended.add(id);
                     }
@@ -151,7 +159,7 @@ public final class History {
         return h;
     }
 
-    private static Chunk chunk(JsonNode o, String id, double t, long n, String source) throws TraceFormatException {
+    private static Chunk chunk(History h, JsonNode o, String id, double t, long n, String source) throws TraceFormatException {
         JsonNode cs = o.get("choices");
         if (cs == null || !cs.isArray() || cs.size() != 1) {
             throw new TraceFormatException(source, n, "field 'choices' must be an array of exactly one choice (n=1 streams)");
@@ -163,20 +171,42 @@ public final class History {
                     + " resumed stream is the same choice, found " + Echo.cut(index.toString()));
         }
         JsonNode toks = c.get("token_ids");
-        if (toks == null || !toks.isArray()) {
-            throw new TraceFormatException(source, n, "field 'choices[0].token_ids' must be an array of token ids (the text alone"
-                    + " cannot be compared token by token)");
+        boolean text = toks == null;
+        if (h.kindLine == 0) {
+            h.kindLine = n;
+            h.textOnly = text;
+        } else if (text != h.textOnly) {
+            throw new TraceFormatException(source, n, (text ? "this chunk has no choices[0].token_ids, but" : "this chunk has"
+                    + " choices[0].token_ids, but no chunk before it had, as") + " the first chunk at line " + h.kindLine
+                    + (h.textOnly ? " (text only)" : "") + ": a history carries token ids in every chunk, or text alone in every chunk");
         }
-        if (toks.size() > MAX_TOKENS_PER_CHUNK) {
-            throw new TraceFormatException(source, n, "a chunk of more than " + MAX_TOKENS_PER_CHUNK + " tokens");
-        }
-        int[] tokens = new int[toks.size()];
-        for (int i = 0; i < tokens.length; i++) {
-            JsonNode x = toks.get(i);
-            if (!x.isIntegralNumber() || !x.canConvertToInt() || x.asInt() < 0) {
-                throw new TraceFormatException(source, n, "field 'choices[0].token_ids' must hold token ids (integers >= 0), found " + Echo.cut(x.toString()));
+        int[] tokens;
+        if (text) {
+            JsonNode tx = c.get("text");
+            if (tx == null || !tx.isTextual()) {
+                throw new TraceFormatException(source, n, "field 'choices[0].token_ids' (an array of token ids) is missing, and so is"
+                        + " 'choices[0].text' (a string), which a text-only history carries instead");
             }
-            tokens[i] = x.asInt();
+            tokens = tx.asText().codePoints().toArray();
+            if (tokens.length > MAX_TOKENS_PER_CHUNK) {
+                throw new TraceFormatException(source, n, "a chunk of more than " + MAX_TOKENS_PER_CHUNK + " characters");
+            }
+        } else {
+            if (!toks.isArray()) {
+                throw new TraceFormatException(source, n, "field 'choices[0].token_ids' must be an array of token ids, found "
+                        + Echo.cut(toks.toString()));
+            }
+            if (toks.size() > MAX_TOKENS_PER_CHUNK) {
+                throw new TraceFormatException(source, n, "a chunk of more than " + MAX_TOKENS_PER_CHUNK + " tokens");
+            }
+            tokens = new int[toks.size()];
+            for (int i = 0; i < tokens.length; i++) {
+                JsonNode x = toks.get(i);
+                if (!x.isIntegralNumber() || !x.canConvertToInt() || x.asInt() < 0) {
+                    throw new TraceFormatException(source, n, "field 'choices[0].token_ids' must hold token ids (integers >= 0), found " + Echo.cut(x.toString()));
+                }
+                tokens[i] = x.asInt();
+            }
         }
         JsonNode f = c.get("finish_reason");
         String finish = null;

@@ -102,6 +102,33 @@ public final class HistoryCheck {
     }
 
     public static Result check(History h, Reference ref, History baseline, boolean complete) {
+        Result r = judge(h, ref, baseline, complete);
+        if (!h.textOnly || r.finding() == null || r.verdict() != Verdict.REJECTED) {
+            return r;
+        }
+        // a text-only history is judged character by character: its findings say so
+        Finding f = r.finding();
+        Finding t = new Finding(f.property(), characters(f.message()) + " (judged by text: the history carries no token ids)",
+                characters(f.expected()), characters(f.actual()));
+        return new Result(r.source(), r.verdict(), t, r.line(), r.request(), r.requests(), r.tokens(), r.faults(), r.open(), r.reference(),
+                r.summary(), r.baseline(), r.ttft(), r.tpot());
+    }
+
+    private static String characters(String s) {
+        return s == null ? null : s.replace("token ids", "code points").replace("tokens", "characters").replace("token", "character");
+    }
+
+    private static Result judge(History h, Reference ref, History baseline, boolean complete) {
+        if (h.textOnly && ref.history() == null) {
+            return bad(h, ref, 0, null, Verdict.MALFORMED, Finding.of(null, "the history carries text without token ids, which"
+                    + " only a reference history of the same workload can judge: its text under failures must equal the failure-free"
+                    + " run's (lumen history check --reference FILE; lumen conform --live URL --reference equivalence)"), 0);
+        }
+        if (ref.history() != null && ref.history().textOnly != h.textOnly) {
+            return bad(h, ref, 0, null, Verdict.MALFORMED, Finding.of(null, (h.textOnly ? "the history carries text only and the"
+                    + " reference history " + ref.history().source + " token ids" : "the history carries token ids and the reference history "
+                    + ref.history().source + " text only") + ": record both the same way"), 0);
+        }
         Map<String, Seen> seen = new HashMap<>();
         Map<String, List<History.Chunk>> refChunks = ref.history() == null ? Map.of() : byRequest(ref.history());
         for (History.Request r : h.requests.values()) {

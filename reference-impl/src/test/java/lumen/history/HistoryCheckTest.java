@@ -344,6 +344,71 @@ class HistoryCheckTest {
         assertThat(r.finding().property()).isEqualTo(PropertyId.S7);
     }
 
+    /** The history with each chunk's token ids replaced by text, one word per token, as a text-only endpoint streams it. */
+    static List<ObjectNode> asText(String history) throws Exception {
+        List<ObjectNode> ls = lines(history);
+        for (ObjectNode o : ls) {
+            if (o.path("object").asText().equals("text_completion")) {
+                ObjectNode c = (ObjectNode) o.get("choices").get(0);
+                StringBuilder b = new StringBuilder();
+                c.remove("token_ids").forEach(x -> b.append(" w").append(x.asInt()).append('\u00e9'));
+                c.put("text", b.toString());
+            }
+        }
+        return ls;
+    }
+
+    static History read(String text, String name) throws Exception {
+        return History.read(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), name);
+    }
+
+    /**
+     * A history whose chunks carry text alone is judged character by character against a reference
+     * history recorded the same way (a text-only endpoint under --reference equivalence); the kit's
+     * token model cannot judge it, and a history that mixes the two kinds is malformed at its line.
+     */
+    @Test
+    void aTextOnlyHistoryIsJudgedByItsTextAgainstAReferenceHistory() throws Exception {
+        List<ObjectNode> base = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
+        History ref = read(text(base), "ref.jsonl");
+        assertThat(ref.textOnly).isTrue();
+        HistoryCheck.Result same = HistoryCheck.check(read(text(base), "run.jsonl"), HistoryCheck.Reference.of(ref), ref, true);
+        assertThat(same.verdict()).as(String.valueOf(same.finding())).isEqualTo(Verdict.ACCEPTED);
+        HistoryCheck.Result kit = HistoryCheck.check(read(text(base), "run.jsonl"), HistoryCheck.Reference.kit(KitTokens.VOCAB), null, true);
+        assertThat(kit.verdict()).isEqualTo(Verdict.MALFORMED);
+        assertThat(kit.finding().message()).contains("text without token ids").contains("--reference equivalence");
+        // a chunk after the fault sent again: the client's text no longer only grows
+        int i = firstChunkAfterFault(lines(history("single-failure-restore")));
+        List<ObjectNode> twice = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
+        twice.add(i + 1, twice.get(i).deepCopy());
+        HistoryCheck.Result dup = HistoryCheck.check(read(text(twice), "run.jsonl"), HistoryCheck.Reference.of(ref), ref, true);
+        assertThat(dup.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(dup.finding().property()).as(dup.finding().toString()).isEqualTo(PropertyId.S16);
+        assertThat(dup.line()).isEqualTo(i + 2);
+        assertThat(dup.finding().message()).contains("is sent character").contains("judged by text").doesNotContain("sent token");
+        // one character altered
+        List<ObjectNode> altered = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
+        ObjectNode c = (ObjectNode) altered.get(i).get("choices").get(0);
+        c.put("text", c.get("text").asText().replace('\u00e9', 'e'));
+        HistoryCheck.Result alt = HistoryCheck.check(read(text(altered), "run.jsonl"), HistoryCheck.Reference.of(ref), ref, true);
+        assertThat(alt.finding().property()).isEqualTo(PropertyId.S7);
+        assertThat(alt.line()).isEqualTo(i + 1);
+        // a reference recorded with token ids judges no text-only run, and the other way round
+        History ids = read(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""), "ids.jsonl");
+        assertThat(HistoryCheck.check(read(text(base), "run.jsonl"), HistoryCheck.Reference.of(ids), ids, true).finding().message())
+                .contains("record both the same way");
+        // one chunk with token ids in a text-only history, and one with neither: malformed at their lines
+        List<ObjectNode> mixed = asText(history("single-failure-restore"));
+        ((ObjectNode) mixed.get(i).get("choices").get(0)).putArray("token_ids").add(7);
+        assertThatExceptionOfType(lumen.trace.TraceFormatException.class).isThrownBy(() -> read(text(mixed), "m.jsonl"))
+                .withMessageContaining("token ids in every chunk, or text alone in every chunk")
+                .satisfies(ex -> assertThat(ex.line()).isEqualTo(i + 1));
+        List<ObjectNode> neither = asText(history("single-failure-restore"));
+        ((ObjectNode) neither.get(i).get("choices").get(0)).remove("text");
+        assertThatExceptionOfType(lumen.trace.TraceFormatException.class).isThrownBy(() -> read(text(neither), "n.jsonl"))
+                .withMessageContaining("'choices[0].text'").satisfies(ex -> assertThat(ex.line()).isEqualTo(i + 1));
+    }
+
     @Test
     void withAFailureFreeBaselineTheRecoveryTimeIsMeasured() throws Exception {
         Scenario base0 = Scenarios.find("single-failure-restore");
@@ -370,7 +435,8 @@ class HistoryCheckTest {
         String[][] bad = {
             {req + req, "2", "sent twice"},
             {"{\"object\":\"text_completion\",\"request\":\"b\",\"t\":1,\"choices\":[{\"token_ids\":[1],\"finish_reason\":null}]}\n", "1", "no request record"},
-            {req + "{\"object\":\"text_completion\",\"request\":\"a\",\"t\":1,\"choices\":[{\"text\":\"hi\",\"finish_reason\":null}]}\n", "2", "token_ids"},
+            {req + "{\"object\":\"text_completion\",\"request\":\"a\",\"t\":1,\"choices\":[{\"finish_reason\":null}]}\n", "2", "token_ids"},
+            {req + "{\"object\":\"text_completion\",\"request\":\"a\",\"t\":1,\"choices\":[{\"token_ids\":\"1 2\"}]}\n", "2", "must be an array"},
             {req + "{\"object\":\"text_completion\",\"request\":\"a\",\"t\":-1,\"choices\":[{\"token_ids\":[1],\"finish_reason\":null}]}\n", "2", "backwards"},
             {req + "{\"object\":\"completion\",\"request\":\"a\",\"t\":1}\n", "2", "unknown record object"},
             {"{\"object\":\"request\",\"request\":\"a\",\"t\":0}\n", "1", "max_tokens"},

@@ -200,6 +200,18 @@ final class ConformCommand implements Callable<Integer> {
         if (target.live != null || target.liveMutants) {
             liveOptions.quiet = quiet;
             liveOptions.requireCoverage = requireCoverage;
+            if (!referenceMode.equals("token-model") && !referenceMode.equals("equivalence")) {
+                throw new UserError("--reference must be token-model or equivalence, found '" + referenceMode + "'");
+            }
+            if (kvEquivalence) {
+                throw new UserError("--kv-equivalence holds a --sut run's page digests to its failure-free run's; a live drill judges"
+                        + " the clients' outputs (and, with --logs, the logs against the spec)");
+            }
+            if (referenceMode.equals("equivalence") && target.liveMutants) {
+                throw new UserError("--reference equivalence goes with --live URL: --live-mutants runs lumen serve, whose outputs the"
+                        + " kit's token model predicts");
+            }
+            liveOptions.equivalence = referenceMode.equals("equivalence");
             return liveOptions.run(target.live, pw);
         }
         if (target.mutants) {

@@ -20,6 +20,9 @@ final class LiveOptions {
     /** Set from conform's --require-coverage: a drill whose faults interrupted nothing fails. */
     boolean requireCoverage;
 
+    /** Set from conform's --reference equivalence: outputs under the faults against a failure-free run first. */
+    boolean equivalence;
+
     @Option(names = "--workload", paramLabel = "NAME", defaultValue = "conv", description = "with --live: the Azure LLM inference"
             + " trace the request lengths and arrival times come from, conv or code (default: ${DEFAULT-VALUE})")
     String workload;
@@ -169,14 +172,16 @@ final class LiveOptions {
         if (history == null) {
             o = o.withHistory(Files.createTempFile("lumen-live-", ".history.jsonl"));
         }
-        out.printf(Locale.ROOT, "lumen conform --live %s: %s workload at %.1fx for %.0f s, %d faults; history to %s%n", url, workload,
-                rateScale, durationS, fs.size(), o.history());
+        o = o.withEquivalence(equivalence);
+        out.printf(Locale.ROOT, "lumen conform --live %s: %s workload at %.1fx for %.0f s, %d faults; history to %s%s%n", url, workload,
+                rateScale, durationS, fs.size(), o.history(), equivalence ? "; judged by output equivalence against a failure-free run first" : "");
         out.flush();
         List<lumen.runtime.Arrival> work = LiveConform.workload(o);
         LiveConform.Result r;
         // a soak (a long --duration-s) shows its progress, in requests finished
         try (me.tongfei.progressbar.ProgressBar bar = quiet || System.console() == null ? null
-                : new me.tongfei.progressbar.ProgressBarBuilder().setTaskName("live").setInitialMax(work.size()).setUnit(" requests", 1)
+                : new me.tongfei.progressbar.ProgressBarBuilder().setTaskName("live").setInitialMax(work.size() * (equivalence ? 2L : 1L))
+                        .setUnit(" requests", 1)
                         .setStyle(me.tongfei.progressbar.ProgressBarStyle.ASCII)
                         .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
             r = LiveConform.run(o, work, out, () -> {
@@ -186,6 +191,10 @@ final class LiveOptions {
             });
         } catch (LiveConform.EndpointUnfit ex) {
             throw new UserError("--live: " + ex.getMessage());
+        } catch (LiveConform.BaselineUnfit ex) {
+            out.println("NOT JUDGED: " + ex.getMessage());
+            out.flush();
+            return ExitCodes.BAD_INPUT;
         }
         for (String f : r.faults()) {
             out.println("  " + f);
@@ -196,7 +205,8 @@ final class LiveOptions {
             }
         }
         var h = r.history();
-        out.printf(Locale.ROOT, "  history: %s (%d requests, %d tokens, %d faults)%s%n", h.verdict(), h.requests(), h.tokens(), h.faults(),
+        out.printf(Locale.ROOT, "  history: %s (%d requests, %d %s, %d faults; against %s)%s%n", h.verdict(), h.requests(), h.tokens(),
+                h.reference().contains(lumen.history.HistoryCheck.BY_TEXT) ? "characters" : "tokens", h.faults(), h.reference(),
                 h.ttft() == null || h.tpot() == null ? "" : String.format(Locale.ROOT, "; TTFT mean %.0f ms, TPOT mean %.1f ms", h.ttft().mean(),
                         h.tpot().mean()));
         if (r.logs() != null) {

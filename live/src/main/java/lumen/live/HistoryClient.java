@@ -44,40 +44,53 @@ public final class HistoryClient {
     }
 
     /**
-     * Before a workload: one small streamed completion (not recorded), read to its end, to see that
-     * the endpoint returns what the kit judges. Null when its first chunk carries the generated
-     * token ids in {@code choices[0].token_ids}; else what it returned instead, in words.
+     * What the probe saw: {@code unfit} null when the first chunk carries the generated token ids in
+     * {@code choices[0].token_ids}, else what the endpoint returned instead, in words; {@code text}
+     * true when it streamed {@code choices[0].text} without token ids (judged by text under
+     * output equivalence).
      */
-    public String probe() throws InterruptedException {
+    public record Probe(String unfit, boolean text) {
+        static Probe unfit(String why) {
+            return new Probe(why, false);
+        }
+    }
+
+    /**
+     * Before a workload: one small streamed completion (not recorded), read to its end, to see that
+     * the endpoint returns what the kit judges.
+     */
+    public Probe probe() throws InterruptedException {
         try {
             HttpResponse<InputStream> res = post(new int[] {1, 2, 3}, 2, 1);
             try (BufferedReader r = reader(res)) {
                 if (res.statusCode() != 200) {
-                    return "it answered a streamed completion of 2 tokens with HTTP " + res.statusCode() + ": "
-                            + lumen.trace.Echo.cut(r.lines().reduce("", String::concat));
+                    return Probe.unfit("it answered a streamed completion of 2 tokens with HTTP " + res.statusCode() + ": "
+                            + lumen.trace.Echo.cut(r.lines().reduce("", String::concat)));
                 }
                 String first = data(r);
                 if (first == null || first.equals("[DONE]")) {
-                    return "its stream ended with no data chunk";
+                    return Probe.unfit("its stream ended with no data chunk");
                 }
                 JsonNode chunk;
                 try {
                     chunk = JSON.readTree(first);
                 } catch (IOException ex) {
-                    return "the first chunk of its stream is not JSON: " + lumen.trace.Echo.cut(first);
+                    return Probe.unfit("the first chunk of its stream is not JSON: " + lumen.trace.Echo.cut(first));
                 }
                 if (chunk.has("error")) {
-                    return "it answered a streamed completion of 2 tokens with an error: " + lumen.trace.Echo.cut(chunk.get("error").toString());
+                    return Probe.unfit("it answered a streamed completion of 2 tokens with an error: " + lumen.trace.Echo.cut(chunk.get("error").toString()));
                 }
                 // read to its end, so the system finishes the probe as it finishes any request
                 for (String d = data(r); d != null && !d.equals("[DONE]"); d = data(r)) {
                     // the rest of the stream is not judged
                 }
-                return chunk.path("choices").path(0).path("token_ids").isArray() ? null
-                        : "the first chunk of its stream has no choices[0].token_ids array: " + lumen.trace.Echo.cut(first);
+                JsonNode c = chunk.path("choices").path(0);
+                return c.path("token_ids").isArray() ? new Probe(null, false)
+                        : new Probe("the first chunk of its stream has no choices[0].token_ids array: " + lumen.trace.Echo.cut(first),
+                                c.path("text").isTextual() && c.get("token_ids") == null);
             }
         } catch (IOException ex) {
-            return "a streamed completion of 2 tokens failed: " + ex;
+            return Probe.unfit("a streamed completion of 2 tokens failed: " + ex);
         }
     }
 
@@ -115,7 +128,8 @@ public final class HistoryClient {
                     }
                     ObjectNode o = (ObjectNode) chunk;
                     o.put("request", id).put("t", round(nowMs()));
-                    got += o.path("choices").path(0).path("token_ids").size();
+                    JsonNode c = o.path("choices").path(0);
+                    got += c.has("token_ids") ? c.path("token_ids").size() : c.path("text").asText("").codePointCount(0, c.path("text").asText("").length());
                     record(o);
                 }
             }

@@ -55,11 +55,34 @@ public final class LiveConform {
      */
     public record Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                           List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
-                          Path history, Path logs) {
+                          Path history, Path logs, boolean equivalence) {
+        public Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
+                       List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs, Path history, Path logs) {
+            this(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs, requestTimeoutMs,
+                    history, logs, false);
+        }
+
         /** The same, its history recorded to {@code h}. */
         public Options withHistory(Path h) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, h, logs);
+                    requestTimeoutMs, h, logs, equivalence);
+        }
+
+        /**
+         * The same, judged by output equivalence ({@code --reference equivalence}): the workload runs
+         * first with no fault, and each request's output under the faults must equal its failure-free
+         * output (token ids, or the text alone when the endpoint returns no token ids).
+         */
+        public Options withEquivalence(boolean e) {
+            return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
+                    requestTimeoutMs, history, logs, e);
+        }
+
+        /** Where the failure-free run's history goes under equivalence: beside the history, ".failure-free" before its extension. */
+        public Path baselineHistory() {
+            String n = history.getFileName().toString();
+            int dot = n.endsWith(".jsonl") ? n.length() - ".jsonl".length() : n.length();
+            return history.resolveSibling(n.substring(0, dot) + ".failure-free.jsonl");
         }
 
         /**
@@ -292,82 +315,42 @@ public final class LiveConform {
             throw new IllegalArgumentException("the workload has no request in " + o.durationMs() + " ms at rate scale " + o.rateScale());
         }
         // the probe has its own bound: the workload's request timeout may be set short on purpose
-        String unfit = new HistoryClient(o.url(), OutputStream.nullOutputStream(), Duration.ofMillis(Math.max(o.requestTimeoutMs(), PROBE_MS)))
-                .probe();
-        if (unfit != null) {
-            boolean noIds = unfit.contains("token_ids");
-            throw new EndpointUnfit("the endpoint at " + o.url() + " cannot be judged: " + unfit + "." + (noIds ? " The kit judges the"
-                    + " tokens a client receives, so each streamed chunk must carry the generated token ids in choices[0].token_ids (an"
-                    + " array of integers) beside its text. Many OpenAI-compatible servers return only text unless asked: look for a"
-                    + " request field or a server option that returns token ids (for example vLLM's \"return_token_ids\": true), or put"
-                    + " a thin proxy in front that adds them." : "") + " Nothing was sent to the workload and no fault was injected.");
+        HistoryClient.Probe probe = new HistoryClient(o.url(), OutputStream.nullOutputStream(),
+                Duration.ofMillis(Math.max(o.requestTimeoutMs(), PROBE_MS))).probe();
+        if (probe.unfit() != null && !(o.equivalence() && probe.text())) {
+            boolean noIds = probe.unfit().contains("token_ids");
+            throw new EndpointUnfit("the endpoint at " + o.url() + " cannot be judged: " + probe.unfit() + "." + (noIds ? " The kit's token"
+                    + " model judges the tokens a client receives, so each streamed chunk must carry the generated token ids in"
+                    + " choices[0].token_ids (an array of integers) beside its text. Many OpenAI-compatible servers return only text unless"
+                    + " asked: look for a request field or a server option that returns token ids (for example vLLM's"
+                    + " \"return_token_ids\": true), or put a thin proxy in front that adds them. A system with a real model can instead be"
+                    + " judged by output equivalence (--reference equivalence): each request's output, or its text alone where the"
+                    + " endpoint streams text, under the faults against its failure-free run." : "")
+                    + " Nothing was sent to the workload and no fault was injected.");
         }
-        List<String> faultLog = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<String> notDone = new java.util.concurrent.CopyOnWriteArrayList<>();
-        long start = System.nanoTime();
-        try (OutputStream hist = Files.newOutputStream(o.history())) {
-            HistoryClient client = new HistoryClient(o.url(), hist, Duration.ofMillis(o.requestTimeoutMs()));
-            ExecutorService senders = Executors.newFixedThreadPool(Math.min(256, work.size()));
-            ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
-            try {
-                for (Arrival a : work) {
-                    clock.schedule(() -> senders.submit(() -> {
-                        client.send(Integer.toString(a.id()), a.promptLen(), a.outLen(), a.seed());
-                        finished.run();
-                    }), (long) (a.atMs() * 1000), TimeUnit.MICROSECONDS);
-                }
-                // every command is scheduled now, before the clock is shut down (a task cannot schedule
-                // another then); one clock thread runs them in time order, so a restart follows its fault
-                java.util.Set<String> ran = java.util.concurrent.ConcurrentHashMap.newKeySet();
-                List<String> expected = new ArrayList<>();
-                for (int i = 0; i < o.faults().size(); i++) {
-                    Fault f = o.faults().get(i);
-                    String failKey = "fail " + i;
-                    expected.add(failKey);
-                    clock.schedule(() -> guarded(failKey, f, client, ran, notDone, () -> {
-                        client.fault(Integer.toString(f.worker()));
-                        command("fail", o.failCmd(), f, client.nowMs(), faultLog, notDone);
-                    }), (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
-                    if (o.restartCmd() != null) {
-                        String restartKey = "restart " + i;
-                        expected.add(restartKey);
-                        clock.schedule(() -> guarded(restartKey, f, client, ran, notDone,
-                                () -> command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone)),
-                                (long) (f.atMs() * 1000) + o.restartAfterMs() * 1000, TimeUnit.MICROSECONDS);
-                    }
-                }
-                double lastAt = work.get(work.size() - 1).atMs();
-                double lastFault = o.faults().stream().mapToDouble(Fault::atMs).max().orElse(0) + o.restartAfterMs();
-                long boundMs = (long) Math.max(lastAt, lastFault) + o.requestTimeoutMs() + 5_000;
-                clock.shutdown();
-                clock.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
-                for (int i = 0; i < expected.size(); i++) {
-                    String key = expected.get(i);
-                    if (!ran.contains(key)) {
-                        Fault f = o.faults().get(Integer.parseInt(key.substring(key.indexOf(' ') + 1)));
-                        notDone.add(String.format(Locale.ROOT, "%s worker %d (due at %.0f ms): never ran, the drill ended first (after %d ms)",
-                                key.substring(0, key.indexOf(' ')), f.worker(), f.atMs() + (key.startsWith("restart") ? o.restartAfterMs() : 0),
-                                boundMs));
-                    }
-                }
-                senders.shutdown();
-                long left = boundMs - (long) ((System.nanoTime() - start) / 1e6);
-                if (!senders.awaitTermination(Math.max(1, left), TimeUnit.MILLISECONDS)) {
-                    progress.println("lumen conform --live: requests still open after " + boundMs + " ms; the history shows them open");
-                }
-            } finally {
-                senders.shutdownNow();
-                clock.shutdownNow();
+        History baseline = null;
+        if (o.equivalence()) {
+            // the reference: the same workload, with no fault, recorded the same way
+            progress.println("lumen conform --live: the failure-free run first (--reference equivalence), history to " + o.baselineHistory()
+                    + (probe.text() ? "; the endpoint streams text without token ids, so outputs are compared by their text" : ""));
+            progress.flush();
+            drive(o, List.of(), work, o.baselineHistory(), progress, finished);
+            baseline = read(o.baselineHistory());
+            HistoryCheck.Result self = HistoryCheck.check(baseline, HistoryCheck.Reference.of(baseline), null, true);
+            if (self.verdict() != Verdict.ACCEPTED) {
+                throw new BaselineUnfit("the failure-free run, the reference under --reference equivalence, did not finish every request"
+                        + " whole, with no fault injected: " + (self.finding() != null ? "line " + self.line() + ": " + self.finding().message()
+                        : self.verdict().name()) + " (" + o.baselineHistory() + "). Outputs under faults cannot be compared with it;"
+                        + " no fault was injected.");
             }
         }
-        double wall = (System.nanoTime() - start) / 1e6;
-        History h;
-        try (var in = Files.newInputStream(o.history())) {
-            h = History.read(in, o.history().toString());
-        } catch (TraceFormatException ex) {
-            throw new IllegalStateException("the recorded history is malformed (a bug of the recorder): " + ex.getMessage(), ex);
-        }
-        HistoryCheck.Result hr = HistoryCheck.check(h, HistoryCheck.Reference.kit(lumen.core.KitTokens.VOCAB), null, true);
+        Driven d = drive(o, o.faults(), work, o.history(), progress, finished);
+        List<String> faultLog = d.faultLog();
+        List<String> notDone = d.notDone();
+        double wall = d.wallMs();
+        History h = read(o.history());
+        HistoryCheck.Result hr = baseline != null ? HistoryCheck.check(h, HistoryCheck.Reference.of(baseline), baseline, true)
+                : HistoryCheck.check(h, HistoryCheck.Reference.kit(lumen.core.KitTokens.VOCAB), null, true);
         ValidationResult lr = null;
         List<String> logNotes = new ArrayList<>();
         if (o.logs() != null) {
@@ -383,6 +366,89 @@ public final class LiveConform {
         return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone))
                 .withUndriven(fails == null ? List.of() : undriven(o.faults(), fails))
                 .withInterruptions(interruptions(h, fails)).withLogNotes(logNotes);
+    }
+
+    /** What one pass of the workload did: the fault commands as run, those not done, its wall time (ms). */
+    private record Driven(List<String> faultLog, List<String> notDone, double wallMs) {}
+
+    /** One pass of the workload against the endpoint with these faults, its history recorded to {@code history}. */
+    private static Driven drive(Options o, List<Fault> faults, List<Arrival> work, Path history, java.io.PrintWriter progress,
+            Runnable finished) throws IOException, InterruptedException {
+        List<String> faultLog = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> notDone = new java.util.concurrent.CopyOnWriteArrayList<>();
+        long start = System.nanoTime();
+        try (OutputStream hist = Files.newOutputStream(history)) {
+            HistoryClient client = new HistoryClient(o.url(), hist, Duration.ofMillis(o.requestTimeoutMs()));
+            ExecutorService senders = Executors.newFixedThreadPool(Math.min(256, work.size()));
+            ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+            try {
+                for (Arrival a : work) {
+                    clock.schedule(() -> senders.submit(() -> {
+                        client.send(Integer.toString(a.id()), a.promptLen(), a.outLen(), a.seed());
+                        finished.run();
+                    }), (long) (a.atMs() * 1000), TimeUnit.MICROSECONDS);
+                }
+                // every command is scheduled now, before the clock is shut down (a task cannot schedule
+                // another then); one clock thread runs them in time order, so a restart follows its fault
+                java.util.Set<String> ran = java.util.concurrent.ConcurrentHashMap.newKeySet();
+                List<String> expected = new ArrayList<>();
+                for (int i = 0; i < faults.size(); i++) {
+                    Fault f = faults.get(i);
+                    String failKey = "fail " + i;
+                    expected.add(failKey);
+                    clock.schedule(() -> guarded(failKey, f, client, ran, notDone, () -> {
+                        client.fault(Integer.toString(f.worker()));
+                        command("fail", o.failCmd(), f, client.nowMs(), faultLog, notDone);
+                    }), (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
+                    if (o.restartCmd() != null) {
+                        String restartKey = "restart " + i;
+                        expected.add(restartKey);
+                        clock.schedule(() -> guarded(restartKey, f, client, ran, notDone,
+                                () -> command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone)),
+                                (long) (f.atMs() * 1000) + o.restartAfterMs() * 1000, TimeUnit.MICROSECONDS);
+                    }
+                }
+                double lastAt = work.get(work.size() - 1).atMs();
+                double lastFault = faults.stream().mapToDouble(Fault::atMs).max().orElse(0) + o.restartAfterMs();
+                long boundMs = (long) Math.max(lastAt, lastFault) + o.requestTimeoutMs() + 5_000;
+                clock.shutdown();
+                clock.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
+                for (int i = 0; i < expected.size(); i++) {
+                    String key = expected.get(i);
+                    if (!ran.contains(key)) {
+                        Fault f = faults.get(Integer.parseInt(key.substring(key.indexOf(' ') + 1)));
+                        notDone.add(String.format(Locale.ROOT, "%s worker %d (due at %.0f ms): never ran, the drill ended first (after %d ms)",
+                                key.substring(0, key.indexOf(' ')), f.worker(), f.atMs() + (key.startsWith("restart") ? o.restartAfterMs() : 0),
+                                boundMs));
+                    }
+                }
+                senders.shutdown();
+                long left = boundMs - (long) ((System.nanoTime() - start) / 1e6);
+                if (!senders.awaitTermination(Math.max(1, left), TimeUnit.MILLISECONDS)) {
+                    progress.println("lumen conform --live: requests still open after " + boundMs + " ms; the history shows them open");
+                }
+            } finally {
+                senders.shutdownNow();
+                clock.shutdownNow();
+            }
+        }
+        return new Driven(faultLog, notDone, (System.nanoTime() - start) / 1e6);
+    }
+
+    /** A history the drill recorded. */
+    private static History read(Path p) throws IOException {
+        try (var in = Files.newInputStream(p)) {
+            return History.read(in, p.toString());
+        } catch (TraceFormatException ex) {
+            throw new IllegalStateException("the recorded history is malformed (a bug of the recorder): " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The failure-free run under --reference equivalence did not finish every request whole: nothing to compare with. */
+    public static final class BaselineUnfit extends RuntimeException {
+        BaselineUnfit(String message) {
+            super(message, null, false, false);
+        }
     }
 
     /**

@@ -63,6 +63,19 @@ final class LiveOptions {
             + " (default: ${DEFAULT-VALUE})")
     long restartAfterMs;
 
+    @Option(names = "--fail-when-busy", paramLabel = "N", defaultValue = "0", description = "with --live: aim each fault at a busy"
+            + " worker: when it is due, wait until its worker serves at least N requests (at most --busy-wait-ms), then fire"
+            + " (default: ${DEFAULT-VALUE}, each fault fires when due)")
+    int failWhenBusy;
+
+    @Option(names = "--busy-cmd", paramLabel = "CMD", description = "with --fail-when-busy: a command that prints how many requests"
+            + " worker {worker} serves now (default: read GET URL/health, workers[].serving, as lumen serve reports it)")
+    String busyCmd;
+
+    @Option(names = "--busy-wait-ms", paramLabel = "MS", defaultValue = "10000", description = "with --fail-when-busy: the longest a"
+            + " fault waits for its worker to be busy; then it fires anyway, and the report says so (default: ${DEFAULT-VALUE})")
+    long busyWaitMs;
+
     @Option(names = "--request-timeout-s", paramLabel = "S", defaultValue = "60", description = "with --live: a request open this"
             + " long is left open in the history (default: ${DEFAULT-VALUE})")
     long requestTimeoutS;
@@ -113,6 +126,12 @@ final class LiveOptions {
                 || dropAckEvery < 0) {
             throw new UserError("--rate-scale, --duration-s, --max-prompt, --max-output and --request-timeout-s must be positive,"
                     + " --restart-after-ms and --drop-ack-every not negative");
+        }
+        if (failWhenBusy < 0 || busyWaitMs < 0) {
+            throw new UserError("--fail-when-busy and --busy-wait-ms must not be negative");
+        }
+        if (failWhenBusy == 0 && busyCmd != null) {
+            throw new UserError("--busy-cmd goes with --fail-when-busy N");
         }
         if (!mutants && !failAt.isEmpty() && failCmd == null) {
             throw new UserError("--fail-at needs --fail-cmd (how to make a worker fail)");
@@ -172,7 +191,7 @@ final class LiveOptions {
         if (history == null) {
             o = o.withHistory(Files.createTempFile("lumen-live-", ".history.jsonl"));
         }
-        o = o.withEquivalence(equivalence);
+        o = o.withEquivalence(equivalence).withAim(failWhenBusy > 0 ? new LiveConform.Aim(failWhenBusy, busyCmd, busyWaitMs) : null);
         out.printf(Locale.ROOT, "lumen conform --live %s: %s workload at %.1fx for %.0f s, %d faults; history to %s%s%n", url, workload,
                 rateScale, durationS, fs.size(), o.history(), equivalence ? "; judged by output equivalence against a failure-free run first" : "");
         out.flush();

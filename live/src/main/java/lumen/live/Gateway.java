@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -105,7 +106,21 @@ public final class Gateway implements AutoCloseable {
         String path = Request.getPathInContext(req);
         String method = req.getMethod();
         if (path.equals("/health") && method.equals("GET")) {
-            send(res, 200, "application/json", "{\"status\":\"ok\"}");
+            // each worker's state and load: what a drill aiming a fault at a busy worker reads
+            StringBuilder b = new StringBuilder("{\"status\":\"ok\",\"workers\":[");
+            List<int[]> ws;
+            try {
+                ws = cluster.serving(2_000);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                ws = List.of();
+            }
+            for (int i = 0; i < ws.size(); i++) {
+                int[] w = ws.get(i);
+                b.append(i == 0 ? "" : ",").append("{\"worker\":").append(w[0]).append(",\"up\":").append(w[1] == 1)
+                        .append(",\"serving\":").append(w[2]).append('}');
+            }
+            send(res, 200, "application/json", b.append("]}").toString());
         } else if (path.equals("/v1/models") && method.equals("GET")) {
             send(res, 200, "application/json", "{\"object\":\"list\",\"data\":[{\"id\":\"" + MODEL + "\",\"object\":\"model\",\"owned_by\":\"lumen\"}]}");
         } else if (path.equals("/v1/completions") && method.equals("POST")) {

@@ -505,6 +505,34 @@ public final class LiveCluster implements AutoCloseable {
     }
 
     /**
+     * Per worker, whether it is UP and how many requests it serves now (queued, prefilling or
+     * decoding on it): what {@code GET /health} reports, and what a drill's {@code --fail-when-busy}
+     * waits on. Empty when the loop did not answer within {@code ms}.
+     */
+    public List<int[]> serving(long ms) throws InterruptedException {
+        java.util.concurrent.CompletableFuture<List<int[]>> f = new java.util.concurrent.CompletableFuture<>();
+        post(() -> {
+            int[] n = new int[workers.size()];
+            rt.state().requests().forEachValue(r -> {
+                if (r.server() >= 0 && r.server() < n.length && (r.phase() == lumen.core.RequestPhase.QUEUED
+                        || r.phase() == lumen.core.RequestPhase.PREFILL || r.phase() == lumen.core.RequestPhase.DECODE)) {
+                    n[r.server()]++;
+                }
+            });
+            List<int[]> out = new java.util.ArrayList<>();
+            for (int w = 0; w < n.length; w++) {
+                out.add(new int[] {w, rt.state().isUp(w) ? 1 : 0, n[w]});
+            }
+            f.complete(out);
+        });
+        try {
+            return f.get(ms, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+            return List.of();
+        }
+    }
+
+    /**
      * Waits until every worker is UP with its full model (a failed one restarted and handed over),
      * so that a run stopped then is complete; false when that did not happen within {@code ms}.
      */

@@ -44,6 +44,18 @@ public final class LiveConform {
     public record Fault(double atMs, int worker) {}
 
     /**
+     * A fault aimed at a busy worker: when it is due, the drill waits until its worker serves at
+     * least {@code streams} requests, reading the worker's load every {@link #AIM_POLL_MS} ms with
+     * {@code cmd} ({@code {worker}} replaced; it prints an integer) or, when {@code cmd} is null,
+     * from the endpoint's {@code GET /health} ({@code workers[].serving}, as lumen serve reports it),
+     * for at most {@code waitMs}; then it fires, and the report says what the worker served.
+     */
+    public record Aim(int streams, String cmd, long waitMs) {}
+
+    /** How often an aimed fault reads its worker's load, ms. */
+    static final long AIM_POLL_MS = 20;
+
+    /**
      * @param workload   conv or code (the Azure trace the lengths and arrival times come from)
      * @param rateScale  time compression of the trace's arrivals (more requests per second above 1)
      * @param durationMs the arrivals within this long are sent
@@ -55,17 +67,23 @@ public final class LiveConform {
      */
     public record Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                           List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
-                          Path history, Path logs, boolean equivalence) {
+                          Path history, Path logs, boolean equivalence, Aim aim) {
         public Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                        List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs, Path history, Path logs) {
             this(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs, requestTimeoutMs,
-                    history, logs, false);
+                    history, logs, false, null);
+        }
+
+        /** The same, each fault aimed at a busy worker ({@code --fail-when-busy}); null: each fires when due. */
+        public Options withAim(Aim a) {
+            return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
+                    requestTimeoutMs, history, logs, equivalence, a);
         }
 
         /** The same, its history recorded to {@code h}. */
         public Options withHistory(Path h) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, h, logs, equivalence);
+                    requestTimeoutMs, h, logs, equivalence, aim);
         }
 
         /**
@@ -75,7 +93,7 @@ public final class LiveConform {
          */
         public Options withEquivalence(boolean e) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, history, logs, e);
+                    requestTimeoutMs, history, logs, e, aim);
         }
 
         /** Where the failure-free run's history goes under equivalence: beside the history, ".failure-free" before its extension. */
@@ -328,6 +346,17 @@ public final class LiveConform {
                     + " endpoint streams text, under the faults against its failure-free run." : "")
                     + " Nothing was sent to the workload and no fault was injected.");
         }
+        if (o.aim() != null) {
+            // the load an aimed fault waits on must be readable before anything is sent
+            for (Fault f : o.faults()) {
+                try {
+                    load(o, f.worker());
+                } catch (IOException ex) {
+                    throw new EndpointUnfit("--fail-when-busy: the load of worker " + f.worker() + " cannot be read: " + ex.getMessage()
+                            + ". Nothing was sent to the workload and no fault was injected.");
+                }
+            }
+        }
         History baseline = null;
         if (o.equivalence()) {
             // the reference: the same workload, with no fault, recorded the same way
@@ -368,6 +397,100 @@ public final class LiveConform {
                 .withInterruptions(interruptions(h, fails)).withLogNotes(logNotes);
     }
 
+    /**
+     * Waits, for at most the aim's bound, until the fault's worker serves at least the aimed number
+     * of requests, and says in the fault log what it served when the fault fired. A load that cannot
+     * be read is a command not done (the drill did not aim as asked); the fault then fires at once.
+     */
+    private static void aim(Options o, Fault f, HistoryClient client, List<String> log, List<String> notDone) {
+        Aim a = o.aim();
+        double t0 = client.nowMs();
+        int most = -1;
+        int now;
+        while (true) {
+            try {
+                now = load(o, f.worker());
+            } catch (IOException ex) {
+                String line = String.format(Locale.ROOT, "aim worker %d at %.0f ms: its load could not be read: %s", f.worker(), client.nowMs(),
+                        ex.getMessage());
+                log.add(line);
+                notDone.add(line);
+                return;
+            }
+            most = Math.max(most, now);
+            if (now >= a.streams() || client.nowMs() - t0 >= a.waitMs()) {
+                break;
+            }
+            try {
+                Thread.sleep(AIM_POLL_MS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        log.add(now >= a.streams()
+                ? String.format(Locale.ROOT, "aim worker %d: it served %d request(s) at %.0f ms, after a wait of %.0f ms for %d", f.worker(), now,
+                        client.nowMs(), client.nowMs() - t0, a.streams())
+                : String.format(Locale.ROOT, "aim worker %d: the wait for %d request(s) on it ran out after %.0f ms (it served at most %d);"
+                        + " the fault fired anyway, at %.0f ms", f.worker(), a.streams(), client.nowMs() - t0, most, client.nowMs()));
+    }
+
+    /** How many requests worker {@code w} serves now: from the aim's command, or from the endpoint's /health. */
+    static int load(Options o, int w) throws IOException {
+        String out;
+        if (o.aim().cmd() != null) {
+            String cmd = o.aim().cmd().replace("{worker}", Integer.toString(w));
+            Ran r = shell(cmd, 5);
+            if (!r.done() || r.exit() != 0) {
+                throw new IOException("'" + cmd + "' " + (r.done() ? "exited " + r.exit() : "did not finish in 5 s")
+                        + (r.output().isEmpty() ? "" : " (" + lumen.trace.Echo.cut(r.output()) + ")"));
+            }
+            out = r.output().trim();
+            try {
+                return Integer.parseInt(out);
+            } catch (NumberFormatException ex) {
+                throw new IOException("'" + cmd + "' printed " + lumen.trace.Echo.cut(out) + ", not a number of requests");
+            }
+        }
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        try {
+            var res = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(o.url() + "/health")).timeout(Duration.ofSeconds(2))
+                    .GET().build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            com.fasterxml.jackson.databind.JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(res.body());
+            for (com.fasterxml.jackson.databind.JsonNode x : n.path("workers")) {
+                if (x.path("worker").asInt(-1) == w && x.path("serving").canConvertToInt()) {
+                    return x.path("serving").asInt();
+                }
+            }
+            throw new IOException("GET " + o.url() + "/health has no workers[] entry with \"worker\": " + w + " and a \"serving\" count"
+                    + " (lumen serve reports one; for another system give --busy-cmd)");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            throw new IOException("GET " + o.url() + "/health is not JSON (for a system other than lumen serve give --busy-cmd)");
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
+    }
+
+    /** A shell command's outcome: whether it finished within its bound, its exit status and its output (at most 4 KB). */
+    record Ran(boolean done, int exit, String output) {}
+
+    static Ran shell(String cmd, long timeoutS) throws IOException {
+        Process p = new ProcessBuilder("/bin/sh", "-c", cmd).redirectErrorStream(true).start();
+        try {
+            boolean done = p.waitFor(timeoutS, TimeUnit.SECONDS);
+            if (!done) {
+                p.destroyForcibly();
+                return new Ran(false, -1, "");
+            }
+            return new Ran(true, p.exitValue(), new String(p.getInputStream().readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8).trim());
+        } catch (InterruptedException ex) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
+    }
+
     /** What one pass of the workload did: the fault commands as run, those not done, its wall time (ms). */
     private record Driven(List<String> faultLog, List<String> notDone, double wallMs) {}
 
@@ -381,6 +504,8 @@ public final class LiveConform {
             HistoryClient client = new HistoryClient(o.url(), hist, Duration.ofMillis(o.requestTimeoutMs()));
             ExecutorService senders = Executors.newFixedThreadPool(Math.min(256, work.size()));
             ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+            // a restart runs --restart-after-ms after its fault fired, which an aimed fault may delay
+            ScheduledExecutorService restarts = Executors.newSingleThreadScheduledExecutor();
             try {
                 for (Arrival a : work) {
                     clock.schedule(() -> senders.submit(() -> {
@@ -396,23 +521,32 @@ public final class LiveConform {
                     Fault f = faults.get(i);
                     String failKey = "fail " + i;
                     expected.add(failKey);
+                    String restartKey = "restart " + i;
+                    if (o.restartCmd() != null) {
+                        expected.add(restartKey);
+                    }
                     clock.schedule(() -> guarded(failKey, f, client, ran, notDone, () -> {
+                        if (o.aim() != null) {
+                            aim(o, f, client, faultLog, notDone);
+                        }
                         client.fault(Integer.toString(f.worker()));
                         command("fail", o.failCmd(), f, client.nowMs(), faultLog, notDone);
+                        if (o.restartCmd() != null) {
+                            restarts.schedule(() -> guarded(restartKey, f, client, ran, notDone,
+                                    () -> command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone)), o.restartAfterMs(),
+                                    TimeUnit.MILLISECONDS);
+                        }
                     }), (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
-                    if (o.restartCmd() != null) {
-                        String restartKey = "restart " + i;
-                        expected.add(restartKey);
-                        clock.schedule(() -> guarded(restartKey, f, client, ran, notDone,
-                                () -> command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone)),
-                                (long) (f.atMs() * 1000) + o.restartAfterMs() * 1000, TimeUnit.MICROSECONDS);
-                    }
                 }
                 double lastAt = work.get(work.size() - 1).atMs();
-                double lastFault = faults.stream().mapToDouble(Fault::atMs).max().orElse(0) + o.restartAfterMs();
+                double lastFault = faults.stream().mapToDouble(Fault::atMs).max().orElse(0) + o.restartAfterMs()
+                        + (o.aim() == null ? 0 : o.aim().waitMs());
                 long boundMs = (long) Math.max(lastAt, lastFault) + o.requestTimeoutMs() + 5_000;
                 clock.shutdown();
                 clock.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
+                // the last fault's restart is due --restart-after-ms after it fired, and runs for at most the command bound
+                restarts.shutdown();
+                restarts.awaitTermination(o.restartAfterMs() + COMMAND_TIMEOUT_S * 1000 + 1_000, TimeUnit.MILLISECONDS);
                 for (int i = 0; i < expected.size(); i++) {
                     String key = expected.get(i);
                     if (!ran.contains(key)) {
@@ -430,6 +564,7 @@ public final class LiveConform {
             } finally {
                 senders.shutdownNow();
                 clock.shutdownNow();
+                restarts.shutdownNow();
             }
         }
         return new Driven(faultLog, notDone, (System.nanoTime() - start) / 1e6);
@@ -533,23 +668,17 @@ public final class LiveConform {
         String line;
         boolean ok = false;
         try {
-            Process p = new ProcessBuilder("/bin/sh", "-c", cmd).redirectErrorStream(true).start();
-            boolean done = p.waitFor(COMMAND_TIMEOUT_S, TimeUnit.SECONDS);
-            String output = new String(p.getInputStream().readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8).trim();
-            if (!done) {
-                p.destroyForcibly();
+            Ran r = shell(cmd, COMMAND_TIMEOUT_S);
+            if (!r.done()) {
                 line = String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' did not finish in %d s", what, f.worker(), atMs, cmd,
                         COMMAND_TIMEOUT_S);
             } else {
-                ok = p.exitValue() == 0;
-                line = String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' exited %d%s", what, f.worker(), atMs, cmd, p.exitValue(),
-                        output.isEmpty() ? "" : " (" + lumen.trace.Echo.cut(output) + ")");
+                ok = r.exit() == 0;
+                line = String.format(Locale.ROOT, "%s worker %d at %.0f ms: '%s' exited %d%s", what, f.worker(), atMs, cmd, r.exit(),
+                        r.output().isEmpty() ? "" : " (" + lumen.trace.Echo.cut(r.output()) + ")");
             }
         } catch (IOException ex) {
             line = what + " worker " + f.worker() + ": '" + cmd + "' could not run: " + ex.getMessage();
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            line = what + " worker " + f.worker() + ": interrupted";
         }
         log.add(line);
         if (!ok) {

@@ -1,6 +1,7 @@
 package lumen.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -286,6 +287,39 @@ class LiveServeTest {
             assertThat(r.faults().get(1)).startsWith("restart worker 1 at").contains("restarted-1' exited 0");
             assertThat(r.faultsNotDone()).isEmpty();
             assertThat(r.passed()).isTrue();
+        }
+    }
+
+    /**
+     * A fault aimed at a busy worker fires once the worker serves the requests asked for, read from
+     * lumen serve's /health; one whose worker never gets that busy fires when the bounded wait runs
+     * out, and the report says so; a load that cannot be read stops the drill before the workload.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aFaultAimedAtABusyWorkerFiresWhenItIsBusy(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (LiveServer s = LiveServer.start(settings(2), null, 60_000)) {
+            String health = new String(new java.net.URL(s.url() + "/health").openStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(health).contains("\"workers\":[{\"worker\":0,\"up\":true,\"serving\":0}");
+            // worker 0: arrivals go to the shortest queue, the lower id on a tie, so it is the busier one
+            LiveConform.Options base = new LiveConform.Options(s.url(), "conv", 8.0, 3_000, 64, 64, 3, List.of(new LiveConform.Fault(100, 0)),
+                    "true", null, 0, 30_000, dir.resolve("h.jsonl"), null);
+            LiveConform.Result r = LiveConform.run(base.withAim(new LiveConform.Aim(1, null, 10_000)), new java.io.PrintWriter(System.out, true));
+            assertThat(r.faults()).hasSize(2);
+            assertThat(r.faults().get(0)).startsWith("aim worker 0: it served ").contains("after a wait of");
+            int served = Integer.parseInt(r.faults().get(0).replaceAll("aim worker 0: it served (\\d+) .*", "$1"));
+            assertThat(served).isGreaterThanOrEqualTo(1);
+            assertThat(r.faults().get(1)).startsWith("fail worker 0 at");
+            assertThat(r.faultsNotDone()).isEmpty();
+            // never that busy: fired when the wait ran out
+            LiveConform.Result out = LiveConform.run(base.withHistory(dir.resolve("h2.jsonl")).withAim(new LiveConform.Aim(10_000, null, 300)),
+                    new java.io.PrintWriter(System.out, true));
+            assertThat(out.faults().get(0)).contains("ran out after").contains("the fault fired anyway");
+            assertThat(out.faultsNotDone()).isEmpty();
+            // a load command that prints no number: nothing is sent
+            assertThatExceptionOfType(LiveConform.EndpointUnfit.class).isThrownBy(() -> LiveConform.run(base.withHistory(dir.resolve("h3.jsonl"))
+                    .withAim(new LiveConform.Aim(2, "echo busy", 300)), new java.io.PrintWriter(System.out, true)))
+                    .withMessageContaining("'echo busy' printed busy, not a number").withMessageContaining("Nothing was sent");
         }
     }
 

@@ -2,6 +2,7 @@ package lumen.bench;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -48,8 +49,11 @@ public final class LiveBench {
     static final int OVERHEAD_CONCURRENCY = 8;
     static final int OVERHEAD_PROMPT = 16;
 
+    /** Runs of the overhead measurement, each on a fresh lumen serve: the figures are given as their median and range. */
+    static final int OVERHEAD_RUNS = 3;
+
     public static void run(PrintWriter out, boolean quick, Path dir) throws Exception {
-        overhead(out, quick ? OVERHEAD_REQUESTS / 4 : OVERHEAD_REQUESTS, dir);
+        overhead(out, quick ? OVERHEAD_REQUESTS / 4 : OVERHEAD_REQUESTS, quick ? 2 : OVERHEAD_RUNS, dir);
         out.println();
         versus(out, quick, dir);
     }
@@ -58,52 +62,139 @@ public final class LiveBench {
         return new LiveServer.Settings(cfg, cost, 0, 300, LiveCluster.Options.defaults(), 120_000, logDir);
     }
 
+    /** One run's figures: serial latency p50 and p99 (ms), concurrent throughput (requests/s). */
+    record Figures(double p50, double p99, double perSecond) {}
+
     /**
-     * One-token requests through the gateway: one at a time, each latency against the modelled
-     * prefill (the gateway's overhead); then {@link #OVERHEAD_CONCURRENCY} at a time (its throughput).
+     * The gateway's overhead, in {@code runs} runs: in each, the same one-token requests first to a
+     * bare streaming endpoint on loopback (the HTTP exchange alone: the floor), then through lumen
+     * serve with 3 workers, one at a time (latency against the modelled prefill and the floor) and
+     * {@link #OVERHEAD_CONCURRENCY} at a time (throughput). Each figure is printed as the median of
+     * the runs with their range, with the machine's load average beside it: on shared cores the
+     * figures move with what else runs.
      */
-    static void overhead(PrintWriter out, int n, Path dir) throws Exception {
+    static void overhead(PrintWriter out, int n, int runs, Path dir) throws Exception {
         SimpleCostModel cost = SimpleCostModel.fastReload();
         double modelled = cost.prefillMs(OVERHEAD_PROMPT);
-        double[] lat = new double[n];
-        double wall;
-        String callsLine;
-        try (LiveServer s = LiveServer.start(settings(lumen.core.Config.defaults("lumen").withWorkers(3), cost,
-                Files.createDirectories(dir.resolve("overhead"))), null, 60_000)) {
-            HistoryClient c = new HistoryClient(s.url(), OutputStream.nullOutputStream(), Duration.ofSeconds(60));
-            for (int i = 0; i < n; i++) {
-                long a = System.nanoTime();
-                c.send(Integer.toString(i), OVERHEAD_PROMPT, 1, i);
-                lat[i] = (System.nanoTime() - a) / 1e6;
-            }
-            ExecutorService pool = Executors.newFixedThreadPool(OVERHEAD_CONCURRENCY);
-            long t0 = System.nanoTime();
-            List<Future<?>> fs = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                int id = n + i;
-                fs.add(pool.submit(() -> c.send(Integer.toString(id), OVERHEAD_PROMPT, 1, id)));
-            }
-            for (Future<?> f : fs) {
-                f.get(120, TimeUnit.SECONDS);
-            }
-            wall = (System.nanoTime() - t0) / 1e9;
-            pool.shutdownNow();
-            org.HdrHistogram.Histogram calls = s.cluster().callLatency();
-            callsLine = String.format(Locale.ROOT, "  the gateway's calls to its workers (%d, the warm-up included): p50 %.2f ms, p99 %.2f ms%n",
-                    calls.getTotalCount(), calls.getValueAtPercentile(50) / 1000.0, calls.getValueAtPercentile(99) / 1000.0);
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        out.printf(Locale.ROOT, "Gateway on loopback (3 workers, one-token requests of %d prompt tokens, streamed; %d runs of %d requests"
+                + " one at a time and %d at a time; %d cores, load average %.2f at the start):%n", OVERHEAD_PROMPT, runs, n,
+                OVERHEAD_CONCURRENCY, os.getAvailableProcessors(), os.getSystemLoadAverage());
+        // a warm-up pass, not counted: the client's HTTP stack is compiled before anything is timed
+        org.eclipse.jetty.server.Server warm = bareEndpoint();
+        try {
+            measure("http://127.0.0.1:" + ((org.eclipse.jetty.server.ServerConnector) warm.getConnectors()[0]).getLocalPort(), n);
+        } finally {
+            warm.stop();
         }
-        double[] over = new double[n];
-        for (int i = 0; i < n; i++) {
-            over[i] = lat[i] - modelled;
+        List<Figures> floor = new ArrayList<>();
+        List<Figures> gateway = new ArrayList<>();
+        String callsLine = "";
+        for (int run = 0; run < runs; run++) {
+            org.eclipse.jetty.server.Server bare = bareEndpoint();
+            try {
+                floor.add(measure("http://127.0.0.1:" + ((org.eclipse.jetty.server.ServerConnector) bare.getConnectors()[0]).getLocalPort(), n));
+            } finally {
+                bare.stop();
+            }
+            try (LiveServer s = LiveServer.start(settings(lumen.core.Config.defaults("lumen").withWorkers(3), cost,
+                    Files.createDirectories(dir.resolve("overhead-" + run))), null, 60_000)) {
+                gateway.add(measure(s.url(), n));
+                org.HdrHistogram.Histogram calls = s.cluster().callLatency();
+                callsLine = String.format(Locale.ROOT, "  the gateway's calls to its workers (last run, %d, the warm-up included): p50 %.2f ms,"
+                        + " p99 %.2f ms%n", calls.getTotalCount(), calls.getValueAtPercentile(50) / 1000.0, calls.getValueAtPercentile(99) / 1000.0);
+            }
+            Figures f = floor.get(run);
+            Figures g = gateway.get(run);
+            out.printf(Locale.ROOT, "  run %d: bare endpoint p50 %.2f ms, p99 %.2f ms, %.0f requests/s; lumen serve p50 %.1f ms, p99 %.1f ms,"
+                    + " %.0f requests/s%n", run + 1, f.p50(), f.p99(), f.perSecond(), g.p50(), g.p99(), g.perSecond());
+            out.flush();
         }
-        java.util.Arrays.sort(lat);
-        java.util.Arrays.sort(over);
-        out.printf(Locale.ROOT, "Gateway on loopback (3 workers, one-token requests of %d prompt tokens, streamed):%n", OVERHEAD_PROMPT);
-        out.printf(Locale.ROOT, "  one at a time (%d): latency p50 %.1f ms, p99 %.1f ms, where the cost model charges %.1f ms (the"
-                + " prefill): the live overhead is p50 %.1f ms, p99 %.1f ms%n", n, pct(lat, 50), pct(lat, 99), modelled, pct(over, 50), pct(over, 99));
-        out.printf(Locale.ROOT, "  %d at a time (%d): %.0f requests/s%n", OVERHEAD_CONCURRENCY, n, n / wall);
+        out.printf(Locale.ROOT, "  lumen serve, one at a time: latency p50 %s ms, p99 %s ms (median [range] of %d runs), where the cost"
+                + " model charges %.1f ms (the prefill): the live overhead is p50 %s ms, p99 %s ms%n", spread(gateway, Figures::p50, 0, 1),
+                spread(gateway, Figures::p99, 0, 1), runs, modelled, spread(gateway, Figures::p50, modelled, 1),
+                spread(gateway, Figures::p99, modelled, 1));
+        out.printf(Locale.ROOT, "  against the bare endpoint in the same runs: p50 %s times, p99 %s times its latency; throughput %s of"
+                + " its requests/s%n", ratio(gateway, floor, Figures::p50), ratio(gateway, floor, Figures::p99),
+                ratio(gateway, floor, Figures::perSecond));
+        out.printf(Locale.ROOT, "  %d at a time: %s requests/s%n", OVERHEAD_CONCURRENCY, spread(gateway, Figures::perSecond, 0, 0));
         out.print(callsLine);
         out.flush();
+    }
+
+    /** Serial latency percentiles and concurrent throughput of one-token requests to {@code url}. */
+    static Figures measure(String url, int n) throws Exception {
+        HistoryClient c = new HistoryClient(url, OutputStream.nullOutputStream(), Duration.ofSeconds(60));
+        double[] lat = new double[n];
+        for (int i = 0; i < n; i++) {
+            long a = System.nanoTime();
+            c.send(Integer.toString(i), OVERHEAD_PROMPT, 1, i);
+            lat[i] = (System.nanoTime() - a) / 1e6;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(OVERHEAD_CONCURRENCY);
+        long t0 = System.nanoTime();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int id = n + i;
+            fs.add(pool.submit(() -> c.send(Integer.toString(id), OVERHEAD_PROMPT, 1, id)));
+        }
+        for (Future<?> f : fs) {
+            f.get(120, TimeUnit.SECONDS);
+        }
+        double wall = (System.nanoTime() - t0) / 1e9;
+        pool.shutdownNow();
+        java.util.Arrays.sort(lat);
+        return new Figures(pct(lat, 50), pct(lat, 99), n / wall);
+    }
+
+    /**
+     * A bare streaming completions endpoint on loopback, on the same HTTP server as the gateway
+     * (Jetty): each request answered with one chunk of one token and [DONE], no model and no
+     * cluster, so its latency is the HTTP exchange's alone.
+     */
+    static org.eclipse.jetty.server.Server bareEndpoint() throws Exception {
+        org.eclipse.jetty.util.thread.QueuedThreadPool pool = new org.eclipse.jetty.util.thread.QueuedThreadPool(64, 8);
+        pool.setDaemon(true);
+        org.eclipse.jetty.server.Server s = new org.eclipse.jetty.server.Server(pool);
+        org.eclipse.jetty.server.ServerConnector c = new org.eclipse.jetty.server.ServerConnector(s);
+        c.setHost("127.0.0.1");
+        c.setPort(0);
+        s.addConnector(c);
+        byte[] body = ("data: {\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":\"1\",\"token_ids\":[1],"
+                + "\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        s.setHandler(new org.eclipse.jetty.server.Handler.Abstract() {
+            @Override
+            public boolean handle(org.eclipse.jetty.server.Request req, org.eclipse.jetty.server.Response res,
+                    org.eclipse.jetty.util.Callback cb) throws Exception {
+                org.eclipse.jetty.server.Request.asInputStream(req).readAllBytes();
+                res.setStatus(200);
+                res.getHeaders().put(org.eclipse.jetty.http.HttpHeader.CONTENT_TYPE, "text/event-stream");
+                try (OutputStream o = org.eclipse.jetty.io.Content.Sink.asOutputStream(res)) {
+                    o.write(body);
+                }
+                cb.succeeded();
+                return true;
+            }
+        });
+        s.start();
+        return s;
+    }
+
+    /** "median [min-max]" of a figure over the runs, less {@code minus}, with {@code decimals}. */
+    static String spread(List<Figures> fs, java.util.function.ToDoubleFunction<Figures> f, double minus, int decimals) {
+        double[] v = fs.stream().mapToDouble(f).map(x -> x - minus).sorted().toArray();
+        String fmt = "%." + decimals + "f";
+        return String.format(Locale.ROOT, fmt + " [" + fmt + "-" + fmt + "]", v[v.length / 2], v[0], v[v.length - 1]);
+    }
+
+    /** The per-run ratio of a figure, gateway over floor: "median [min-max]". */
+    static String ratio(List<Figures> g, List<Figures> floor, java.util.function.ToDoubleFunction<Figures> f) {
+        double[] v = new double[g.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = f.applyAsDouble(g.get(i)) / f.applyAsDouble(floor.get(i));
+        }
+        java.util.Arrays.sort(v);
+        return String.format(Locale.ROOT, "%.2f [%.2f-%.2f]", v[v.length / 2], v[0], v[v.length - 1]);
     }
 
     private static double pct(double[] sorted, double p) {

@@ -504,8 +504,11 @@ public final class LiveConform {
             HistoryClient client = new HistoryClient(o.url(), hist, Duration.ofMillis(o.requestTimeoutMs()));
             ExecutorService senders = Executors.newFixedThreadPool(Math.min(256, work.size()));
             ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+            // each fault on a thread of its own, so that an aimed fault waiting for its worker to be busy
+            // holds up neither the requests' arrivals nor another fault due at the same time
+            ScheduledExecutorService faulter = Executors.newScheduledThreadPool(Math.max(1, faults.size()));
             // a restart runs --restart-after-ms after its fault fired, which an aimed fault may delay
-            ScheduledExecutorService restarts = Executors.newSingleThreadScheduledExecutor();
+            ScheduledExecutorService restarts = Executors.newScheduledThreadPool(Math.max(1, faults.size()));
             try {
                 for (Arrival a : work) {
                     clock.schedule(() -> senders.submit(() -> {
@@ -513,8 +516,9 @@ public final class LiveConform {
                         finished.run();
                     }), (long) (a.atMs() * 1000), TimeUnit.MICROSECONDS);
                 }
-                // every command is scheduled now, before the clock is shut down (a task cannot schedule
-                // another then); one clock thread runs them in time order, so a restart follows its fault
+                // every fault is scheduled now, before its scheduler is shut down (a task cannot schedule
+                // another then); a restart is scheduled by its fault's task, once the fault has fired, on a
+                // scheduler shut down only after every fault's task has ended
                 java.util.Set<String> ran = java.util.concurrent.ConcurrentHashMap.newKeySet();
                 List<String> expected = new ArrayList<>();
                 for (int i = 0; i < faults.size(); i++) {
@@ -525,7 +529,7 @@ public final class LiveConform {
                     if (o.restartCmd() != null) {
                         expected.add(restartKey);
                     }
-                    clock.schedule(() -> guarded(failKey, f, client, ran, notDone, () -> {
+                    faulter.schedule(() -> guarded(failKey, f, client, ran, notDone, () -> {
                         if (o.aim() != null) {
                             aim(o, f, client, faultLog, notDone);
                         }
@@ -543,6 +547,8 @@ public final class LiveConform {
                         + (o.aim() == null ? 0 : o.aim().waitMs());
                 long boundMs = (long) Math.max(lastAt, lastFault) + o.requestTimeoutMs() + 5_000;
                 clock.shutdown();
+                faulter.shutdown();
+                faulter.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
                 clock.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
                 // the last fault's restart is due --restart-after-ms after it fired, and runs for at most the command bound
                 restarts.shutdown();
@@ -564,6 +570,7 @@ public final class LiveConform {
             } finally {
                 senders.shutdownNow();
                 clock.shutdownNow();
+                faulter.shutdownNow();
                 restarts.shutdownNow();
             }
         }

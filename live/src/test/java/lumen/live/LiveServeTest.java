@@ -311,11 +311,30 @@ class LiveServeTest {
             assertThat(served).isGreaterThanOrEqualTo(1);
             assertThat(r.faults().get(1)).startsWith("fail worker 0 at");
             assertThat(r.faultsNotDone()).isEmpty();
-            // never that busy: fired when the wait ran out
-            LiveConform.Result out = LiveConform.run(base.withHistory(dir.resolve("h2.jsonl")).withAim(new LiveConform.Aim(10_000, null, 300)),
-                    new java.io.PrintWriter(System.out, true));
-            assertThat(out.faults().get(0)).contains("ran out after").contains("the fault fired anyway");
+            // never that busy: fired when the wait ran out; two such faults due at once wait side by side,
+            // and neither holds up the requests' arrivals (an aim once ran on the thread that sends them)
+            LiveConform.Options two = new LiveConform.Options(s.url(), "conv", 8.0, 3_000, 64, 64, 3, List.of(new LiveConform.Fault(100, 0),
+                    new LiveConform.Fault(100, 1)), "true", null, 0, 30_000, dir.resolve("h2.jsonl"), null)
+                    .withAim(new LiveConform.Aim(10_000, null, 2_000));
+            LiveConform.Result out = LiveConform.run(two, new java.io.PrintWriter(System.out, true));
+            assertThat(out.faults()).filteredOn(f -> f.startsWith("aim")).hasSize(2)
+                    .allSatisfy(f -> assertThat(f).contains("ran out after").contains("the fault fired anyway"));
+            List<Double> fired = out.faults().stream().filter(f -> f.startsWith("fail")).map(f -> Double.parseDouble(f.replaceAll(".* at (\\d+) ms:.*", "$1")))
+                    .toList();
+            assertThat(fired).hasSize(2);
+            assertThat(Math.abs(fired.get(0) - fired.get(1))).as("both fired when their waits ran out, side by side").isLessThan(1_000);
             assertThat(out.faultsNotDone()).isEmpty();
+            java.util.Map<String, Double> sent = new java.util.HashMap<>();
+            for (String l : java.nio.file.Files.readAllLines(dir.resolve("h2.jsonl"))) {
+                if (l.contains("\"object\":\"request\"")) {
+                    var n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(l);
+                    sent.put(n.get("request").asText(), n.get("t").asDouble());
+                }
+            }
+            for (lumen.runtime.Arrival a : LiveConform.workload(two)) {
+                assertThat(sent.get(Integer.toString(a.id()))).as("request " + a.id() + " sent when due").isCloseTo(a.atMs(),
+                        org.assertj.core.data.Offset.offset(1_000.0));
+            }
             // a load command that prints no number: nothing is sent
             assertThatExceptionOfType(LiveConform.EndpointUnfit.class).isThrownBy(() -> LiveConform.run(base.withHistory(dir.resolve("h3.jsonl"))
                     .withAim(new LiveConform.Aim(2, "echo busy", 300)), new java.io.PrintWriter(System.out, true)))

@@ -36,6 +36,9 @@ import lumen.validate.Verdict;
 public final class HistoryCheck {
     private HistoryCheck() {}
 
+    /** How a text-only reference history judges, in its label. */
+    public static final String BY_TEXT = "text only: judged character by character";
+
     /** What judges the outputs: the kit's token model over a vocabulary, or a reference history. */
     public record Reference(int vocab, History history, String label) {
         public static Reference kit(int vocab) {
@@ -43,7 +46,7 @@ public final class HistoryCheck {
         }
 
         public static Reference of(History h) {
-            return new Reference(0, h, "the reference history " + h.source);
+            return new Reference(0, h, "the reference history " + h.source + (h.textOnly ? " (" + BY_TEXT + ")" : ""));
         }
     }
 
@@ -65,6 +68,8 @@ public final class HistoryCheck {
         final History.Request req;
         final int[] ref;
         final String refFinish;
+        /** Judged by text: the tokens are characters. */
+        boolean text;
         int n;
         long finishLine = -1;
         double first = Double.NaN;
@@ -150,7 +155,9 @@ public final class HistoryCheck {
                 tokens = cs.stream().flatMapToInt(c -> java.util.Arrays.stream(c.tokens())).toArray();
                 finish = cs.isEmpty() ? null : cs.get(cs.size() - 1).finishReason();
             }
-            seen.put(r.id(), new Seen(r, tokens, finish));
+            Seen sn = new Seen(r, tokens, finish);
+            sn.text = h.textOnly;
+            seen.put(r.id(), sn);
         }
         long tokens = 0;
         // the requests a later one retries: an error that ends such a request is the client's retry's to answer
@@ -263,7 +270,9 @@ public final class HistoryCheck {
             return null;
         }
         int after = i + 1 < got.size() ? got.get(i + 1) : -1;
-        int again = lastIndexOf(s.ref, tok, Math.min(i, s.ref.length) - 1);
+        // by text, a character the client already has proves nothing (characters recur): a span of the
+        // rest of the stream, up to 8 characters, that the reference holds earlier does
+        int again = s.text ? repeatedSpan(s.ref, got, i) : lastIndexOf(s.ref, tok, Math.min(i, s.ref.length) - 1);
         if (again == 0 && i >= 1 && i < s.ref.length && interleaved(s.ref, got, i)) {
             // token 1 again, and then the first answer goes on where it was: a second answer interleaved with it
             return new Finding(PropertyId.S2, "request " + id + " gets a second answer interleaved with the first: its token 1 arrives"
@@ -314,6 +323,24 @@ public final class HistoryCheck {
             }
         }
         return p > i && q >= 2;
+    }
+
+    /**
+     * The last position j before i (and before the reference's end) where the reference holds what
+     * the client got from position i on, for up to 8 characters, or -1.
+     */
+    static int repeatedSpan(int[] ref, com.carrotsearch.hppc.IntArrayList got, int i) {
+        int len = Math.min(8, got.size() - i);
+        for (int j = Math.min(i, ref.length) - 1; j >= 0; j--) {
+            boolean same = j + len <= ref.length;
+            for (int k = 0; same && k < len; k++) {
+                same = got.get(i + k) == ref[j + k];
+            }
+            if (same) {
+                return j;
+            }
+        }
+        return -1;
     }
 
     /** The last index at most {@code from} where {@code a} holds {@code x}, or -1. */

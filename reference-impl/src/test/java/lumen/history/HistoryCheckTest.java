@@ -386,6 +386,12 @@ class HistoryCheckTest {
         assertThat(dup.finding().property()).as(dup.finding().toString()).isEqualTo(PropertyId.S16);
         assertThat(dup.line()).isEqualTo(i + 2);
         assertThat(dup.finding().message()).contains("is sent character").contains("judged by text").doesNotContain("sent token");
+        // one character altered to one the text holds earlier: still an altered character, not a repeat
+        List<ObjectNode> recurring = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
+        ObjectNode rc = (ObjectNode) recurring.get(i).get("choices").get(0);
+        rc.put("text", "w" + rc.get("text").asText().substring(1));
+        HistoryCheck.Result rec = HistoryCheck.check(read(text(recurring), "run.jsonl"), HistoryCheck.Reference.of(ref), ref, true);
+        assertThat(rec.finding().property()).as(rec.finding().toString()).isEqualTo(PropertyId.S7);
         // one character altered
         List<ObjectNode> altered = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
         ObjectNode c = (ObjectNode) altered.get(i).get("choices").get(0);

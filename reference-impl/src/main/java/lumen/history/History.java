@@ -62,6 +62,11 @@ public final class History {
     /** The first chunk's line, which decided whether the history is token ids or text throughout. */
     private long kindLine;
 
+    /** The line of the first chunk, which decided whether the history is token ids or text throughout (0: no chunk). */
+    public long kindLine() {
+        return kindLine;
+    }
+
     private History(String source) {
         this.source = source;
     }

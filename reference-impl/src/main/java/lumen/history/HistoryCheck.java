@@ -125,8 +125,9 @@ public final class HistoryCheck {
 
     private static Result judge(History h, Reference ref, History baseline, boolean complete) {
         if (h.textOnly && ref.history() == null) {
-            return bad(h, ref, 0, null, Verdict.MALFORMED, Finding.of(null, "the history carries text without token ids, which"
-                    + " only a reference history of the same workload can judge: its text under failures must equal the failure-free"
+            return bad(h, ref, h.kindLine(), null, Verdict.MALFORMED, Finding.of(null, "the history carries text without token ids (no"
+                    + " choices[0].token_ids, from its first chunk on), which the kit's token model cannot judge; only a reference"
+                    + " history of the same workload can: its text under failures must equal the failure-free"
                     + " run's (lumen history check --reference FILE; lumen conform --live URL --reference equivalence)"), 0);
         }
         if (ref.history() != null && ref.history().textOnly != h.textOnly) {

@@ -23,8 +23,12 @@ import java.util.regex.Pattern;
 public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes, List<String> unfinished) {
     private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
             .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            // a number is kept as written, so the reader judges a literal that overflows (1e999) on the line it ends up on
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
+            // a number is kept as written, so the reader judges a literal that overflows (1e999) on the line it ends up on,
+            // and an integer written with a fraction or an exponent (0.0, 10e-1) stays one: no trailing zeros stripped
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .nodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true))
+            // one JSON value per line: anything after the object is an error, not dropped
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     /** Whether a trace (or its first bytes) declares a form the kit reads differently: begin and end forms, or a partial trace. */
     public static boolean declared(byte[] head) {
@@ -66,6 +70,9 @@ public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes,
     static ObjectNode object(String l, String source, long n) throws TraceFormatException {
         try {
             JsonNode j = JSON.readTree(l);
+            if (j == null) {
+                throw new TraceFormatException(source, n, "a blank line: every line holds one JSON object");
+            }
             if (j instanceof ObjectNode o) {
                 return o;
             }

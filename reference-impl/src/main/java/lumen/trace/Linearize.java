@@ -110,8 +110,7 @@ public final class Linearize {
                     }
                     workers = o.path("config").path("workers").asInt(0);
                     pageTokens = o.path("config").path("pageTokens").asInt(0);
-                    o.remove("steps");
-                    emit(out, origins, o, n);
+                    emit(out, origins, Members.without(l, "steps"), n);
                     continue;
                 }
                 JsonNode tn = o.get("t");
@@ -140,7 +139,7 @@ public final class Linearize {
                     } else if (type.equals("Restart")) {
                         restarted(o.path("worker").asText(), open, openLine, cancelled, n);
                     }
-                    emit(out, origins, o, n);
+                    emit(out, origins, l, n);
                     continue;
                 }
                 String phase = ph.asText();
@@ -190,15 +189,13 @@ public final class Linearize {
                             throw new TraceFormatException(source, n, type + " end names holder " + Echo.cut(String.valueOf(o.get("holder")))
                                     + ", its begin " + b.get("holder") + ": a begin's fields are its end's");
                         }
-                        if (b != null && WORKER_STEPS.contains(type)) {
+                        // the end as written, without its phase: every other byte is the reader's to judge
+                        String atomic = Members.without(l, "phase");
+                        if (b != null && WORKER_STEPS.contains(type) && !pages(b).isEmpty()) {
                             // the begin's and the chunks' pages first, then the end's own
-                            ArrayNode all = pages(b).deepCopy();
-                            all.addAll(pages(o));
-                            if (!all.isEmpty() || o.has("pages")) {
-                                o.set("pages", all);
-                            }
+                            atomic = Members.pagesFirst(atomic, pages(b));
                         }
-                        emit(out, origins, o, n);
+                        emit(out, origins, atomic, n);
                     }
                     default -> throw new TraceFormatException(source, n, "field 'phase' must be \"begin\", \"chunk\" or \"end\", found " + Echo.cut(phase));
                 }
@@ -307,8 +304,90 @@ public final class Linearize {
         }
     }
 
-    private static void emit(StringBuilder out, List<Long> origins, ObjectNode o, long line) {
-        out.append(o).append('\n');
-        origins.add(line);
+    /** Emits a line as written (a CRLF's CR dropped). */
+    private static void emit(StringBuilder out, List<Long> origins, String line, long n) {
+        out.append(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line).append('\n');
+        origins.add(n);
+    }
+
+    /**
+     * A line's top-level members found in its text, so that a rewritten line keeps every other byte
+     * as written: a number is judged as its literal reads ({@code 2e0} is not an integer), which a
+     * line written again from its parsed tree would not show.
+     */
+    static final class Members {
+        private static final com.fasterxml.jackson.core.JsonFactory SCAN = new com.fasterxml.jackson.core.JsonFactory();
+
+        private Members() {}
+
+        /**
+         * Where field {@code f} is in {@code line} (a JSON object): {@code [from, to)} is the member
+         * with the comma that separates it, {@code [value, valueEnd)} its value; null when absent.
+         */
+        record Span(int from, int to, int value, int valueEnd) {}
+
+        static Span find(String line, String f) {
+            try (com.fasterxml.jackson.core.JsonParser p = SCAN.createParser(line)) {
+                p.nextToken();
+                com.fasterxml.jackson.core.JsonToken t = p.nextToken();
+                while (t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                    int name = (int) p.currentTokenLocation().getCharOffset();
+                    boolean match = f.equals(p.currentName());
+                    com.fasterxml.jackson.core.JsonToken v = p.nextToken();
+                    int value = (int) p.currentTokenLocation().getCharOffset();
+                    if (v.isStructStart()) {
+                        p.skipChildren();
+                    } else {
+                        p.getText(); // the whole token read, so that the location is past it
+                    }
+                    int valueEnd = (int) p.currentLocation().getCharOffset();
+                    t = p.nextToken();
+                    if (match) {
+                        if (t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                            return new Span(name, (int) p.currentTokenLocation().getCharOffset(), value, valueEnd);
+                        }
+                        int from = name;
+                        int k = name - 1;
+                        while (k >= 0 && Character.isWhitespace(line.charAt(k))) {
+                            k--;
+                        }
+                        if (k >= 0 && line.charAt(k) == ',') {
+                            from = k;
+                        }
+                        return new Span(from, valueEnd, value, valueEnd);
+                    }
+                }
+                return null;
+            } catch (java.io.IOException ex) {
+                throw new IllegalStateException("a line read as JSON once is read again", ex);
+            }
+        }
+
+        /** The line without field {@code f}. */
+        static String without(String line, String f) {
+            Span s = find(line, f);
+            return s == null ? line : line.substring(0, s.from()) + line.substring(s.to());
+        }
+
+        /**
+         * The end's line with {@code first} (its begin's and chunks' pages) before its own pages, or
+         * as its pages when it has none; an end whose pages are not an array keeps them, for the
+         * reader to refuse.
+         */
+        static String pagesFirst(String line, ArrayNode first) {
+            String given = first.toString();
+            String entries = given.substring(1, given.length() - 1);
+            Span s = find(line, "pages");
+            if (s == null) {
+                int close = line.lastIndexOf('}');
+                String before = line.substring(0, close).trim();
+                return line.substring(0, close) + (before.endsWith("{") ? "" : ",") + "\"pages\":" + given + line.substring(close);
+            }
+            if (line.charAt(s.value()) != '[') {
+                return line;
+            }
+            String own = line.substring(s.value() + 1, s.valueEnd() - 1);
+            return line.substring(0, s.value()) + "[" + entries + (own.isBlank() ? "" : "," + own) + "]" + line.substring(s.valueEnd());
+        }
     }
 }

@@ -222,6 +222,15 @@ class LinearizeTest {
             {HEADER + A0 + sp.replace("}\n", "}\r") + end, "3", "a CR that ends a line"},
             {HEADER + A0.replace("\"req\":0", "\"req\":0.0") + sp + end, "2", "an integer with a fraction"},
             {HEADER + A0 + sp + end.replace("[[1,4,", "[[10e-1,4,"), "4", "an integer with an exponent, on an end"},
+            {HEADER + A0.replace("\"worker\":0", "\"worker\":0e0") + sp + end, "2", "an integer with an exponent of 0"},
+            {HEADER + A0 + sp + end.replace("\"ckpt\":4", "\"ckpt\":0.4e1"), "4", "an integer with a fraction and an exponent, on an end"},
+            {HEADER.replace("\"workers\":3", "\"workers\":3E0") + A0 + sp + end, "1", "an integer with an exponent in the header"},
+            {HEADER + A0 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":0,\"pages\":[[1,4,\"00000000000000aa\"]]}\n"
+                + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":0,\"tokens\":[7],\"pages\":[[5,1e0,\"00000000000000bb\"]]}\n", "4",
+                "an integer with an exponent in an end's own pages, after its begin's"},
+            {HEADER + A0 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":0,\"pages\":[[1,4,\"00000000000000aa\"]]}\n"
+                + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":0,\"tokens\":[7],\"pages\":5}\n", "4",
+                "an end's pages that are not an array, after its begin's"},
             {HEADER + A0.replace("{\"type\":\"Arrive\",", "{\"type\":\"Arrive\",\"t\":1e999,") + sp.replace("\"req\":0}", "\"req\":0,\"t\":1}") + end,
                 "2", "a time that is not finite"},
             {HEADER.replace("\"workers\":3", "\"workers\":0") + A0 + decode, "1", "a header with no workers"},

@@ -71,7 +71,8 @@ public final class Linearize {
     }
 
     public static Result of(byte[] trace, String source) throws TraceFormatException {
-        String[] lines = utf8(trace, source).split("\n", -1);
+        WrittenTrace.Text text = WrittenTrace.text(trace, source);
+        String[] lines = text.lines();
         int workers = 0;
         int pageTokens = 0;
         double lastT = Double.NEGATIVE_INFINITY;
@@ -93,16 +94,8 @@ public final class Linearize {
                 if (l.isEmpty() && i == lines.length - 1) {
                     break; // the line end after the last line
                 }
-                int cr = l.indexOf('\r');
-                if (cr >= 0 && (cr < l.length() - 1 || i == lines.length - 1)) {
-                    // a line ends with LF or CRLF: a CR anywhere else would be dropped with the JSON's whitespace
-                    throw new TraceFormatException(source, n, "a carriage return (CR) not followed by a line feed: lines end with LF or CRLF");
-                }
-                if (l.isBlank()) {
-                    // every line form is read by the same rules: a blank line is an error anywhere
-                    throw new TraceFormatException(source, n, "a blank line: every line holds one JSON object");
-                }
-                ObjectNode o = WrittenTrace.object(l, source, n);
+                // every line form is read by the same rules: a CR not followed by LF, a blank line, two values are errors anywhere
+                ObjectNode o = WrittenTrace.line(lines, i, source);
                 if (header) {
                     header = false;
                     if (!"begin-end".equals(o.path("steps").asText())) {
@@ -110,7 +103,7 @@ public final class Linearize {
                     }
                     workers = o.path("config").path("workers").asInt(0);
                     pageTokens = o.path("config").path("pageTokens").asInt(0);
-                    emit(out, origins, Members.without(l, "steps"), n);
+                    emit(out, origins, WrittenTrace.without(l, "steps"), n);
                     continue;
                 }
                 JsonNode tn = o.get("t");
@@ -190,15 +183,18 @@ public final class Linearize {
                                     + ", its begin " + b.get("holder") + ": a begin's fields are its end's");
                         }
                         // the end as written, without its phase: every other byte is the reader's to judge
-                        String atomic = Members.without(l, "phase");
+                        String atomic = WrittenTrace.without(l, "phase");
                         if (b != null && WORKER_STEPS.contains(type) && !pages(b).isEmpty()) {
                             // the begin's and the chunks' pages first, then the end's own
-                            atomic = Members.pagesFirst(atomic, pages(b));
+                            atomic = WrittenTrace.pagesFirst(atomic, pages(b));
                         }
                         emit(out, origins, atomic, n);
                     }
                     default -> throw new TraceFormatException(source, n, "field 'phase' must be \"begin\", \"chunk\" or \"end\", found " + Echo.cut(phase));
                 }
+            }
+            if (text.fault() != null) {
+                throw text.fault();
             }
         } catch (TraceFormatException ex) {
             throw firstBad(ex, out, origins, source);
@@ -230,27 +226,6 @@ public final class Linearize {
             // read from memory
         }
         return ex;
-    }
-
-    /** The trace's text, its bytes read strictly as UTF-8: a malformed byte is an error on its line. */
-    private static String utf8(byte[] trace, String source) throws TraceFormatException {
-        String text;
-        try {
-            text = Utf8.strict(java.nio.ByteBuffer.wrap(trace));
-        } catch (Utf8.Malformed ex) {
-            long line = 1;
-            for (int i = 0; i < ex.offset; i++) {
-                if (trace[i] == '\n') {
-                    line++;
-                }
-            }
-            throw new TraceFormatException(source, line, String.format(java.util.Locale.ROOT, "not UTF-8: byte 0x%02x starts no valid character",
-                    ex.value));
-        }
-        if (text.startsWith("\uFEFF")) {
-            throw new TraceFormatException(source, 1, "a UTF-8 byte-order mark: a trace starts with its header's '{'");
-        }
-        return text;
     }
 
     private static ArrayNode pages(ObjectNode o) {
@@ -308,86 +283,5 @@ public final class Linearize {
     private static void emit(StringBuilder out, List<Long> origins, String line, long n) {
         out.append(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line).append('\n');
         origins.add(n);
-    }
-
-    /**
-     * A line's top-level members found in its text, so that a rewritten line keeps every other byte
-     * as written: a number is judged as its literal reads ({@code 2e0} is not an integer), which a
-     * line written again from its parsed tree would not show.
-     */
-    static final class Members {
-        private static final com.fasterxml.jackson.core.JsonFactory SCAN = new com.fasterxml.jackson.core.JsonFactory();
-
-        private Members() {}
-
-        /**
-         * Where field {@code f} is in {@code line} (a JSON object): {@code [from, to)} is the member
-         * with the comma that separates it, {@code [value, valueEnd)} its value; null when absent.
-         */
-        record Span(int from, int to, int value, int valueEnd) {}
-
-        static Span find(String line, String f) {
-            try (com.fasterxml.jackson.core.JsonParser p = SCAN.createParser(line)) {
-                p.nextToken();
-                com.fasterxml.jackson.core.JsonToken t = p.nextToken();
-                while (t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
-                    int name = (int) p.currentTokenLocation().getCharOffset();
-                    boolean match = f.equals(p.currentName());
-                    com.fasterxml.jackson.core.JsonToken v = p.nextToken();
-                    int value = (int) p.currentTokenLocation().getCharOffset();
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    } else {
-                        p.getText(); // the whole token read, so that the location is past it
-                    }
-                    int valueEnd = (int) p.currentLocation().getCharOffset();
-                    t = p.nextToken();
-                    if (match) {
-                        if (t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
-                            return new Span(name, (int) p.currentTokenLocation().getCharOffset(), value, valueEnd);
-                        }
-                        int from = name;
-                        int k = name - 1;
-                        while (k >= 0 && Character.isWhitespace(line.charAt(k))) {
-                            k--;
-                        }
-                        if (k >= 0 && line.charAt(k) == ',') {
-                            from = k;
-                        }
-                        return new Span(from, valueEnd, value, valueEnd);
-                    }
-                }
-                return null;
-            } catch (java.io.IOException ex) {
-                throw new IllegalStateException("a line read as JSON once is read again", ex);
-            }
-        }
-
-        /** The line without field {@code f}. */
-        static String without(String line, String f) {
-            Span s = find(line, f);
-            return s == null ? line : line.substring(0, s.from()) + line.substring(s.to());
-        }
-
-        /**
-         * The end's line with {@code first} (its begin's and chunks' pages) before its own pages, or
-         * as its pages when it has none; an end whose pages are not an array keeps them, for the
-         * reader to refuse.
-         */
-        static String pagesFirst(String line, ArrayNode first) {
-            String given = first.toString();
-            String entries = given.substring(1, given.length() - 1);
-            Span s = find(line, "pages");
-            if (s == null) {
-                int close = line.lastIndexOf('}');
-                String before = line.substring(0, close).trim();
-                return line.substring(0, close) + (before.endsWith("{") ? "" : ",") + "\"pages\":" + given + line.substring(close);
-            }
-            if (line.charAt(s.value()) != '[') {
-                return line;
-            }
-            String own = line.substring(s.value() + 1, s.valueEnd() - 1);
-            return line.substring(0, s.value()) + "[" + entries + (own.isBlank() ? "" : "," + own) + "]" + line.substring(s.valueEnd());
-        }
     }
 }

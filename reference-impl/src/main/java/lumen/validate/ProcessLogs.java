@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import lumen.trace.Echo;
+import lumen.trace.TraceFormat;
 import lumen.trace.TraceFormatException;
 import lumen.trace.WrittenTrace;
 
@@ -173,8 +174,10 @@ public final class ProcessLogs {
                 v = new TreeMap<>();
                 for (var it = vc.fields(); it.hasNext();) {
                     var f = it.next();
-                    if (!f.getValue().isIntegralNumber() || !f.getValue().canConvertToLong() || f.getValue().asLong() < 0) {
-                        throw new TraceFormatException(source, n, "field 'vc." + Echo.cut(f.getKey()) + "' must be an integer >= 0");
+                    if (!f.getValue().isIntegralNumber() || !f.getValue().canConvertToLong() || f.getValue().asLong() < 0
+                            || f.getValue().asLong() > TraceFormat.MAX_INT) {
+                        throw new TraceFormatException(source, n, "field 'vc." + Echo.cut(f.getKey()) + "' must be an integer from 0 to "
+                                + TraceFormat.MAX_INT + ", found " + Echo.cut(f.getValue().toString()));
                     }
                     Integer p = index.get(f.getKey());
                     if (p == null) {
@@ -205,8 +208,10 @@ public final class ProcessLogs {
                     }
                 }
             } else {
-                if (!lc.isIntegralNumber() || !lc.canConvertToLong() || lc.asLong() < 0) {
-                    throw new TraceFormatException(source, n, "field 'lc' must be an integer >= 0");
+                if (!lc.isIntegralNumber() || !lc.canConvertToLong() || lc.asLong() < 0 || lc.asLong() > TraceFormat.MAX_INT) {
+                    // every integer of a trace is within 32 bits (Numbers), a clock's too
+                    throw new TraceFormatException(source, n, "field 'lc' must be an integer from 0 to " + TraceFormat.MAX_INT + ", found "
+                            + Echo.cut(lc.toString()));
                 }
                 lamportClock = lc.asLong();
                 if (!events.isEmpty() && lamportClock <= events.get(events.size() - 1).lc()) {

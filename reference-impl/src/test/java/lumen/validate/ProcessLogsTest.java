@@ -254,6 +254,23 @@ class ProcessLogsTest {
                 .isEqualTo(at);
         soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("\"vc\":\\{[^}]*}", "\"lc\":7")))).as("the other kind of clock")
                 .isEqualTo(at);
+        // Lamport clocks (each the sum of the vector clock): one beyond 2^31-1, the most an integer of a trace may be
+        Map<String, String> lamport = new java.util.LinkedHashMap<>();
+        logs.forEach((p, text) -> {
+            StringBuilder b = new StringBuilder();
+            for (String l : text.split("\n")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"vc\":\\{([^}]*)}").matcher(l);
+                if (m.find()) {
+                    long sum = java.util.Arrays.stream(m.group(1).split(",")).mapToLong(e -> Long.parseLong(e.replaceAll(".*:", ""))).sum();
+                    l = m.replaceFirst("\"lc\":" + sum);
+                }
+                b.append(l).append('\n');
+            }
+            lamport.put(p, b.toString());
+        });
+        soft.assertThat(refused(lamport)).as("Lamport clocks").isEqualTo("ACCEPTED");
+        soft.assertThat(refused(edited(lamport, w, 2, l -> l.replaceFirst("\"lc\":[0-9]+", "\"lc\":2147483648")))).as("lc beyond 2^31-1")
+                .isEqualTo(at);
         soft.assertThat(refused(edited(logs, ProcessLogs.GATEWAY, 0, l -> l.replace("\"workers\":4", "\"workers\":0"))))
                 .as("a header that breaks the header's rules, in the first log").isEqualTo("gateway.jsonl:1");
         // bytes that are not UTF-8 in an ext string of line 3

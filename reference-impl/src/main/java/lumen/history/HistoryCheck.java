@@ -61,9 +61,52 @@ public final class HistoryCheck {
                          int faults, List<String> open, String reference, SimMetrics.Summary summary, String baseline,
                          SimMetrics.Stats ttft, SimMetrics.Stats tpot) {}
 
+    /**
+     * A request's reference output: its length and its tokens. The kit's token model gives token n
+     * of a request from its seed alone, so its output is never held whole: a request may ask for
+     * 2147483647 tokens. A reference history's outputs are the tokens it holds.
+     */
+    interface Output {
+        int length();
+
+        /** Token {@code i + 1}. */
+        int at(int i);
+
+        static Output kit(long seed, int length, int vocab) {
+            return new Output() {
+                @Override
+                public int length() {
+                    return length;
+                }
+
+                @Override
+                public int at(int i) {
+                    return KitTokens.token(seed, i + 1, vocab);
+                }
+            };
+        }
+
+        static Output of(int[] tokens) {
+            return new Output() {
+                @Override
+                public int length() {
+                    return tokens.length;
+                }
+
+                @Override
+                public int at(int i) {
+                    return tokens[i];
+                }
+            };
+        }
+    }
+
+    /** How far past a token a later one is looked for, to name a reordering: past this, a token that differs is called altered. */
+    static final int LOOK_AHEAD = 1 << 16;
+
     private static final class Seen {
         final History.Request req;
-        final int[] ref;
+        final Output ref;
         final String refFinish;
         int n;
         long finishLine = -1;
@@ -75,7 +118,7 @@ public final class HistoryCheck {
         double last = Double.NaN;
         final List<double[]> steps = new ArrayList<>();
 
-        Seen(History.Request req, int[] ref, String refFinish) {
+        Seen(History.Request req, Output ref, String refFinish) {
             this.req = req;
             this.ref = ref;
             this.refFinish = refFinish;
@@ -105,7 +148,7 @@ public final class HistoryCheck {
         Map<String, Seen> seen = new HashMap<>();
         Map<String, List<History.Chunk>> refChunks = ref.history() == null ? Map.of() : byRequest(ref.history());
         for (History.Request r : h.requests.values()) {
-            int[] tokens;
+            Output tokens;
             String finish = null;
             if (ref.history() == null) {
                 if (r.seed() < 0) {
@@ -113,14 +156,14 @@ public final class HistoryCheck {
                             + " has no 'seed': the kit's token model derives its reference output from it (or judge against a"
                             + " reference history, --reference FILE)"), 0);
                 }
-                tokens = KitTokens.reference(r.seed(), r.maxTokens(), ref.vocab());
+                tokens = Output.kit(r.seed(), r.maxTokens(), ref.vocab());
             } else {
                 if (!ref.history().requests.containsKey(r.id())) {
                     return bad(h, ref, r.line(), r.id(), Verdict.MALFORMED, Finding.of(null, "request " + History.quote(r.id())
                             + " is not in the reference history " + ref.history().source), 0);
                 }
                 List<History.Chunk> cs = refChunks.getOrDefault(r.id(), List.of());
-                tokens = cs.stream().flatMapToInt(c -> java.util.Arrays.stream(c.tokens())).toArray();
+                tokens = Output.of(cs.stream().flatMapToInt(c -> java.util.Arrays.stream(c.tokens())).toArray());
                 finish = cs.isEmpty() ? null : cs.get(cs.size() - 1).finishReason();
             }
             seen.put(r.id(), new Seen(r, tokens, finish));
@@ -232,40 +275,42 @@ public final class HistoryCheck {
     private static Finding token(Seen s, int tok, com.carrotsearch.hppc.IntArrayList got) {
         int i = s.n;
         String id = History.quote(s.req.id());
-        if (i < s.ref.length && tok == s.ref[i]) {
+        Output ref = s.ref;
+        int len = ref.length();
+        if (i < len && tok == ref.at(i)) {
             return null;
         }
         int after = i + 1 < got.size() ? got.get(i + 1) : -1;
-        int again = lastIndexOf(s.ref, tok, Math.min(i, s.ref.length) - 1);
-        if (again == 0 && i >= 1 && i < s.ref.length && interleaved(s.ref, got, i)) {
+        int again = lastIndexOf(ref, tok, Math.min(i, len) - 1);
+        if (again == 0 && i >= 1 && i < len && interleaved(ref, got, i)) {
             // token 1 again, and then the first answer goes on where it was: a second answer interleaved with it
             return new Finding(PropertyId.S2, "request " + id + " gets a second answer interleaved with the first: its token 1 arrives"
                     + " again after token " + i + ", and then token " + (i + 1) + " of the first answer (a request served twice)",
-                    "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+                    "token " + (i + 1) + " = " + ref.at(i), Integer.toString(tok));
         }
         if (again >= 0) {
             return new Finding(PropertyId.S16, "request " + id + " is sent token " + (again + 1) + " again, as its token " + (i + 1)
                     + ": what a client has received only grows, and a token is delivered once"
                     + (again == 0 && i > 1 ? " (a re-prefill that restarts the stream)" : again == i - 1 ? " (a resume one position too early)" : ""),
-                    i < s.ref.length ? "token " + (i + 1) + " = " + s.ref[i] : s.ref.length + " tokens", Integer.toString(tok));
+                    i < len ? "token " + (i + 1) + " = " + ref.at(i) : len + " tokens", Integer.toString(tok));
         }
-        if (i >= s.ref.length) {
+        if (i >= len) {
             return new Finding(PropertyId.S7, "request " + id + " streams token " + (i + 1) + " (" + tok + ") past the end of its reference"
-                    + " output of " + s.ref.length + " tokens (an output that runs on)",
-                    s.ref.length + " tokens", (i + 1) + " or more");
+                    + " output of " + len + " tokens (an output that runs on)",
+                    len + " tokens", (i + 1) + " or more");
         }
         String what;
-        if (i + 1 < s.ref.length && tok == s.ref[i + 1] && after == s.ref[i]) {
+        if (i + 1 < len && tok == ref.at(i + 1) && after == ref.at(i)) {
             what = "tokens " + (i + 1) + " and " + (i + 2) + " arrive swapped (tokens reordered)";
-        } else if (i + 1 < s.ref.length && tok == s.ref[i + 1]) {
+        } else if (i + 1 < len && tok == ref.at(i + 1)) {
             what = "token " + (i + 2) + " arrives as token " + (i + 1) + ": token " + (i + 1) + " was lost (as after a resume one position too late)";
-        } else if (indexOf(s.ref, tok, i + 2) >= 0) {
+        } else if (indexOf(ref, tok, i + 2, (int) Math.min(len, (long) i + 2 + Math.max(got.size(), LOOK_AHEAD))) >= 0) {
             what = "a later token arrives as token " + (i + 1) + " (tokens reordered or skipped)";
         } else {
             what = "token " + (i + 1) + " differs from the reference (an altered token)";
         }
         return new Finding(PropertyId.S7, "request " + id + "'s output is not a prefix of its reference output: " + what,
-                "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+                "token " + (i + 1) + " = " + ref.at(i), Integer.toString(tok));
     }
 
     /**
@@ -273,14 +318,14 @@ public final class HistoryCheck {
      * from ref[i], a second starting again from ref[0], each in order (greedily, the first answer
      * preferred), with at least one more token of the first and two of the second.
      */
-    static boolean interleaved(int[] ref, com.carrotsearch.hppc.IntArrayList got, int i) {
+    static boolean interleaved(Output ref, com.carrotsearch.hppc.IntArrayList got, int i) {
         int p = i;
         int q = 0;
         for (int k = i; k < got.size(); k++) {
             int x = got.get(k);
-            if (p < ref.length && x == ref[p]) {
+            if (p < ref.length() && x == ref.at(p)) {
                 p++;
-            } else if (q < ref.length && x == ref[q]) {
+            } else if (q < ref.length() && x == ref.at(q)) {
                 q++;
             } else {
                 return false;
@@ -290,18 +335,19 @@ public final class HistoryCheck {
     }
 
     /** The last index at most {@code from} where {@code a} holds {@code x}, or -1. */
-    private static int lastIndexOf(int[] a, int x, int from) {
+    private static int lastIndexOf(Output a, int x, int from) {
         for (int i = from; i >= 0; i--) {
-            if (a[i] == x) {
+            if (a.at(i) == x) {
                 return i;
             }
         }
         return -1;
     }
 
-    private static int indexOf(int[] a, int x, int from) {
-        for (int i = from; i < a.length; i++) {
-            if (a[i] == x) {
+    /** The first index from {@code from} to before {@code to} where {@code a} holds {@code x}, or -1. */
+    private static int indexOf(Output a, int x, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (a.at(i) == x) {
                 return i;
             }
         }
@@ -316,18 +362,18 @@ public final class HistoryCheck {
             return null;
         }
         if (c.error() != null) {
-            return new Finding(PropertyId.S1, "request " + id + " failed after " + s.n + " of " + s.ref.length + " tokens: " + History.quote(c.error())
+            return new Finding(PropertyId.S1, "request " + id + " failed after " + s.n + " of " + s.ref.length() + " tokens: " + History.quote(c.error())
                     + " (the system lost a request it had accepted)", "the whole output, finished", "an error");
         }
         String r = c.finishReason();
-        boolean whole = s.n == s.ref.length;
+        boolean whole = s.n == s.ref.length();
         boolean reasonOk = refHistory ? r.equals(s.refFinish) : r.equals("length") || r.equals("stop");
         if (whole && reasonOk) {
             return null;
         }
         if (!whole) {
-            return new Finding(PropertyId.S1, "request " + id + " finishes (" + r + ") with " + s.n + " of its " + s.ref.length
-                    + " reference tokens (a request completed short)", s.ref.length + " tokens", s.n + " tokens");
+            return new Finding(PropertyId.S1, "request " + id + " finishes (" + r + ") with " + s.n + " of its " + s.ref.length()
+                    + " reference tokens (a request completed short)", s.ref.length() + " tokens", s.n + " tokens");
         }
         return new Finding(PropertyId.S1, "request " + id + " finishes with the reason " + History.quote(r) + ", which the reference does not explain",
                 refHistory ? "finish_reason " + s.refFinish : "finish_reason length (or stop)", r);
@@ -349,7 +395,7 @@ public final class HistoryCheck {
     public static SimResult asRun(History h) {
         Map<String, Seen> seen = new HashMap<>();
         for (History.Request r : h.requests.values()) {
-            seen.put(r.id(), new Seen(r, new int[0], null));
+            seen.put(r.id(), new Seen(r, Output.of(new int[0]), null));
         }
         List<History.Fault> faults = byTime(h);
         int[] next = {0};

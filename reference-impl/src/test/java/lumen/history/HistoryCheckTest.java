@@ -385,4 +385,30 @@ class HistoryCheckTest {
                     });
         }
     }
+
+    /**
+     * A history is JSON Lines, one JSON object per line: a second value after a record's object (a
+     * NUL there too) is an error on its line. A request that asks for the most tokens a request may
+     * (max_tokens 2147483647) is judged without holding its whole reference output, which the kit's
+     * token model gives token by token. (The first was dropped unread; the second threw an
+     * OutOfMemoryError.)
+     */
+    @Test
+    void aRecordIsOneObjectAndAHugeMaxTokensIsJudgedWithoutItsWholeReference() throws Exception {
+        String[] ls = history("single-failure-restore").split("\n");
+        assertThat(ls[2]).startsWith("{");
+        for (String tail : new String[] {" {}", "\u0000", " 5", "{\"object\":\"fault\",\"t\":1.0}"}) {
+            String[] x = ls.clone();
+            x[2] = x[2] + tail;
+            assertThatExceptionOfType(TraceFormatException.class).as(tail).isThrownBy(() -> check(String.join("\n", x) + "\n", false))
+                    .satisfies(ex -> assertThat(ex.line()).isEqualTo(3));
+        }
+        String[] y = ls.clone();
+        assertThat(y[0]).contains("\"object\":\"request\"");
+        y[0] = y[0].replaceFirst("\"max_tokens\":[0-9]+", "\"max_tokens\":2147483647");
+        HistoryCheck.Result r = check(String.join("\n", y) + "\n", false);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S1);
+        assertThat(r.finding().message()).contains("of its 2147483647 reference tokens");
+    }
 }

@@ -230,10 +230,19 @@ public final class HistoryCheck {
             }
         }
         open.sort(null);
-        SimResult run = run(h, seen);
-        SimMetrics.Summary summary = summary(run, baseline);
-        SimMetrics.Stats ttft = SimMetrics.stats(run.requests, SimResult.Req::ttftMs);
-        SimMetrics.Stats tpot = SimMetrics.stats(run.requests, SimResult.Req::tpotMs);
+        // the metrics, by times from the history's first record (a client's clock may read epoch milliseconds), when its times
+        // span no more than MAX_METRICS_SPAN_MS: they are filed by the second
+        double t0 = start(h);
+        double b0 = baseline == null ? 0 : start(baseline);
+        SimMetrics.Summary summary = null;
+        SimMetrics.Stats ttft = null;
+        SimMetrics.Stats tpot = null;
+        if (!Double.isNaN(t0) && !Double.isNaN(b0)) {
+            SimResult run = run(h, seen, t0);
+            summary = summary(run, t0, baseline, b0);
+            ttft = SimMetrics.stats(run.requests, SimResult.Req::ttftMs);
+            tpot = SimMetrics.stats(run.requests, SimResult.Req::tpotMs);
+        }
         if (!open.isEmpty()) {
             Finding f = new Finding(PropertyId.L1, open.size() + " request(s) never finished: " + String.join(", ", open.subList(0, Math.min(8, open.size())))
                     + (open.size() > 8 ? ", ..." : ""), "a finish for every request", "none for " + open.size());
@@ -391,8 +400,35 @@ public final class HistoryCheck {
         return new Result(h.source, v, f, line, request, h.requests.size(), tokens, h.faults.size(), List.of(), ref.label(), null, null, null, null);
     }
 
+    /** The longest span of a history's times its metrics are computed over: they are filed by the second. */
+    public static final double MAX_METRICS_SPAN_MS = 30 * 86_400_000.0;
+
+    /** The time of a history's first record, or NaN when its records span more than {@link #MAX_METRICS_SPAN_MS} (or none has a time). */
+    static double start(History h) {
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (History.Request r : h.requests.values()) {
+            lo = Math.min(lo, r.t());
+            hi = Math.max(hi, r.t());
+        }
+        for (History.Chunk c : h.chunks) {
+            lo = Math.min(lo, c.t());
+            hi = Math.max(hi, c.t());
+        }
+        for (History.Fault f : h.faults) {
+            lo = Math.min(lo, f.t());
+            hi = Math.max(hi, f.t());
+        }
+        return hi - lo <= MAX_METRICS_SPAN_MS ? lo : Double.NaN;
+    }
+
     /** The history as the simulator's per-request times (ids renumbered in order of sending), its faults as failures. */
     public static SimResult asRun(History h) {
+        return asRun(h, 0);
+    }
+
+    /** As {@link #asRun(History)}, every time less {@code t0}. */
+    private static SimResult asRun(History h, double t0) {
         Map<String, Seen> seen = new HashMap<>();
         for (History.Request r : h.requests.values()) {
             seen.put(r.id(), new Seen(r, Output.of(new int[0]), null));
@@ -405,40 +441,44 @@ public final class HistoryCheck {
             s.n += c.tokens().length;
             s.timed(c);
         }
-        return run(h, seen);
+        return run(h, seen, t0);
     }
 
-    private static SimResult run(History h, Map<String, Seen> seen) {
+    /** The history's requests as the simulator's, every time less {@code t0}. */
+    private static SimResult run(History h, Map<String, Seen> seen, double t0) {
         SimResult out = new SimResult();
         int i = 0;
         for (History.Request r : h.requests.values()) {
             Seen s = seen.get(r.id());
-            SimResult.Req q = new SimResult.Req(i++, r.t(), Math.max(0, r.promptTokens()), s.n);
-            q.firstMs = s.first;
-            q.doneMs = s.done;
+            SimResult.Req q = new SimResult.Req(i++, r.t() - t0, Math.max(0, r.promptTokens()), s.n);
+            q.firstMs = s.first - t0;
+            q.doneMs = s.done - t0;
             for (double[] st : s.steps) {
-                out.tpotSteps.add(st[0], st[1], st[2]);
+                out.tpotSteps.add(st[0] - t0, st[1], st[2]);
             }
             if (!Double.isNaN(s.faultAt) && !Double.isNaN(s.afterFault)) {
                 q.interrupted = true;
-                q.interruptedMs = s.faultAt;
-                q.replayFirstMs = s.afterFault;
+                q.interruptedMs = s.faultAt - t0;
+                q.replayFirstMs = s.afterFault - t0;
             }
             out.requests.add(q);
         }
         for (History.Fault f : h.faults) {
-            out.failures.add(new SimResult.Failure(f.t(), new int[0]));
+            out.failures.add(new SimResult.Failure(f.t() - t0, new int[0]));
         }
         return out;
     }
 
-    private static SimMetrics.Summary summary(SimResult run, History baseline) {
-        SimResult base = baseline == null ? run : asRun(baseline);
+    /** The run's summary (its times less {@code t0}), its fault at the history's own time; the baseline's times less {@code b0}. */
+    private static SimMetrics.Summary summary(SimResult run, double t0, History baseline, double b0) {
+        SimResult base = baseline == null ? run : asRun(baseline, b0);
         SimMetrics.Summary s = SimMetrics.summarize("history", run, base);
         if (baseline == null) {
             // no failure-free run to compare with: no recovery time
             s = s.withoutRecovery();
         }
-        return s;
+        return new SimMetrics.Summary(s.policy(), s.failAtMs() + t0, s.recoveryMs(), s.windowMs(), s.ttftAll(), s.ttftInterrupted(),
+                s.ttftSurvivors(), s.tpotAll(), s.tpotInterrupted(), s.tpotSurvivors(), s.requests(), s.interrupted(), s.restored(),
+                s.draftAcceptance(), s.excessTtftS());
     }
 }

@@ -218,11 +218,6 @@ public final class ReaderFuzz {
 
     private ReaderFuzz() {}
 
-    /** Mutants of the kit's atomic traces only, through the validator. */
-    public static Report run(List<ReaderMutator.Base> bases, Options o, LongConsumer progress) {
-        return run(List.of(new ReaderMutator(bases, o.seed())), o, READERS, progress);
-    }
-
     /**
      * {@code o.count()} mutants in all, the generators taking turns (mutant i is generator
      * {@code i mod n}'s mutant {@code i / n}), each through {@code checker}.

@@ -184,8 +184,8 @@ public final class Linearize {
                         }
                         // the end as written, without its phase: every other byte is the reader's to judge
                         String atomic = WrittenTrace.without(l, "phase");
-                        if (b != null && WORKER_STEPS.contains(type) && !pages(b).isEmpty()) {
-                            // the begin's and the chunks' pages first, then the end's own
+                        if (b != null && WORKER_STEPS.contains(type)) {
+                            // the begin's and the chunks' pages first, then the end's own: the step's pages, [] when none carried any
                             atomic = WrittenTrace.pagesFirst(atomic, pages(b));
                         }
                         emit(out, origins, atomic, n);

@@ -197,9 +197,9 @@ public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes,
     }
 
     /**
-     * The end's line with {@code first} (its begin's and chunks' pages) before its own pages, or
-     * as its pages when it has none; an end whose pages are not an array keeps them, for the
-     * reader to refuse.
+     * The end's line with {@code first} (its begin's and chunks' pages, maybe none) before its own
+     * pages, or as its pages when it has none; an end whose pages are not an array keeps them, for
+     * the reader to refuse.
      */
     static String pagesFirst(String line, com.fasterxml.jackson.databind.node.ArrayNode first) {
         String given = first.toString();
@@ -214,6 +214,7 @@ public record WrittenTrace(byte[] trace, List<Long> origins, List<String> notes,
             return line;
         }
         String own = line.substring(s.value() + 1, s.valueEnd() - 1);
-        return line.substring(0, s.value()) + "[" + entries + (own.isBlank() ? "" : "," + own) + "]" + line.substring(s.valueEnd());
+        String joined = entries.isEmpty() ? own : own.isBlank() ? entries : entries + "," + own;
+        return line.substring(0, s.value()) + "[" + joined + "]" + line.substring(s.valueEnd());
     }
 }

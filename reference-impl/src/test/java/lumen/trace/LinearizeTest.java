@@ -94,6 +94,31 @@ class LinearizeTest {
     }
 
     /**
+     * A worker step's end takes its begin's and chunks' pages before its own, whoever carried them:
+     * an empty list on the begin (a Prefill after a restore that brought the whole KV back writes
+     * nothing) gives the end an empty list, as the worker's log and the gateway's of lumen serve write it.
+     */
+    @Test
+    void anEndTakesThePagesItsBeginCarriedEvenNone() throws Exception {
+        String begin = "{\"type\":\"Prefill\",\"phase\":\"begin\",\"req\":0,\"worker\":0%s}\n";
+        String end = "{\"type\":\"Prefill\",\"phase\":\"end\",\"req\":0,\"worker\":0,\"tokens\":[]%s}\n";
+        String aa = "[1,4,\"00000000000000aa\"]";
+        String bb = "[5,2,\"00000000000000bb\"]";
+        String[][] cases = {
+            {",\"pages\":[]", "", "[]"},
+            {"", ",\"pages\":[]", "[]"},
+            {",\"pages\":[]", ",\"pages\":[" + bb + "]", "[" + bb + "]"},
+            {",\"pages\":[" + aa + "]", "", "[" + aa + "]"},
+            {",\"pages\":[" + aa + "]", ",\"pages\":[]", "[" + aa + "]"},
+            {",\"pages\":[" + aa + "]", ",\"pages\":[ " + bb + " ]", "[" + aa + "," + bb + "]"},
+        };
+        for (String[] c : cases) {
+            Linearize.Result r = lin(HEADER + A0 + String.format(begin, c[0]) + String.format(end, c[1]));
+            assertThat(JSON.readTree(lines(r).get(2)).get("pages")).as(c[0] + " / " + c[1]).isEqualTo(JSON.readTree(c[2]));
+        }
+    }
+
+    /**
      * A whole run with begin and end forms: a step begun and never ended (no failure stopped it)
      * changes nothing, and is listed; under --complete the run is then INCOMPLETE, not ACCEPTED.
      */

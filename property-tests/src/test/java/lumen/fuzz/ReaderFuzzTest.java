@@ -78,8 +78,14 @@ class ReaderFuzzTest {
             policies.add(b.lines().get(0).replaceAll(".*\"policy\":\"([^\"]+)\".*", "$1"));
         }
         assertThat(policies).contains("lumen", "lumen-dual");
+        // every accepted trace, written with begin and end forms, observed at a partial level or split into per-process logs, is
+        // accepted too: none is left out
+        List<ReaderMutator.Base> atomic = bases(InputKind.ATOMIC);
         List<ReaderMutator.Base> split = bases(InputKind.BEGIN_END);
-        assertThat(split).hasSizeGreaterThanOrEqualTo(6);
+        assertThat(split).extracting(ReaderMutator.Base::name)
+                .containsExactlyElementsOf(atomic.stream().map(b -> b.name() + " (begin-end)").toList());
+        assertThat(ReaderFuzzTest.<ReaderMutator.Base>bases(InputKind.PARTIAL)).hasSameSizeAs(atomic);
+        assertThat(ReaderFuzzTest.<ProcessLogMutator.Logs>bases(InputKind.PROCESS_LOGS)).hasSameSizeAs(atomic);
         for (ReaderMutator.Base b : split) {
             assertThat(FuzzBases.accepted(b.bytes())).as(b.name()).isTrue();
             assertThat(b.lines().get(0)).contains("\"steps\":\"begin-end\"");
@@ -88,8 +94,14 @@ class ReaderFuzzTest {
         String all = String.join("\n", split.stream().map(ReaderFuzzTest::text).toList());
         assertThat(all).contains("{\"type\":\"Prefill\",\"phase\":\"chunk\"", "{\"type\":\"Route\",\"phase\":\"begin\"",
                         "{\"type\":\"FullReady\",\"phase\":\"begin\"", "\"phase\":\"end\"")
+
                 .containsPattern("\\{\"type\":\"StreamPage\",\"phase\":\"begin\",(\"t\":[0-9.]+,)?\"req\":[0-9]+,\"holder\"")
                 .containsPattern("\\{\"type\":\"Decode\",\"phase\":\"begin\",(\"t\":[0-9.]+,)?\"req\":[0-9]+,\"worker\":[0-9]+,\"pages\":\\[\\[");
+        // a worker's begin with no pages to carry (a Prefill after a whole restore), its end without pages
+        assertThat(split).anySatisfy(b -> assertThat(BeginEnd.steps(b.lines())).anySatisfy(st -> {
+            assertThat(b.lines().get(st.begin())).contains("\"pages\":[]");
+            assertThat(b.lines().get(st.end())).startsWith("{\"type\":\"Prefill\"").doesNotContain("\"pages\"");
+        }));
         List<ReaderMutator.Base> partial = bases(InputKind.PARTIAL);
         for (ReaderMutator.Base b : partial) {
             assertThat(FuzzBases.accepted(b.bytes())).as(b.name()).isTrue();

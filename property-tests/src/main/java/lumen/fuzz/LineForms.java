@@ -49,9 +49,9 @@ record LineForms(String name, Set<String> required, Set<String> optional) {
             "Prefill chunk", List.of(Set.of("req", "worker", "pages"), Set.of()));
 
     /** Every event field the contract knows, of any form: the names a rule may add where the form does not allow them. */
-    static final Set<String> EVENT_FIELDS = new TreeSet<>(Set.of("req", "worker", "holder", "backup", "promptLen", "ref", "maxOut",
-            "tokens", "ckpt", "freed", "mode", "resumed", "interrupted", "orphaned", "promoted", "draft", "dropped", "loads", "reserved",
-            "pages", "target", "phase", "batch", "sizes"));
+    static final Set<String> EVENT_FIELDS = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("req", "worker", "holder",
+            "backup", "promptLen", "ref", "maxOut", "tokens", "ckpt", "freed", "mode", "resumed", "interrupted", "orphaned", "promoted",
+            "draft", "dropped", "loads", "reserved", "pages", "target", "phase", "batch", "sizes")));
 
     /** The header's config (The header). */
     static final Set<String> CONFIG = Set.of("policy", "workers", "alpha", "beta", "theta", "tau", "budget", "pageTokens", "k", "readings");
@@ -60,22 +60,6 @@ record LineForms(String name, Set<String> required, Set<String> optional) {
     /** An entry of a batch line, and of a size report (Partial traces). */
     static final Set<String> BATCH_ENTRY = Set.of("req", "tokens", "pages");
     static final Set<String> SIZES_ENTRY = Set.of("req", "holder", "ckpt");
-
-    /** Whether the form allows field {@code f} on the line's own object. */
-    boolean allows(String f) {
-        return ALWAYS.contains(f) || required.contains(f) || optional.contains(f);
-    }
-
-    /** The known event fields this form does not allow: an unknown field there. */
-    Set<String> foreign() {
-        Set<String> out = new TreeSet<>();
-        for (String f : EVENT_FIELDS) {
-            if (!allows(f)) {
-                out.add(f);
-            }
-        }
-        return out;
-    }
 
     /**
      * The form of line {@code index} (0: the header) of an input of kind {@code kind}, its object

@@ -44,11 +44,12 @@ import picocli.CommandLine.Spec;
                 + " cited, Decode per batch iteration and checkpoint sizes without content at 8, 64 and 1,000 workers, Place not"
                 + " logged on the runtime's traces, and the candidate set's growth with the requests waiting to be placed (not part"
                 + " of all).",
-            "fuzz-reader: --count mutated traces (from the reference scenarios and runtime traces; each labelled with the"
-                + " rule of docs/trace-format.md it breaks, or a variation the docs allow) through the validator, each with a 10 s"
-                + " limit: counts per rule of stack traces, hangs, malformed inputs accepted, tolerated inputs refused, errors"
-                + " off the mutated line, over-long echoes, and the peak heap. Exit status 1 when any count is not 0"
-                + " (not part of all)."})
+            "fuzz-reader: --count mutated inputs of each input kind in turn (--kind: atomic traces, begin-end traces, partial"
+                + " traces, per-process logs, client histories; all by default), made from the reference scenarios, runtime traces"
+                + " and their clients' histories, each labelled with the rule of docs/trace-format.md or docs/history-format.md it"
+                + " breaks, or a variation the docs allow, through the kit's readers, each with a 10 s limit: counts per rule and"
+                + " per kind of stack traces, hangs, malformed inputs accepted, tolerated inputs refused, errors off the mutated"
+                + " line or file, over-long echoes, and the peak heap. Exit status 1 when any count is not 0 (not part of all)."})
 final class BenchCommand implements Callable<Integer> {
 
     @Spec
@@ -69,8 +70,12 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--dir", paramLabel = "DIR", description = "where the heap benchmark writes its trace (default: the system temp folder)")
     Path dir;
 
-    @Option(names = "--count", paramLabel = "N", description = "mutated traces for fuzz-reader (default: ${DEFAULT-VALUE})")
+    @Option(names = "--count", paramLabel = "N", description = "mutated inputs for fuzz-reader, the kinds taking turns (default: ${DEFAULT-VALUE})")
     long count = 10_007;
+
+    @Option(names = "--kind", paramLabel = "K", description = "the input kind fuzz-reader mutates: atomic, begin-end, partial, per-process,"
+            + " history or all (default: ${DEFAULT-VALUE})")
+    String kind = "all";
 
     @Option(names = "--seed", paramLabel = "S", description = "the seed of fuzz-reader's generator (default: ${DEFAULT-VALUE})")
     long seed = 1;
@@ -407,21 +412,28 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** The trace reader under mutated traces: every count but the verdicts' must be 0. */
+    /** The kit's readers under mutated inputs of each kind: every count but the verdicts' must be 0. */
     private int fuzzReader(PrintWriter out) {
         if (count < 1) {
             throw new UserError("--count must be at least 1");
         }
-        java.util.List<lumen.fuzz.ReaderMutator.Base> bases = lumen.fuzz.ReaderMutator.defaultBases(12);
-        out.printf(Locale.ROOT, "Reader fuzz: %,d mutated traces (seed %d) from %d accepted base traces, each through the validator"
-                + " on a worker thread with a 10 s limit%n", count, seed, bases.size());
+        java.util.List<lumen.fuzz.InputKind> kinds;
+        try {
+            kinds = kind.equals("all") ? lumen.fuzz.InputKind.all() : java.util.List.of(lumen.fuzz.InputKind.of(kind));
+        } catch (IllegalArgumentException ex) {
+            throw new UserError("--kind: " + ex.getMessage() + " or all");
+        }
+        java.util.List<lumen.fuzz.Generator> gens = lumen.fuzz.FuzzBases.generators(kinds, 12, seed);
+        out.printf(Locale.ROOT, "Reader fuzz: %,d mutated inputs (seed %d) of %s, from %d accepted base inputs, each through the kit's"
+                + " readers on a worker thread with a 10 s limit%n", count, seed,
+                String.join(", ", kinds.stream().map(k -> k.label()).toList()), gens.stream().mapToInt(lumen.fuzz.Generator::bases).sum());
         out.flush();
         lumen.fuzz.ReaderFuzz.Report r;
         try (me.tongfei.progressbar.ProgressBar bar = System.console() == null ? null
-                : new me.tongfei.progressbar.ProgressBarBuilder().setTaskName("fuzz-reader").setInitialMax(count).setUnit(" traces", 1)
+                : new me.tongfei.progressbar.ProgressBarBuilder().setTaskName("fuzz-reader").setInitialMax(count).setUnit(" inputs", 1)
                         .setStyle(me.tongfei.progressbar.ProgressBarStyle.ASCII)
                         .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
-            r = lumen.fuzz.ReaderFuzz.run(bases, lumen.fuzz.ReaderFuzz.Options.of(count, seed), n -> {
+            r = lumen.fuzz.ReaderFuzz.run(gens, lumen.fuzz.ReaderFuzz.Options.of(count, seed), lumen.fuzz.ReaderFuzz.READERS, n -> {
                 if (bar != null) {
                     bar.stepTo(n);
                 }

@@ -153,13 +153,20 @@ class ValidateCliTest {
     }
 
     @Test
-    void benchFuzzReaderCountsPerRuleAndPasses() {
-        CliRun r = run("bench", "fuzz-reader", "--count", "90", "--seed", "7");
+    void benchFuzzReaderCountsPerRuleAndKindAndPasses() {
+        CliRun r = run("bench", "fuzz-reader", "--count", "90", "--seed", "7", "--kind", "atomic");
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.OK);
-        assertThat(r.out()).contains("int-beyond-64-bits", "ten-mb-line", "crlf", "ext-objects")
+        assertThat(r.out()).contains("int-beyond-64-bits", "ten-mb-line", "crlf", "ext-objects", "atomic total")
                 .contains("stack traces: 0, hangs: 0, malformed inputs accepted: 0, tolerated inputs refused: 0")
-                .contains("90 inputs from");
+                .contains("90 inputs from").doesNotContain("history total");
+        CliRun all = run("bench", "fuzz-reader", "--count", "100", "--seed", "7");
+        assertThat(all.exit()).as(all.out() + all.err()).isEqualTo(ExitCodes.OK);
+        assertThat(all.out()).contains("atomic total", "begin-end total", "partial total", "per-process total", "history total")
+                .contains("end-without-begin", "vc-own-count", "bad-retry", "100 inputs from");
         assertThat(run("bench", "fuzz-reader", "--count", "0").exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        CliRun bad = run("bench", "fuzz-reader", "--kind", "traces");
+        assertThat(bad.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(bad.err()).contains("unknown input kind 'traces'", "per-process");
     }
 
     @Test

@@ -71,7 +71,9 @@ public final class History {
         this.source = source;
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** One JSON value per line: anything after a record's object is an error on its line, not dropped. */
+    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     /** Reads a whole history; a record it cannot read is a located {@link TraceFormatException}. */
     public static History read(InputStream in, String source) throws IOException, TraceFormatException {

@@ -64,9 +64,52 @@ public final class HistoryCheck {
                          int faults, List<String> open, String reference, SimMetrics.Summary summary, String baseline,
                          SimMetrics.Stats ttft, SimMetrics.Stats tpot) {}
 
+    /**
+     * A request's reference output: its length and its tokens. The kit's token model gives token n
+     * of a request from its seed alone, so its output is never held whole: a request may ask for
+     * 2147483647 tokens. A reference history's outputs are the tokens it holds.
+     */
+    interface Output {
+        int length();
+
+        /** Token {@code i + 1}. */
+        int at(int i);
+
+        static Output kit(long seed, int length, int vocab) {
+            return new Output() {
+                @Override
+                public int length() {
+                    return length;
+                }
+
+                @Override
+                public int at(int i) {
+                    return KitTokens.token(seed, i + 1, vocab);
+                }
+            };
+        }
+
+        static Output of(int[] tokens) {
+            return new Output() {
+                @Override
+                public int length() {
+                    return tokens.length;
+                }
+
+                @Override
+                public int at(int i) {
+                    return tokens[i];
+                }
+            };
+        }
+    }
+
+    /** How far past a token a later one is looked for, to name a reordering: past this, a token that differs is called altered. */
+    static final int LOOK_AHEAD = 1 << 16;
+
     private static final class Seen {
         final History.Request req;
-        final int[] ref;
+        final Output ref;
         final String refFinish;
         /** Judged by text: the tokens are characters. */
         boolean text;
@@ -80,7 +123,7 @@ public final class HistoryCheck {
         double last = Double.NaN;
         final List<double[]> steps = new ArrayList<>();
 
-        Seen(History.Request req, int[] ref, String refFinish) {
+        Seen(History.Request req, Output ref, String refFinish) {
             this.req = req;
             this.ref = ref;
             this.refFinish = refFinish;
@@ -138,7 +181,7 @@ public final class HistoryCheck {
         Map<String, Seen> seen = new HashMap<>();
         Map<String, List<History.Chunk>> refChunks = ref.history() == null ? Map.of() : byRequest(ref.history());
         for (History.Request r : h.requests.values()) {
-            int[] tokens;
+            Output tokens;
             String finish = null;
             if (ref.history() == null) {
                 if (r.seed() < 0) {
@@ -146,14 +189,14 @@ public final class HistoryCheck {
                             + " has no 'seed': the kit's token model derives its reference output from it (or judge against a"
                             + " reference history, --reference FILE)"), 0);
                 }
-                tokens = KitTokens.reference(r.seed(), r.maxTokens(), ref.vocab());
+                tokens = Output.kit(r.seed(), r.maxTokens(), ref.vocab());
             } else {
                 if (!ref.history().requests.containsKey(r.id())) {
                     return bad(h, ref, r.line(), r.id(), Verdict.MALFORMED, Finding.of(null, "request " + History.quote(r.id())
                             + " is not in the reference history " + ref.history().source), 0);
                 }
                 List<History.Chunk> cs = refChunks.getOrDefault(r.id(), List.of());
-                tokens = cs.stream().flatMapToInt(c -> java.util.Arrays.stream(c.tokens())).toArray();
+                tokens = Output.of(cs.stream().flatMapToInt(c -> java.util.Arrays.stream(c.tokens())).toArray());
                 finish = cs.isEmpty() ? null : cs.get(cs.size() - 1).finishReason();
             }
             Seen sn = new Seen(r, tokens, finish);
@@ -222,10 +265,19 @@ public final class HistoryCheck {
             }
         }
         open.sort(null);
-        SimResult run = run(h, seen);
-        SimMetrics.Summary summary = summary(run, baseline);
-        SimMetrics.Stats ttft = SimMetrics.stats(run.requests, SimResult.Req::ttftMs);
-        SimMetrics.Stats tpot = SimMetrics.stats(run.requests, SimResult.Req::tpotMs);
+        // the metrics, by times from the history's first record (a client's clock may read epoch milliseconds), when its times
+        // span no more than MAX_METRICS_SPAN_MS: they are filed by the second
+        double t0 = start(h);
+        double b0 = baseline == null ? 0 : start(baseline);
+        SimMetrics.Summary summary = null;
+        SimMetrics.Stats ttft = null;
+        SimMetrics.Stats tpot = null;
+        if (!Double.isNaN(t0) && !Double.isNaN(b0)) {
+            SimResult run = run(h, seen, t0);
+            summary = summary(run, t0, baseline, b0);
+            ttft = SimMetrics.stats(run.requests, SimResult.Req::ttftMs);
+            tpot = SimMetrics.stats(run.requests, SimResult.Req::tpotMs);
+        }
         if (!open.isEmpty()) {
             Finding f = new Finding(PropertyId.L1, open.size() + " request(s) never finished: " + String.join(", ", open.subList(0, Math.min(8, open.size())))
                     + (open.size() > 8 ? ", ..." : ""), "a finish for every request", "none for " + open.size());
@@ -267,42 +319,44 @@ public final class HistoryCheck {
     private static Finding token(Seen s, int tok, com.carrotsearch.hppc.IntArrayList got) {
         int i = s.n;
         String id = History.quote(s.req.id());
-        if (i < s.ref.length && tok == s.ref[i]) {
+        Output ref = s.ref;
+        int len = ref.length();
+        if (i < len && tok == ref.at(i)) {
             return null;
         }
         int after = i + 1 < got.size() ? got.get(i + 1) : -1;
         // by text, a character the client already has proves nothing (characters recur): a span of the
         // rest of the stream, up to 8 characters, that the reference holds earlier does
-        int again = s.text ? repeatedSpan(s.ref, got, i) : lastIndexOf(s.ref, tok, Math.min(i, s.ref.length) - 1);
-        if (again == 0 && i >= 1 && i < s.ref.length && interleaved(s.ref, got, i)) {
+        int again = s.text ? repeatedSpan(ref, got, i) : lastIndexOf(ref, tok, Math.min(i, len) - 1);
+        if (again == 0 && i >= 1 && i < len && interleaved(ref, got, i)) {
             // token 1 again, and then the first answer goes on where it was: a second answer interleaved with it
             return new Finding(PropertyId.S2, "request " + id + " gets a second answer interleaved with the first: its token 1 arrives"
                     + " again after token " + i + ", and then token " + (i + 1) + " of the first answer (a request served twice)",
-                    "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+                    "token " + (i + 1) + " = " + ref.at(i), Integer.toString(tok));
         }
         if (again >= 0) {
             return new Finding(PropertyId.S16, "request " + id + " is sent token " + (again + 1) + " again, as its token " + (i + 1)
                     + ": what a client has received only grows, and a token is delivered once"
                     + (again == 0 && i > 1 ? " (a re-prefill that restarts the stream)" : again == i - 1 ? " (a resume one position too early)" : ""),
-                    i < s.ref.length ? "token " + (i + 1) + " = " + s.ref[i] : s.ref.length + " tokens", Integer.toString(tok));
+                    i < len ? "token " + (i + 1) + " = " + ref.at(i) : len + " tokens", Integer.toString(tok));
         }
-        if (i >= s.ref.length) {
+        if (i >= len) {
             return new Finding(PropertyId.S7, "request " + id + " streams token " + (i + 1) + " (" + tok + ") past the end of its reference"
-                    + " output of " + s.ref.length + " tokens (an output that runs on)",
-                    s.ref.length + " tokens", (i + 1) + " or more");
+                    + " output of " + len + " tokens (an output that runs on)",
+                    len + " tokens", (i + 1) + " or more");
         }
         String what;
-        if (i + 1 < s.ref.length && tok == s.ref[i + 1] && after == s.ref[i]) {
+        if (i + 1 < len && tok == ref.at(i + 1) && after == ref.at(i)) {
             what = "tokens " + (i + 1) + " and " + (i + 2) + " arrive swapped (tokens reordered)";
-        } else if (i + 1 < s.ref.length && tok == s.ref[i + 1]) {
+        } else if (i + 1 < len && tok == ref.at(i + 1)) {
             what = "token " + (i + 2) + " arrives as token " + (i + 1) + ": token " + (i + 1) + " was lost (as after a resume one position too late)";
-        } else if (indexOf(s.ref, tok, i + 2) >= 0) {
+        } else if (indexOf(ref, tok, i + 2, (int) Math.min(len, (long) i + 2 + Math.max(got.size(), LOOK_AHEAD))) >= 0) {
             what = "a later token arrives as token " + (i + 1) + " (tokens reordered or skipped)";
         } else {
             what = "token " + (i + 1) + " differs from the reference (an altered token)";
         }
         return new Finding(PropertyId.S7, "request " + id + "'s output is not a prefix of its reference output: " + what,
-                "token " + (i + 1) + " = " + s.ref[i], Integer.toString(tok));
+                "token " + (i + 1) + " = " + ref.at(i), Integer.toString(tok));
     }
 
     /**
@@ -310,14 +364,14 @@ public final class HistoryCheck {
      * from ref[i], a second starting again from ref[0], each in order (greedily, the first answer
      * preferred), with at least one more token of the first and two of the second.
      */
-    static boolean interleaved(int[] ref, com.carrotsearch.hppc.IntArrayList got, int i) {
+    static boolean interleaved(Output ref, com.carrotsearch.hppc.IntArrayList got, int i) {
         int p = i;
         int q = 0;
         for (int k = i; k < got.size(); k++) {
             int x = got.get(k);
-            if (p < ref.length && x == ref[p]) {
+            if (p < ref.length() && x == ref.at(p)) {
                 p++;
-            } else if (q < ref.length && x == ref[q]) {
+            } else if (q < ref.length() && x == ref.at(q)) {
                 q++;
             } else {
                 return false;
@@ -330,12 +384,12 @@ public final class HistoryCheck {
      * The last position j before i (and before the reference's end) where the reference holds what
      * the client got from position i on, for up to 8 characters, or -1.
      */
-    static int repeatedSpan(int[] ref, com.carrotsearch.hppc.IntArrayList got, int i) {
+    static int repeatedSpan(Output ref, com.carrotsearch.hppc.IntArrayList got, int i) {
         int len = Math.min(8, got.size() - i);
-        for (int j = Math.min(i, ref.length) - 1; j >= 0; j--) {
-            boolean same = j + len <= ref.length;
+        for (int j = Math.min(i, ref.length()) - 1; j >= 0; j--) {
+            boolean same = j + len <= ref.length();
             for (int k = 0; same && k < len; k++) {
-                same = got.get(i + k) == ref[j + k];
+                same = got.get(i + k) == ref.at(j + k);
             }
             if (same) {
                 return j;
@@ -345,18 +399,19 @@ public final class HistoryCheck {
     }
 
     /** The last index at most {@code from} where {@code a} holds {@code x}, or -1. */
-    private static int lastIndexOf(int[] a, int x, int from) {
+    private static int lastIndexOf(Output a, int x, int from) {
         for (int i = from; i >= 0; i--) {
-            if (a[i] == x) {
+            if (a.at(i) == x) {
                 return i;
             }
         }
         return -1;
     }
 
-    private static int indexOf(int[] a, int x, int from) {
-        for (int i = from; i < a.length; i++) {
-            if (a[i] == x) {
+    /** The first index from {@code from} to before {@code to} where {@code a} holds {@code x}, or -1. */
+    private static int indexOf(Output a, int x, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (a.at(i) == x) {
                 return i;
             }
         }
@@ -371,18 +426,18 @@ public final class HistoryCheck {
             return null;
         }
         if (c.error() != null) {
-            return new Finding(PropertyId.S1, "request " + id + " failed after " + s.n + " of " + s.ref.length + " tokens: " + History.quote(c.error())
+            return new Finding(PropertyId.S1, "request " + id + " failed after " + s.n + " of " + s.ref.length() + " tokens: " + History.quote(c.error())
                     + " (the system lost a request it had accepted)", "the whole output, finished", "an error");
         }
         String r = c.finishReason();
-        boolean whole = s.n == s.ref.length;
+        boolean whole = s.n == s.ref.length();
         boolean reasonOk = refHistory ? r.equals(s.refFinish) : r.equals("length") || r.equals("stop");
         if (whole && reasonOk) {
             return null;
         }
         if (!whole) {
-            return new Finding(PropertyId.S1, "request " + id + " finishes (" + r + ") with " + s.n + " of its " + s.ref.length
-                    + " reference tokens (a request completed short)", s.ref.length + " tokens", s.n + " tokens");
+            return new Finding(PropertyId.S1, "request " + id + " finishes (" + r + ") with " + s.n + " of its " + s.ref.length()
+                    + " reference tokens (a request completed short)", s.ref.length() + " tokens", s.n + " tokens");
         }
         return new Finding(PropertyId.S1, "request " + id + " finishes with the reason " + History.quote(r) + ", which the reference does not explain",
                 refHistory ? "finish_reason " + s.refFinish : "finish_reason length (or stop)", r);
@@ -400,11 +455,38 @@ public final class HistoryCheck {
         return new Result(h.source, v, f, line, request, h.requests.size(), tokens, h.faults.size(), List.of(), ref.label(), null, null, null, null);
     }
 
+    /** The longest span of a history's times its metrics are computed over: they are filed by the second. */
+    public static final double MAX_METRICS_SPAN_MS = 30 * 86_400_000.0;
+
+    /** The time of a history's first record, or NaN when its records span more than {@link #MAX_METRICS_SPAN_MS} (or none has a time). */
+    static double start(History h) {
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (History.Request r : h.requests.values()) {
+            lo = Math.min(lo, r.t());
+            hi = Math.max(hi, r.t());
+        }
+        for (History.Chunk c : h.chunks) {
+            lo = Math.min(lo, c.t());
+            hi = Math.max(hi, c.t());
+        }
+        for (History.Fault f : h.faults) {
+            lo = Math.min(lo, f.t());
+            hi = Math.max(hi, f.t());
+        }
+        return hi - lo <= MAX_METRICS_SPAN_MS ? lo : Double.NaN;
+    }
+
     /** The history as the simulator's per-request times (ids renumbered in order of sending), its faults as failures. */
     public static SimResult asRun(History h) {
+        return asRun(h, 0);
+    }
+
+    /** As {@link #asRun(History)}, every time less {@code t0}. */
+    private static SimResult asRun(History h, double t0) {
         Map<String, Seen> seen = new HashMap<>();
         for (History.Request r : h.requests.values()) {
-            seen.put(r.id(), new Seen(r, new int[0], null));
+            seen.put(r.id(), new Seen(r, Output.of(new int[0]), null));
         }
         List<History.Fault> faults = byTime(h);
         int[] next = {0};
@@ -414,40 +496,44 @@ public final class HistoryCheck {
             s.n += c.tokens().length;
             s.timed(c);
         }
-        return run(h, seen);
+        return run(h, seen, t0);
     }
 
-    private static SimResult run(History h, Map<String, Seen> seen) {
+    /** The history's requests as the simulator's, every time less {@code t0}. */
+    private static SimResult run(History h, Map<String, Seen> seen, double t0) {
         SimResult out = new SimResult();
         int i = 0;
         for (History.Request r : h.requests.values()) {
             Seen s = seen.get(r.id());
-            SimResult.Req q = new SimResult.Req(i++, r.t(), Math.max(0, r.promptTokens()), s.n);
-            q.firstMs = s.first;
-            q.doneMs = s.done;
+            SimResult.Req q = new SimResult.Req(i++, r.t() - t0, Math.max(0, r.promptTokens()), s.n);
+            q.firstMs = s.first - t0;
+            q.doneMs = s.done - t0;
             for (double[] st : s.steps) {
-                out.tpotSteps.add(st[0], st[1], st[2]);
+                out.tpotSteps.add(st[0] - t0, st[1], st[2]);
             }
             if (!Double.isNaN(s.faultAt) && !Double.isNaN(s.afterFault)) {
                 q.interrupted = true;
-                q.interruptedMs = s.faultAt;
-                q.replayFirstMs = s.afterFault;
+                q.interruptedMs = s.faultAt - t0;
+                q.replayFirstMs = s.afterFault - t0;
             }
             out.requests.add(q);
         }
         for (History.Fault f : h.faults) {
-            out.failures.add(new SimResult.Failure(f.t(), new int[0]));
+            out.failures.add(new SimResult.Failure(f.t() - t0, new int[0]));
         }
         return out;
     }
 
-    private static SimMetrics.Summary summary(SimResult run, History baseline) {
-        SimResult base = baseline == null ? run : asRun(baseline);
+    /** The run's summary (its times less {@code t0}), its fault at the history's own time; the baseline's times less {@code b0}. */
+    private static SimMetrics.Summary summary(SimResult run, double t0, History baseline, double b0) {
+        SimResult base = baseline == null ? run : asRun(baseline, b0);
         SimMetrics.Summary s = SimMetrics.summarize("history", run, base);
         if (baseline == null) {
             // no failure-free run to compare with: no recovery time
             s = s.withoutRecovery();
         }
-        return s;
+        return new SimMetrics.Summary(s.policy(), s.failAtMs() + t0, s.recoveryMs(), s.windowMs(), s.ttftAll(), s.ttftInterrupted(),
+                s.ttftSurvivors(), s.tpotAll(), s.tpotInterrupted(), s.tpotSurvivors(), s.requests(), s.interrupted(), s.restored(),
+                s.draftAcceptance(), s.excessTtftS());
     }
 }

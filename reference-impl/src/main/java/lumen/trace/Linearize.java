@@ -43,10 +43,22 @@ public final class Linearize {
      */
     public record Result(byte[] atomic, List<Long> origins, List<String> unfinished) {}
 
-    /** Whether a trace's header asks for begin and end forms ({@code "steps":"begin-end"}). */
+    /**
+     * Whether a trace's header asks for begin and end forms ({@code "steps":"begin-end"}): its own
+     * field, read as JSON (a key or value spelled with escapes is the same, and the words inside an
+     * {@code ext} are no declaration). A header that is not whole in {@code trace} (the first bytes of
+     * a long one) or not JSON is taken to declare them when it holds both words, and is then read, and
+     * refused where it breaks a rule, as a trace with begin and end forms.
+     */
     public static boolean declared(byte[] trace) {
         String header = headerOf(trace);
-        return header.contains("\"steps\"") && header.contains("begin-end");
+        try {
+            JsonNode h = WrittenTrace.object(header, "header", 1);
+            return "begin-end".equals(h.path("steps").asText(null));
+        } catch (TraceFormatException ex) {
+            // not JSON, or cut short: the words decide, and the reading rules then name what is wrong
+        }
+        return header.contains("steps") && header.contains("begin-end");
     }
 
     /** A trace's first line, as text. */
@@ -59,7 +71,8 @@ public final class Linearize {
     }
 
     public static Result of(byte[] trace, String source) throws TraceFormatException {
-        String[] lines = utf8(trace, source).split("\n", -1);
+        WrittenTrace.Text text = WrittenTrace.text(trace, source);
+        String[] lines = text.lines();
         int workers = 0;
         int pageTokens = 0;
         double lastT = Double.NEGATIVE_INFINITY;
@@ -74,138 +87,145 @@ public final class Linearize {
         // the requests arrived so far: a step begun for another is an error, as any event naming one is
         Set<String> arrived = new HashSet<>();
         boolean header = true;
-        for (int i = 0; i < lines.length; i++) {
-            long n = i + 1;
-            String l = lines[i];
-            if (l.isEmpty() && i == lines.length - 1) {
-                break; // the line end after the last line
-            }
-            if (l.isBlank()) {
-                // every line form is read by the same rules: a blank line is an error anywhere
-                throw new TraceFormatException(source, n, "a blank line: every line holds one JSON object");
-            }
-            ObjectNode o = WrittenTrace.object(l, source, n);
-            if (header) {
-                header = false;
-                if (!"begin-end".equals(o.path("steps").asText())) {
-                    throw new TraceFormatException(source, n, "header: a trace with begin and end forms declares \"steps\":\"begin-end\"");
+        try {
+            for (int i = 0; i < lines.length; i++) {
+                long n = i + 1;
+                String l = lines[i];
+                if (l.isEmpty() && i == lines.length - 1) {
+                    break; // the line end after the last line
                 }
-                workers = o.path("config").path("workers").asInt(0);
-                pageTokens = o.path("config").path("pageTokens").asInt(0);
-                o.remove("steps");
-                emit(out, origins, o, n);
-                continue;
-            }
-            JsonNode tn = o.get("t");
-            if (tn != null && tn.isNumber()) {
-                // time never goes backwards, over every line as written, begins and chunks too
-                if (tn.asDouble() < lastT) {
-                    throw new TraceFormatException(source, n, "time goes backwards: t=" + tn.asText() + " after t=" + lastT + " at line " + lastTLine);
+                // every line form is read by the same rules: a CR not followed by LF, a blank line, two values are errors anywhere
+                ObjectNode o = WrittenTrace.line(lines, i, source);
+                if (header) {
+                    header = false;
+                    if (!"begin-end".equals(o.path("steps").asText())) {
+                        throw new TraceFormatException(source, n, "header: a trace with begin and end forms declares \"steps\":\"begin-end\"");
+                    }
+                    workers = o.path("config").path("workers").asInt(0);
+                    pageTokens = o.path("config").path("pageTokens").asInt(0);
+                    emit(out, origins, WrittenTrace.without(l, "steps"), n);
+                    continue;
                 }
-                lastT = tn.asDouble();
-                lastTLine = n;
-            }
-            JsonNode ph = o.remove("phase");
-            String type = o.path("type").asText();
-            if (ph != null && ph.isTextual() && (ph.asText().equals("begin") || ph.asText().equals("chunk")) && SPLIT.contains(type)) {
-                PartLines.check(l, source, n, type, ph.asText(), workers, pageTokens);
-            }
-            if (ph == null) {
-                if (type.equals("Arrive")) {
-                    arrived.add(o.path("req").asText());
+                JsonNode tn = o.get("t");
+                if (tn != null && tn.isNumber()) {
+                    if (!Double.isFinite(tn.asDouble())) {
+                        throw new TraceFormatException(source, n, "field 't' must be a finite number, found " + Echo.cut(tn.asText()));
+                    }
+                    // time never goes backwards, over every line as written, begins and chunks too
+                    if (tn.asDouble() < lastT) {
+                        throw new TraceFormatException(source, n, "time goes backwards: t=" + tn.asText() + " after t=" + lastT + " at line " + lastTLine);
+                    }
+                    lastT = tn.asDouble();
+                    lastTLine = n;
                 }
-                if (type.equals("Fail")) {
-                    cancel(o, open, openLine, cancelled, n);
-                } else if (type.equals("Restart")) {
-                    restarted(o.path("worker").asText(), open, openLine, cancelled, n);
+                JsonNode ph = o.remove("phase");
+                String type = o.path("type").asText();
+                if (ph != null && ph.isTextual() && (ph.asText().equals("begin") || ph.asText().equals("chunk")) && SPLIT.contains(type)) {
+                    PartLines.check(l, source, n, type, ph.asText(), workers, pageTokens);
                 }
-                emit(out, origins, o, n);
-                continue;
-            }
-            String phase = ph.asText();
-            if (!SPLIT.contains(type)) {
-                throw new TraceFormatException(source, n, type + ": unexpected field 'phase' (only Prefill, Decode, StreamPage, Route and"
-                        + " FullReady have begin and end forms)");
-            }
-            String key = key(o, type);
-            if (!phase.equals("end") && !type.equals("FullReady") && !arrived.contains(o.path("req").asText())) {
-                throw new TraceFormatException(source, n, type + " " + Echo.cut(phase) + ": unknown request " + Echo.cut(o.path("req").asText())
-                        + " (no Arrive for it before this line; with per-process logs, is the log that holds the decisions, the"
-                        + " gateway's, among them?)");
-            }
-            switch (phase) {
-                case "begin" -> {
-                    open.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).addLast(o);
-                    openLine.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).addLast(n);
-                    cancelled.remove(key);
+                if (ph == null) {
+                    if (type.equals("Arrive")) {
+                        arrived.add(o.path("req").asText());
+                    }
+                    if (type.equals("Fail")) {
+                        cancel(o, open, openLine, cancelled, n);
+                    } else if (type.equals("Restart")) {
+                        restarted(o.path("worker").asText(), open, openLine, cancelled, n);
+                    }
+                    emit(out, origins, l, n);
+                    continue;
                 }
-                case "chunk" -> {
-                    if (!type.equals("Prefill")) {
-                        throw new TraceFormatException(source, n, type + ": only a Prefill has chunks");
-                    }
-                    ObjectNode b = open.containsKey(key) ? open.get(key).peekLast() : null;
-                    if (b == null) {
-                        Long stop = cancelled.get(key);
-                        throw new TraceFormatException(source, n, stop == null ? "Prefill chunk without its begin"
-                                : "Prefill chunk after the " + (lines[(int) (stop - 1)].contains("\"Restart\"") ? "Restart" : "Fail") + " at line "
-                                        + stop + " stopped its step: a chunk belongs to a begun step, and a failure or a restart ends"
-                                        + " the steps it stops (only their end may still come, for the spec to judge)");
-                    }
-                    pages(b).addAll(pages(o));
+                String phase = ph.asText();
+                if (!SPLIT.contains(type)) {
+                    throw new TraceFormatException(source, n, Echo.cut(type) + ": unexpected field 'phase' (only Prefill, Decode, StreamPage, Route and"
+                            + " FullReady have begin and end forms)");
                 }
-                case "end" -> {
-                    ObjectNode b = open.containsKey(key) ? open.get(key).pollFirst() : null;
-                    if (b != null) {
-                        openLine.get(key).pollFirst();
+                String key = key(o, type);
+                if (!phase.equals("end") && !type.equals("FullReady") && !arrived.contains(o.path("req").asText())) {
+                    throw new TraceFormatException(source, n, type + " " + Echo.cut(phase) + ": unknown request " + Echo.cut(o.path("req").asText())
+                            + " (no Arrive for it before this line; with per-process logs, is the log that holds the decisions, the"
+                            + " gateway's, among them?)");
+                }
+                switch (phase) {
+                    case "begin" -> {
+                        open.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).addLast(o);
+                        openLine.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).addLast(n);
+                        cancelled.remove(key);
                     }
-                    if (open.containsKey(key) && open.get(key).isEmpty()) {
-                        open.remove(key);
-                        openLine.remove(key);
-                    }
-                    if (b == null && cancelled.remove(key) == null) {
-                        throw new TraceFormatException(source, n, type + " ends without its begin");
-                    }
-                    if (b != null && b.has("holder") && !b.get("holder").equals(o.get("holder"))) {
-                        throw new TraceFormatException(source, n, type + " end names holder " + Echo.cut(String.valueOf(o.get("holder")))
-                                + ", its begin " + b.get("holder") + ": a begin's fields are its end's");
-                    }
-                    if (b != null && WORKER_STEPS.contains(type)) {
-                        // the begin's and the chunks' pages first, then the end's own
-                        ArrayNode all = pages(b).deepCopy();
-                        all.addAll(pages(o));
-                        if (!all.isEmpty() || o.has("pages")) {
-                            o.set("pages", all);
+                    case "chunk" -> {
+                        if (!type.equals("Prefill")) {
+                            throw new TraceFormatException(source, n, type + ": only a Prefill has chunks");
                         }
+                        ObjectNode b = open.containsKey(key) ? open.get(key).peekLast() : null;
+                        if (b == null) {
+                            Long stop = cancelled.get(key);
+                            throw new TraceFormatException(source, n, stop == null ? "Prefill chunk without its begin"
+                                    : "Prefill chunk after the " + (lines[(int) (stop - 1)].contains("\"Restart\"") ? "Restart" : "Fail") + " at line "
+                                            + stop + " stopped its step: a chunk belongs to a begun step, and a failure or a restart ends"
+                                            + " the steps it stops (only their end may still come, for the spec to judge)");
+                        }
+                        pages(b).addAll(pages(o));
                     }
-                    emit(out, origins, o, n);
+                    case "end" -> {
+                        ObjectNode b = open.containsKey(key) ? open.get(key).pollFirst() : null;
+                        if (b != null) {
+                            openLine.get(key).pollFirst();
+                        }
+                        if (open.containsKey(key) && open.get(key).isEmpty()) {
+                            open.remove(key);
+                            openLine.remove(key);
+                        }
+                        if (b == null && cancelled.remove(key) == null) {
+                            throw new TraceFormatException(source, n, type + " ends without its begin");
+                        }
+                        if (b != null && b.has("holder") && !b.get("holder").equals(o.get("holder"))) {
+                            throw new TraceFormatException(source, n, type + " end names holder " + Echo.cut(String.valueOf(o.get("holder")))
+                                    + ", its begin " + b.get("holder") + ": a begin's fields are its end's");
+                        }
+                        // the end as written, without its phase: every other byte is the reader's to judge
+                        String atomic = WrittenTrace.without(l, "phase");
+                        if (b != null && WORKER_STEPS.contains(type)) {
+                            // the begin's and the chunks' pages first, then the end's own: the step's pages, [] when none carried any
+                            atomic = WrittenTrace.pagesFirst(atomic, pages(b));
+                        }
+                        emit(out, origins, atomic, n);
+                    }
+                    default -> throw new TraceFormatException(source, n, "field 'phase' must be \"begin\", \"chunk\" or \"end\", found " + Echo.cut(phase));
                 }
-                default -> throw new TraceFormatException(source, n, "field 'phase' must be \"begin\", \"chunk\" or \"end\", found " + Echo.cut(phase));
             }
+            if (text.fault() != null) {
+                throw text.fault();
+            }
+        } catch (TraceFormatException ex) {
+            throw firstBad(ex, out, origins, source);
         }
         List<String> unfinished = new ArrayList<>();
         openLine.forEach((k, ls) -> ls.forEach(line -> unfinished.add(k + " (begun at line " + line + ")")));
         return new Result(out.toString().getBytes(StandardCharsets.UTF_8), origins, unfinished);
     }
 
-    /** The trace's text, its bytes read strictly as UTF-8: a malformed byte is an error on its line. */
-    private static String utf8(byte[] trace, String source) throws TraceFormatException {
-        String text;
-        try {
-            text = Utf8.strict(java.nio.ByteBuffer.wrap(trace));
-        } catch (Utf8.Malformed ex) {
-            long line = 1;
-            for (int i = 0; i < ex.offset; i++) {
-                if (trace[i] == '\n') {
-                    line++;
-                }
+    /**
+     * The error to report when line {@code ex.line()} breaks a rule: an earlier line's, when one of
+     * the atomic lines written before it breaks a reading rule (the header's sizes, an unknown type,
+     * a missing field), since an error is named at the first line that breaks a rule.
+     */
+    private static TraceFormatException firstBad(TraceFormatException ex, StringBuilder out, List<Long> origins, String source) {
+        if (origins.isEmpty()) {
+            return ex;
+        }
+        try (TraceReader r = new TraceReader(new java.io.ByteArrayInputStream(out.toString().getBytes(StandardCharsets.UTF_8)), source)) {
+            while (r.next() != null) {
+                // read every line written so far
             }
-            throw new TraceFormatException(source, line, String.format(java.util.Locale.ROOT, "not UTF-8: byte 0x%02x starts no valid character",
-                    ex.value));
+        } catch (TraceFormatException e) {
+            long at = e.line() >= 1 && e.line() <= origins.size() ? origins.get((int) e.line() - 1) : Long.MAX_VALUE;
+            if (at < ex.line()) {
+                return new TraceFormatException(source, at, e.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
+            }
+        } catch (java.io.IOException e) {
+            // read from memory
         }
-        if (text.startsWith("\uFEFF")) {
-            throw new TraceFormatException(source, 1, "a UTF-8 byte-order mark: a trace starts with its header's '{'");
-        }
-        return text;
+        return ex;
     }
 
     private static ArrayNode pages(ObjectNode o) {
@@ -259,8 +279,9 @@ public final class Linearize {
         }
     }
 
-    private static void emit(StringBuilder out, List<Long> origins, ObjectNode o, long line) {
-        out.append(o).append('\n');
-        origins.add(line);
+    /** Emits a line as written (a CRLF's CR dropped). */
+    private static void emit(StringBuilder out, List<Long> origins, String line, long n) {
+        out.append(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line).append('\n');
+        origins.add(n);
     }
 }

@@ -97,6 +97,8 @@ public final class TraceReader implements Closeable {
         } catch (JsonProcessingException | TraceBytes.Refused ex) {
             throw refused(ex);
         }
+        // the scan takes line 2 only when nothing but its line break is left of the header's line (a second value there is the parser's)
+        scanNext = lines.onlyLineBreakLeft(p.currentLocation().getByteOffset());
     }
 
     public Config config() {

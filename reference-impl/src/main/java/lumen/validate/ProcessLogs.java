@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import lumen.trace.Echo;
+import lumen.trace.TraceFormat;
 import lumen.trace.TraceFormatException;
+import lumen.trace.WrittenTrace;
 
 /**
  * Per-process logs (docs/trace-format.md, Per-process logs): the gateway and each worker write
@@ -43,7 +45,7 @@ public final class ProcessLogs {
     private ProcessLogs() {}
 
     /** One process's log: its name (from the header's {@code process}) and its events, in file order. */
-    record Log(String source, String process, ObjectNode header, List<Ev> events) {}
+    record Log(String source, String process, String header, List<Ev> events) {}
 
     /** One event of a log: its line as written (clock removed), its clock, and where it came from. */
     record Ev(String json, Map<String, Long> vc, long lc, String source, long line, int proc, int index) {
@@ -153,27 +155,34 @@ public final class ProcessLogs {
      */
     public record Rejection(String origin, String event, String property, String how, String moved) {}
 
-    /** Reads one log: its header names the process; every event carries {@code vc} or {@code lc}. */
-    static Log read(byte[] bytes, String source) throws TraceFormatException {
-        String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
+    /**
+     * One log as written: its process, its header (its process removed) as written and as a JSON
+     * value to compare with the other logs', and its events, each its object, its text and its line.
+     */
+    record Raw(String source, String process, String header, JsonNode sameHeader, List<ObjectNode> events, List<String> texts,
+               List<Long> lines) {}
+
+    /**
+     * Reads one log by the reading rules of every trace line (strict UTF-8 without a byte-order
+     * mark, lines that end with LF or CRLF, no blank line, one JSON object on each, a key once):
+     * its header names the process and is a header by the reading rules itself.
+     */
+    static Raw read(byte[] bytes, String source) throws TraceFormatException {
+        WrittenTrace.Text text = WrittenTrace.text(bytes, source);
+        String[] lines = text.lines();
         ObjectNode header = null;
+        String own = null;
+        JsonNode same = null;
         String process = null;
-        List<Ev> events = new ArrayList<>();
+        List<ObjectNode> events = new ArrayList<>();
+        List<String> texts = new ArrayList<>();
+        List<Long> at = new ArrayList<>();
         for (int i = 0; i < lines.length; i++) {
-            String l = lines[i];
             long n = i + 1;
-            if (l.isBlank()) {
-                continue;
+            if (lines[i].isEmpty() && i == lines.length - 1) {
+                break; // the line end after the last line
             }
-            JsonNode o;
-            try {
-                o = JSON.readTree(l);
-            } catch (JsonProcessingException ex) {
-                throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
-            }
-            if (!(o instanceof ObjectNode obj)) {
-                throw new TraceFormatException(source, n, "a line must be a JSON object, found " + Echo.cut(l));
-            }
+            ObjectNode obj = WrittenTrace.line(lines, i, source);
             if (header == null) {
                 if (!"header".equals(obj.path("type").asText()) || !obj.path("process").isTextual() || obj.path("process").asText().isEmpty()) {
                     throw new TraceFormatException(source, n, "a per-process log starts with a header that names its process"
@@ -182,22 +191,76 @@ public final class ProcessLogs {
                 process = obj.get("process").asText();
                 header = obj.deepCopy();
                 header.remove("process");
+                own = WrittenTrace.without(lines[i], "process");
+                own = own.endsWith("\r") ? own.substring(0, own.length() - 1) : own;
+                headerRules(own, source);
+                try {
+                    // the logs of one run share one header: compared as JSON values (1.0 and 10e-1 are one number)
+                    same = JSON.readTree(own);
+                } catch (JsonProcessingException ex) {
+                    throw new TraceFormatException(source, n, "not a JSON object: " + ex.getOriginalMessage());
+                }
                 if (header.path("config").path("readings").path("citedLoads").asText("").endsWith("ms")) {
                     throw new TraceFormatException(source, n, "citedLoads=" + header.path("config").path("readings").path("citedLoads").asText()
                             + " measures staleness in one clock's milliseconds, which per-process logs do not share: declare stale:N (events)");
                 }
                 continue;
             }
-            JsonNode vc = obj.remove("vc");
-            JsonNode lc = obj.remove("lc");
-            // each process's wall clock is its own: times order nothing across processes, so skew cannot matter
-            obj.remove("t");
+            events.add(obj);
+            texts.add(lines[i]);
+            at.add(n);
+        }
+        if (text.fault() != null) {
+            throw text.fault();
+        }
+        if (header == null) {
+            throw new TraceFormatException(source, 1, "empty log: no header");
+        }
+        return new Raw(source, process, own, same, events, texts, at);
+    }
+
+    /** A log's header (its process removed) by the reading rules of a trace's header; its steps are judged with the merged trace. */
+    private static void headerRules(String header, String source) throws TraceFormatException {
+        String h = WrittenTrace.without(header, "steps");
+        try (lumen.trace.TraceReader r = new lumen.trace.TraceReader(new java.io.ByteArrayInputStream(
+                (h + "\n").getBytes(StandardCharsets.UTF_8)), source)) {
+            r.next();
+        } catch (TraceFormatException ex) {
+            throw new TraceFormatException(source, 1, ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
+        } catch (IOException ex) {
+            throw new IllegalStateException("a header in memory is read", ex);
+        }
+    }
+
+    /**
+     * A log's events with their clocks checked, each at its own line: exactly one clock, of the
+     * run's kind; a vector clock names processes that have logs, counts no more events of one than
+     * its log has, counts its own process's events and never goes back along the log; a Lamport
+     * clock grows along the log; and {@code t}, which the merge drops, is a finite number.
+     */
+    private static Log clocks(Raw l, Map<String, Integer> index, List<Raw> logs, boolean lamport, int proc) throws TraceFormatException {
+        List<Ev> events = new ArrayList<>();
+        for (int k = 0; k < l.events().size(); k++) {
+            ObjectNode obj = l.events().get(k);
+            String source = l.source();
+            long n = l.lines().get(k);
+            JsonNode vc = obj.get("vc");
+            JsonNode lc = obj.get("lc");
             if ((vc == null) == (lc == null)) {
                 throw new TraceFormatException(source, n, "every event of a per-process log carries exactly one clock: 'vc' (a vector"
                         + " clock, {process: count}) or 'lc' (a Lamport clock, an integer)");
             }
+            if ((vc == null) != lamport) {
+                throw new TraceFormatException(source, n, "the logs of one run use one kind of clock: vector ('vc') or Lamport ('lc'); this"
+                        + " event carries " + (vc == null ? "'lc'" : "'vc'") + ", most of the run's carry " + (lamport ? "'lc'" : "'vc'"));
+            }
+            JsonNode t = obj.get("t");
+            if (t != null && (!t.isNumber() || !Double.isFinite(t.asDouble()))) {
+                throw new TraceFormatException(source, n, "field 't' must be a finite number (each process's own wall clock), found "
+                        + Echo.cut(t.toString()));
+            }
             Map<String, Long> v = null;
-            long lamport = -1;
+            long lamportClock = -1;
             if (vc != null) {
                 if (!vc.isObject()) {
                     throw new TraceFormatException(source, n, "field 'vc' must be an object {process: count}, found " + Echo.cut(vc.toString()));
@@ -205,15 +268,25 @@ public final class ProcessLogs {
                 v = new TreeMap<>();
                 for (var it = vc.fields(); it.hasNext();) {
                     var f = it.next();
-                    if (!f.getValue().canConvertToLong() || !f.getValue().isIntegralNumber() || f.getValue().asLong() < 0) {
-                        throw new TraceFormatException(source, n, "field 'vc." + Echo.cut(f.getKey()) + "' must be an integer >= 0");
+                    if (!f.getValue().isIntegralNumber() || !f.getValue().canConvertToLong() || f.getValue().asLong() < 0
+                            || f.getValue().asLong() > TraceFormat.MAX_INT) {
+                        throw new TraceFormatException(source, n, "field 'vc." + Echo.cut(f.getKey()) + "' must be an integer from 0 to "
+                                + TraceFormat.MAX_INT + ", found " + Echo.cut(f.getValue().toString()));
+                    }
+                    Integer p = index.get(f.getKey());
+                    if (p == null) {
+                        throw new TraceFormatException(source, n, "field 'vc' names process '" + Echo.cut(f.getKey()) + "', which has no log here");
+                    }
+                    if (f.getValue().asLong() > logs.get(p).events().size()) {
+                        throw new TraceFormatException(source, n, "field 'vc' says " + f.getValue().asLong() + " events of '" + Echo.cut(f.getKey())
+                                + "' happened before, but its log has " + logs.get(p).events().size());
                     }
                     v.put(f.getKey(), f.getValue().asLong());
                 }
-                long own = v.getOrDefault(process, 0L);
+                long own = v.getOrDefault(l.process(), 0L);
                 long expect = events.size() + 1;
                 if (own != expect) {
-                    throw new TraceFormatException(source, n, "field 'vc." + process + "' must count this process's events: " + expect
+                    throw new TraceFormatException(source, n, "field 'vc." + Echo.cut(l.process()) + "' must count this process's events: " + expect
                             + " for its event number " + expect + ", found " + own);
                 }
                 if (!events.isEmpty()) {
@@ -229,20 +302,21 @@ public final class ProcessLogs {
                     }
                 }
             } else {
-                if (!lc.isIntegralNumber() || !lc.canConvertToLong() || lc.asLong() < 0) {
-                    throw new TraceFormatException(source, n, "field 'lc' must be an integer >= 0");
+                if (!lc.isIntegralNumber() || !lc.canConvertToLong() || lc.asLong() < 0 || lc.asLong() > TraceFormat.MAX_INT) {
+                    // every integer of a trace is within 32 bits (Numbers), a clock's too
+                    throw new TraceFormatException(source, n, "field 'lc' must be an integer from 0 to " + TraceFormat.MAX_INT + ", found "
+                            + Echo.cut(lc.toString()));
                 }
-                lamport = lc.asLong();
-                if (!events.isEmpty() && lamport <= events.get(events.size() - 1).lc()) {
+                lamportClock = lc.asLong();
+                if (!events.isEmpty() && lamportClock <= events.get(events.size() - 1).lc()) {
                     throw new TraceFormatException(source, n, "field 'lc' must grow along a process's log");
                 }
             }
-            events.add(new Ev(obj.toString(), v, lamport, source, n, -1, events.size()));
+            // the event as written, less its clocks and its wall-clock time: every other byte is the reader's to judge
+            String json = WrittenTrace.without(WrittenTrace.without(WrittenTrace.without(l.texts().get(k), "vc"), "lc"), "t");
+            events.add(new Ev(json.endsWith("\r") ? json.substring(0, json.length() - 1) : json, v, lamportClock, source, n, proc, events.size()));
         }
-        if (header == null) {
-            throw new TraceFormatException(source, 1, "empty log: no header");
-        }
-        return new Log(source, process, header, events);
+        return new Log(l.source(), l.process(), l.header(), events);
     }
 
     /** Reads, merges and validates the logs of one run. */
@@ -256,53 +330,44 @@ public final class ProcessLogs {
      */
     public static Result validate(List<byte[]> files, List<String> sources, Validator.Options opt, java.util.Random shuffle)
             throws IOException, TraceFormatException {
-        List<Log> logs = new ArrayList<>();
+        List<Raw> raws = new ArrayList<>();
         Map<String, String> seen = new HashMap<>();
         for (int i = 0; i < files.size(); i++) {
-            Log l = read(files.get(i), sources.get(i));
+            Raw l = read(files.get(i), sources.get(i));
             if (seen.put(l.process(), l.source()) != null) {
-                throw new TraceFormatException(l.source(), 1, "process '" + l.process() + "' has two logs: " + seen.get(l.process()) + " and " + l.source());
+                throw new TraceFormatException(l.source(), 1, "process '" + Echo.cut(l.process()) + "' has two logs: " + seen.get(l.process())
+                        + " and " + l.source());
             }
-            if (!logs.isEmpty() && !logs.get(0).header().equals(l.header())) {
-                throw new TraceFormatException(l.source(), 1, "its header's config differs from " + logs.get(0).source() + "'s: the logs of one run share one header");
+            if (!raws.isEmpty() && !raws.get(0).sameHeader().equals(l.sameHeader())) {
+                throw new TraceFormatException(l.source(), 1, "its header's config differs from " + raws.get(0).source() + "'s: the logs of one run share one header");
             }
-            List<Ev> es = new ArrayList<>();
-            for (Ev e : l.events()) {
-                es.add(new Ev(e.json(), e.vc(), e.lc(), e.source(), e.line(), logs.size(), e.index()));
-            }
-            logs.add(new Log(l.source(), l.process(), l.header(), es));
+            raws.add(l);
         }
-        boolean lamport = logs.stream().anyMatch(l -> !l.events().isEmpty() && l.events().get(0).vc() == null);
-        for (Log l : logs) {
-            for (Ev e : l.events()) {
-                if ((e.vc() == null) != lamport) {
-                    throw new TraceFormatException(e.source(), e.line(), "the logs of one run use one kind of clock: vector ('vc') or Lamport ('lc')");
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < raws.size(); i++) {
+            index.put(raws.get(i).process(), i);
+        }
+        // the run's kind of clock is the one most of its events carry: an event with the other is named
+        long lamportEvents = 0;
+        long all = 0;
+        for (Raw l : raws) {
+            for (ObjectNode e : l.events()) {
+                all++;
+                if (e.has("lc") && !e.has("vc")) {
+                    lamportEvents++;
                 }
             }
+        }
+        boolean lamport = 2 * lamportEvents > all;
+        List<Log> logs = new ArrayList<>();
+        for (Raw l : raws) {
+            logs.add(clocks(l, index, raws, lamport, logs.size()));
         }
         if (lamport) {
             List<Ev> order = new ArrayList<>();
             logs.forEach(l -> order.addAll(l.events()));
             order.sort(java.util.Comparator.comparingLong(Ev::lc).thenComparing(e -> logs.get(e.proc()).process()));
             return run(logs, order, opt, 1, true);
-        }
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < logs.size(); i++) {
-            index.put(logs.get(i).process(), i);
-        }
-        for (Log l : logs) {
-            for (Ev e : l.events()) {
-                for (var c : e.vc().entrySet()) {
-                    Integer p = index.get(c.getKey());
-                    if (p == null) {
-                        throw new TraceFormatException(e.source(), e.line(), "field 'vc' names process '" + Echo.cut(c.getKey()) + "', which has no log here");
-                    }
-                    if (c.getValue() > logs.get(p).events().size()) {
-                        throw new TraceFormatException(e.source(), e.line(), "field 'vc' says " + c.getValue() + " events of '" + c.getKey()
-                                + "' happened before, but its log has " + logs.get(p).events().size());
-                    }
-                }
-            }
         }
         List<Ev> first = linearise(logs, index, List.of(), shuffle, null);
         Result r = run(logs, first, opt, 1, false);
@@ -363,10 +428,10 @@ public final class ProcessLogs {
                 rejections.add(rejection(other, order, first, "with " + c.where() + " put off until nothing else was ready", c));
             }
         }
-        Result all = new Result(r.result(), r.origins(), tried, false, r.merged(), List.copyOf(rejections));
+        Result blamed = new Result(r.result(), r.origins(), tried, false, r.merged(), List.copyOf(rejections));
         List<String> notes = new ArrayList<>(r.result().notes());
-        if (!all.blameLines().isEmpty()) {
-            notes.add(ORDERS + " " + String.join(System.lineSeparator() + "    ", all.blameLines()));
+        if (!blamed.blameLines().isEmpty()) {
+            notes.add(ORDERS + " " + String.join(System.lineSeparator() + "    ", blamed.blameLines()));
         }
         ValidationResult v = r.result();
         return new Result(new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(), v.open(),
@@ -515,7 +580,7 @@ public final class ProcessLogs {
     }
 
     private static Result run(List<Log> logs, List<Ev> order, Validator.Options opt, int tried, boolean lamport) throws IOException {
-        StringBuilder b = new StringBuilder(logs.get(0).header().toString()).append('\n');
+        StringBuilder b = new StringBuilder(logs.get(0).header()).append('\n');
         List<String> origins = new ArrayList<>();
         origins.add(logs.get(0).source() + ":1");
         for (Ev e : order) {

@@ -457,4 +457,66 @@ class HistoryCheckTest {
                     });
         }
     }
+
+    /**
+     * A history is JSON Lines, one JSON object per line: a second value after a record's object (a
+     * NUL there too) is an error on its line. A request that asks for the most tokens a request may
+     * (max_tokens 2147483647) is judged without holding its whole reference output, which the kit's
+     * token model gives token by token. (The first was dropped unread; the second threw an
+     * OutOfMemoryError.)
+     */
+    @Test
+    void aRecordIsOneObjectAndAHugeMaxTokensIsJudgedWithoutItsWholeReference() throws Exception {
+        String[] ls = history("single-failure-restore").split("\n");
+        assertThat(ls[2]).startsWith("{");
+        for (String tail : new String[] {" {}", "\u0000", " 5", "{\"object\":\"fault\",\"t\":1.0}"}) {
+            String[] x = ls.clone();
+            x[2] = x[2] + tail;
+            assertThatExceptionOfType(TraceFormatException.class).as(tail).isThrownBy(() -> check(String.join("\n", x) + "\n", false))
+                    .satisfies(ex -> assertThat(ex.line()).isEqualTo(3));
+        }
+        String[] y = ls.clone();
+        assertThat(y[0]).contains("\"object\":\"request\"");
+        y[0] = y[0].replaceFirst("\"max_tokens\":[0-9]+", "\"max_tokens\":2147483647");
+        HistoryCheck.Result r = check(String.join("\n", y) + "\n", false);
+        assertThat(r.verdict()).isEqualTo(Verdict.REJECTED);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S1);
+        assertThat(r.finding().message()).contains("of its 2147483647 reference tokens");
+    }
+
+    /** The history with every record's time moved by {@code by} ms, or the last record's set to {@code last} (when not NaN). */
+    static String retimed(String h, double by, double last) {
+        String[] ls = h.split("\n");
+        for (int i = 0; i < ls.length; i++) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"t\":([-0-9.eE+]+)").matcher(ls[i]);
+            if (m.find()) {
+                double t = i == ls.length - 1 && !Double.isNaN(last) ? last : Double.parseDouble(m.group(1)) + by;
+                ls[i] = m.replaceFirst("\"t\":" + t);
+            }
+        }
+        return String.join("\n", ls) + "\n";
+    }
+
+    /**
+     * A client's clock may read anything: times in epoch milliseconds give the same metrics as times
+     * from 0 (its fault at its own time), and a history whose times span more than the metrics'
+     * 30 days (a clock that jumped, a time of 1e308) is judged without them. (The first needed a
+     * slot for every second since 1970 and ran out of memory; the second threw.)
+     */
+    @Test
+    void theMetricsDependOnTimesApartAndAClockThatJumpsLeavesThemOut() throws Exception {
+        String h = history("single-failure-restore");
+        HistoryCheck.Result r0 = check(h, false);
+        assertThat(r0.summary().failAtMs()).isPositive();
+        HistoryCheck.Result epoch = check(retimed(h, 1.7e12, Double.NaN), false);
+        assertThat(epoch.verdict()).isEqualTo(Verdict.ACCEPTED);
+        assertThat(epoch.ttft().mean()).isCloseTo(r0.ttft().mean(), org.assertj.core.api.Assertions.within(1e-3));
+        assertThat(epoch.tpot().mean()).isCloseTo(r0.tpot().mean(), org.assertj.core.api.Assertions.within(1e-3));
+        assertThat(epoch.summary().failAtMs()).isCloseTo(r0.summary().failAtMs() + 1.7e12, org.assertj.core.api.Assertions.within(1.0));
+        for (double last : new double[] {1e308, 31 * 86_400_000.0}) {
+            HistoryCheck.Result jump = check(retimed(h, 0, last), false);
+            assertThat(jump.verdict()).as("a last time of " + last).isEqualTo(Verdict.ACCEPTED);
+            assertThat(jump.summary()).isNull();
+        }
+    }
 }

@@ -94,6 +94,31 @@ class LinearizeTest {
     }
 
     /**
+     * A worker step's end takes its begin's and chunks' pages before its own, whoever carried them:
+     * an empty list on the begin (a Prefill after a restore that brought the whole KV back writes
+     * nothing) gives the end an empty list, as the worker's log and the gateway's of lumen serve write it.
+     */
+    @Test
+    void anEndTakesThePagesItsBeginCarriedEvenNone() throws Exception {
+        String begin = "{\"type\":\"Prefill\",\"phase\":\"begin\",\"req\":0,\"worker\":0%s}\n";
+        String end = "{\"type\":\"Prefill\",\"phase\":\"end\",\"req\":0,\"worker\":0,\"tokens\":[]%s}\n";
+        String aa = "[1,4,\"00000000000000aa\"]";
+        String bb = "[5,2,\"00000000000000bb\"]";
+        String[][] cases = {
+            {",\"pages\":[]", "", "[]"},
+            {"", ",\"pages\":[]", "[]"},
+            {",\"pages\":[]", ",\"pages\":[" + bb + "]", "[" + bb + "]"},
+            {",\"pages\":[" + aa + "]", "", "[" + aa + "]"},
+            {",\"pages\":[" + aa + "]", ",\"pages\":[]", "[" + aa + "]"},
+            {",\"pages\":[" + aa + "]", ",\"pages\":[ " + bb + " ]", "[" + aa + "," + bb + "]"},
+        };
+        for (String[] c : cases) {
+            Linearize.Result r = lin(HEADER + A0 + String.format(begin, c[0]) + String.format(end, c[1]));
+            assertThat(JSON.readTree(lines(r).get(2)).get("pages")).as(c[0] + " / " + c[1]).isEqualTo(JSON.readTree(c[2]));
+        }
+    }
+
+    /**
      * A whole run with begin and end forms: a step begun and never ended (no failure stopped it)
      * changes nothing, and is listed; under --complete the run is then INCOMPLETE, not ACCEPTED.
      */
@@ -201,6 +226,76 @@ class LinearizeTest {
         }
         // and the same begin, well formed, is read
         assertThat(lines(lin(HEADER + A0 + sp + "\"req\":0,\"holder\":1,\"t\":0.5,\"ext\":{\"x\":1e999}}\n" + end))).hasSize(3);
+    }
+
+    /**
+     * A trace with begin and end forms is read as strictly as an atomic one, and its first line that
+     * breaks a rule is the one named: two values on a line, a CR not followed by LF, an integer with
+     * a fraction or an exponent, a time that is not finite, a header whose sizes break their limits,
+     * an atomic line with an unknown type or missing fields, each before a begin or end that then
+     * fails too. (Each of these was ACCEPTED, or named a later line, before.)
+     */
+    @Test
+    void aBeginEndTraceIsReadAsStrictlyAsAnAtomicOneAndNamesItsFirstBadLine() throws Exception {
+        String sp = "{\"type\":\"StreamPage\",\"phase\":\"begin\",\"req\":0}\n";
+        String end = "{\"type\":\"StreamPage\",\"phase\":\"end\",\"req\":0,\"holder\":1,\"ckpt\":4,\"pages\":[[1,4,\"00000000000000aa\"]]}\n";
+        String decode = "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":0}\n";
+        String[][] bad = {
+            {HEADER + A0.replace("}\n", "} {\"type\":\"Restart\",\"worker\":1}\n") + sp + end, "2", "two values on line 2"},
+            {HEADER + A0 + sp + end.replace("}\n", "}\u0000\n"), "4", "a NUL after the object"},
+            {HEADER + A0.replace(",\"worker\"", ",\r\"worker\"") + sp + end, "2", "a CR inside a line"},
+            {HEADER + A0 + sp.replace("}\n", "}\r") + end, "3", "a CR that ends a line"},
+            {HEADER + A0.replace("\"req\":0", "\"req\":0.0") + sp + end, "2", "an integer with a fraction"},
+            {HEADER + A0 + sp + end.replace("[[1,4,", "[[10e-1,4,"), "4", "an integer with an exponent, on an end"},
+            {HEADER + A0.replace("\"worker\":0", "\"worker\":0e0") + sp + end, "2", "an integer with an exponent of 0"},
+            {HEADER + A0 + sp + end.replace("\"ckpt\":4", "\"ckpt\":0.4e1"), "4", "an integer with a fraction and an exponent, on an end"},
+            {HEADER.replace("\"workers\":3", "\"workers\":3E0") + A0 + sp + end, "1", "an integer with an exponent in the header"},
+            {HEADER + A0 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":0,\"pages\":[[1,4,\"00000000000000aa\"]]}\n"
+                + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":0,\"tokens\":[7],\"pages\":[[5,1e0,\"00000000000000bb\"]]}\n", "4",
+                "an integer with an exponent in an end's own pages, after its begin's"},
+            {HEADER + A0 + "{\"type\":\"Decode\",\"phase\":\"begin\",\"req\":0,\"worker\":0,\"pages\":[[1,4,\"00000000000000aa\"]]}\n"
+                + "{\"type\":\"Decode\",\"phase\":\"end\",\"req\":0,\"worker\":0,\"tokens\":[7],\"pages\":5}\n", "4",
+                "an end's pages that are not an array, after its begin's"},
+            {HEADER + A0.replace("{\"type\":\"Arrive\",", "{\"type\":\"Arrive\",\"t\":1e999,") + sp.replace("\"req\":0}", "\"req\":0,\"t\":1}") + end,
+                "2", "a time that is not finite"},
+            {HEADER.replace("\"workers\":3", "\"workers\":0") + A0 + decode, "1", "a header with no workers"},
+            {HEADER.replace("\"pageTokens\":4", "\"pageTokens\":0") + A0 + decode.replace("}\n", ",\"pages\":[[1,4,\"00000000000000aa\"]]}\n"), "1",
+                "a header with pages of no positions"},
+            {HEADER + A0.replace("Arrive", "Teleport") + decode, "2", "an unknown type before a begin of its request"},
+            {HEADER + A0 + "{\"type\":\"FullReady\",\"worker\":2}\n{\"type\":\"FullReady\",\"phase\":\"end\",\"worker\":2,\"dropped\":[]}\n", "3",
+                "a begin without its phase"},
+        };
+        for (String[] b : bad) {
+            ValidationResult v = Validator.validate(b[0].getBytes(StandardCharsets.UTF_8), "t.jsonl", Validator.Options.defaults());
+            assertThat(v.verdict()).as(b[2] + ": " + v.divergence()).isEqualTo(Verdict.MALFORMED);
+            assertThat(v.error().line()).as(b[2] + ": " + v.error().getMessage()).isEqualTo(Long.parseLong(b[1]));
+        }
+        // an unknown type of 1 MB with a phase is quoted in 200 bytes
+        ValidationResult v = Validator.validate((HEADER + A0 + "{\"type\":\"" + "x".repeat(1 << 20) + "\",\"phase\":\"begin\",\"req\":0}\n")
+                .getBytes(StandardCharsets.UTF_8), "t.jsonl", Validator.Options.defaults());
+        assertThat(v.error().line()).isEqualTo(3);
+        assertThat(v.error().getMessage().length()).isLessThan(1000);
+    }
+
+    /**
+     * The declaration is read as JSON: its key or value spelled with escapes is the declaration, and
+     * the words in an ext object are not one. (The first was read as an atomic trace, whose header
+     * has no field 'steps'; the second as a trace with begin and end forms that did not declare them.)
+     */
+    @Test
+    void theDeclarationIsTheHeadersOwnFieldReadAsJson() throws Exception {
+        String whole = new String(ScenarioRun.run(Scenarios.find("single-failure-restore")).trace(), StandardCharsets.UTF_8);
+        String split = splitSteps(whole);
+        for (String esc : new String[] {split.replaceFirst("\"steps\"", "\"st\\\\u0065ps\""),
+            split.replaceFirst("\"begin-end\"", "\"begin\\\\u002dend\"")}) {
+            ValidationResult r = Validator.validate(esc.getBytes(StandardCharsets.UTF_8), "esc.jsonl", Validator.Options.defaults());
+            assertThat(r.verdict()).as(r.error() + " " + r.divergence()).isEqualTo(Verdict.ACCEPTED);
+            ValidationResult s = Validator.validate(new java.io.ByteArrayInputStream(esc.getBytes(StandardCharsets.UTF_8)), "esc.jsonl");
+            assertThat(s.verdict()).as(String.valueOf(s.error())).isEqualTo(Verdict.ACCEPTED);
+        }
+        String ext = whole.replaceFirst("^\\{\"type\":\"header\",", "{\"type\":\"header\",\"ext\":{\"steps\":\"begin-end\"},");
+        ValidationResult r = Validator.validate(ext.getBytes(StandardCharsets.UTF_8), "ext.jsonl", Validator.Options.defaults());
+        assertThat(r.verdict()).as(String.valueOf(r.error())).isEqualTo(Verdict.ACCEPTED);
     }
 
     /** A runtime trace written with begin and end forms: each stream, restore and handover begun one line before it ends. */

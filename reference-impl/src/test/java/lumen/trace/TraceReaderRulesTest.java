@@ -165,6 +165,11 @@ class TraceReaderRulesTest {
         malformed(lines(HEADER, ARRIVE.replace("}", "\n}")), 2, "does not end on it (it ends on line 3)");
         malformed(lines(HEADER, ARRIVE.substring(0, ARRIVE.indexOf("\"promptLen\"")), PLACE), 2, "does not end on it");
         malformed(lines(HEADER, ARRIVE + ARRIVE), 2, "two JSON values on one line");
+        // after the header too: a second value on line 1 is named there, not on the line after it (the line scan, which
+        // reads the common lines, took line 2 while the parser still held the rest of line 1)
+        for (String tail : new String[] {"null", " 5", " \"x\"", "[]", "{}", " " + ARRIVE}) {
+            malformed(lines(HEADER + tail, ARRIVE, PLACE), 1, "");
+        }
         accepted(HEADER + "\n" + ARRIVE);
         accepted(lines("  " + HEADER + " ", "\t" + ARRIVE.replace(",", " , ").replace(":", " : ") + "   "));
     }

@@ -193,6 +193,104 @@ class ProcessLogsTest {
                 .withMessageContaining("which has no log here");
     }
 
+    /** Where a set of logs is refused: the file and line of its located error ("file:line"), or its verdict. */
+    static String refused(Map<String, String> logs) {
+        return refused(logs, Map.of());
+    }
+
+    static String refused(Map<String, String> logs, Map<String, byte[]> raw) {
+        List<byte[]> files = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        logs.forEach((p, text) -> {
+            files.add(raw.containsKey(p) ? raw.get(p) : text.getBytes(StandardCharsets.UTF_8));
+            names.add(p + ".jsonl");
+        });
+        try {
+            ValidationResult v = ProcessLogs.validate(files, names, Validator.Options.defaults()).result();
+            return v.error() != null ? v.error().source() + ":" + v.error().line() : v.verdict().name();
+        } catch (TraceFormatException ex) {
+            return ex.source() + ":" + ex.line();
+        } catch (Exception ex) {
+            return ex.toString();
+        }
+    }
+
+    /** The logs with line {@code i} (from 0) of {@code process}'s log replaced by what {@code edit} makes of it. */
+    static Map<String, String> edited(Map<String, String> logs, String process, int i, java.util.function.UnaryOperator<String> edit) {
+        String[] ls = logs.get(process).split("\n");
+        ls[i] = edit.apply(ls[i]);
+        Map<String, String> out = new java.util.LinkedHashMap<>(logs);
+        out.put(process, String.join("\n", ls) + "\n");
+        return out;
+    }
+
+    /**
+     * Each log is read by the reading rules of every trace line, and each error is named at the log
+     * and line that break them: a blank line, a key twice, two values on a line, a CR not followed by
+     * LF, bytes that are not UTF-8, a time that is not a finite number; a header that breaks the
+     * header's rules in its own log, not as the next log's differing one; a clock that names a
+     * process or a count no log has at its own line, not at the next line that then goes back; an
+     * event with the other kind of clock at its line. (Each of these was ACCEPTED, named another line,
+     * or threw, before.)
+     */
+    @Test
+    void everyLogIsReadByTheReadingRulesAndEachErrorIsNamedAtItsOwnLine() throws Exception {
+        Map<String, String> logs = ProcessLogs.split(trace("holder-failure"));
+        assertThat(refused(logs)).isEqualTo("ACCEPTED");
+        String w = "worker-1";
+        assertThat(logs.get(w).split("\n").length).isGreaterThan(4);
+        String at = w + ".jsonl:3";
+        SoftAssertions soft = new SoftAssertions();
+        soft.assertThat(refused(edited(logs, w, 2, l -> "\n" + l))).as("a blank line").isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("^\\{", "{\"type\":\"Decode\",")))).as("a key twice").isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l + " {}"))).as("two values on a line").isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst(",", ",\r")))).as("a CR inside a line").isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("\"t\":[0-9.]+", "\"t\":1e999")))).as("t not finite").isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("\"t\":[0-9.]+", "\"t\":\"soon\"")))).as("t not a number").isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("\"worker\":1", "\"worker\":1e0")))).as("an integer 1e0").isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("\"vc\":\\{", "\"vc\":{\"ghost\":1,")))).as("an unknown process")
+                .isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("\"vc\":\\{", "\"vc\":{\"worker-0\":99999,")))).as("a count beyond a log")
+                .isEqualTo(at);
+        soft.assertThat(refused(edited(logs, w, 2, l -> l.replaceFirst("\"vc\":\\{[^}]*}", "\"lc\":7")))).as("the other kind of clock")
+                .isEqualTo(at);
+        // Lamport clocks (each the sum of the vector clock): one beyond 2^31-1, the most an integer of a trace may be
+        Map<String, String> lamport = new java.util.LinkedHashMap<>();
+        logs.forEach((p, text) -> {
+            StringBuilder b = new StringBuilder();
+            for (String l : text.split("\n")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"vc\":\\{([^}]*)}").matcher(l);
+                if (m.find()) {
+                    long sum = java.util.Arrays.stream(m.group(1).split(",")).mapToLong(e -> Long.parseLong(e.replaceAll(".*:", ""))).sum();
+                    l = m.replaceFirst("\"lc\":" + sum);
+                }
+                b.append(l).append('\n');
+            }
+            lamport.put(p, b.toString());
+        });
+        soft.assertThat(refused(lamport)).as("Lamport clocks").isEqualTo("ACCEPTED");
+        soft.assertThat(refused(edited(lamport, w, 2, l -> l.replaceFirst("\"lc\":[0-9]+", "\"lc\":2147483648")))).as("lc beyond 2^31-1")
+                .isEqualTo(at);
+        soft.assertThat(refused(edited(logs, ProcessLogs.GATEWAY, 0, l -> l.replace("\"workers\":4", "\"workers\":0"))))
+                .as("a header that breaks the header's rules, in the first log").isEqualTo("gateway.jsonl:1");
+        // bytes that are not UTF-8 in an ext string of line 3
+        String[] ls = logs.get(w).split("\n");
+        ls[2] = ls[2].replaceFirst("^\\{", "{\"ext\":{\"note\":\"\u00e9\"},");
+        byte[] bytes = (String.join("\n", ls) + "\n").getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i + 1 < bytes.length; i++) {
+            if ((bytes[i] & 0xff) == 0xC3 && (bytes[i + 1] & 0xff) == 0xA9) {
+                bytes[i + 1] = '(';
+            }
+        }
+        soft.assertThat(refused(logs, Map.of(w, bytes))).as("bytes that are not UTF-8").isEqualTo(at);
+        // the same header written with other spellings of its numbers is one header; an ext may hold any JSON
+        Map<String, String> spelled = edited(logs, w, 0, l -> l.replace("\"alpha\":1.0", "\"alpha\":10e-1"));
+        spelled = edited(spelled, w, 2, l -> l.replaceFirst("^\\{", "{\"ext\":{\"x\":1e999},"));
+        soft.assertThat(logs.get(w).split("\n")[0]).contains("\"alpha\":1.0");
+        soft.assertThat(refused(spelled)).as("a number's other spelling").isEqualTo("ACCEPTED");
+        soft.assertAll();
+    }
+
     @Test
     void aRejectionIsPlacedInItsOwnFile() throws Exception {
         ProcessLogs.Result r = merged(ProcessLogs.split(trace("corrupt-holder-is-server")), null);

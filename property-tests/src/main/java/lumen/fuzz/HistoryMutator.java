@@ -383,6 +383,15 @@ final class HistoryMutator implements Generator {
             }
             return set(b, i, o, "token_ids " + v);
         }));
+        rs.add(new Rule("mixed-chunk-kinds", m, "a history carries token_ids in every chunk, or text alone in every chunk (Text-only"
+                + " histories); the odd chunk out is named", (b, r) -> {
+            int i = pick(records(b, CHUNKS), r);
+            ObjectNode o = tree(b, i);
+            ObjectNode c = choice(o);
+            c.remove("token_ids");
+            c.put("text", " text alone");
+            return set(b, i, o, "token_ids replaced by text");
+        }));
         rs.add(new Rule("bad-finish-reason", m, "finish_reason is null or the reason the stream ended, a string (The format)", (b, r) -> {
             int i = pick(records(b, CHUNKS), r);
             ObjectNode o = tree(b, i);

@@ -182,10 +182,13 @@ public final class History {
         if (h.kindLine == 0) {
             h.kindLine = n;
             h.textOnly = text;
-        } else if (text != h.textOnly) {
-            throw new TraceFormatException(source, n, (text ? "this chunk has no choices[0].token_ids, but" : "this chunk has"
-                    + " choices[0].token_ids, but no chunk before it had, as") + " the first chunk at line " + h.kindLine
-                    + (h.textOnly ? " (text only)" : "") + ": a history carries token ids in every chunk, or text alone in every chunk");
+        } else if (text && !h.textOnly) {
+            throw new TraceFormatException(source, n, "this chunk has no choices[0].token_ids, but the chunks before it have (from line "
+                    + h.kindLine + "): a history carries token ids in every chunk, or text alone in every chunk");
+        } else if (!text && h.textOnly) {
+            // the chunks so far are text alone and this one has ids: the first of those is named, the odd one out so far
+            throw new TraceFormatException(source, h.kindLine, "this chunk has no choices[0].token_ids, but the chunk at line " + n
+                    + " has: a history carries token ids in every chunk, or text alone in every chunk");
         }
         int[] tokens;
         if (text) {

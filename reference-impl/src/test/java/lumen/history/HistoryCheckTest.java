@@ -403,12 +403,27 @@ class HistoryCheckTest {
         History ids = read(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""), "ids.jsonl");
         assertThat(HistoryCheck.check(read(text(base), "run.jsonl"), HistoryCheck.Reference.of(ids), ids, true).finding().message())
                 .contains("record both the same way");
-        // one chunk with token ids in a text-only history, and one with neither: malformed at their lines
-        List<ObjectNode> mixed = asText(history("single-failure-restore"));
-        ((ObjectNode) mixed.get(i).get("choices").get(0)).putArray("token_ids").add(7);
-        assertThatExceptionOfType(lumen.trace.TraceFormatException.class).isThrownBy(() -> read(text(mixed), "m.jsonl"))
+        // the odd chunk out is named: text alone among chunks with ids at its own line; one chunk with ids
+        // among text-only chunks makes the text-only chunks before it the odd ones, named at the first
+        List<ObjectNode> oneText = lines(history("single-failure-restore"));
+        ObjectNode oc = (ObjectNode) oneText.get(i).get("choices").get(0);
+        oc.remove("token_ids");
+        oc.put("text", " w1");
+        assertThatExceptionOfType(lumen.trace.TraceFormatException.class).isThrownBy(() -> read(text(oneText), "m.jsonl"))
                 .withMessageContaining("token ids in every chunk, or text alone in every chunk")
                 .satisfies(ex -> assertThat(ex.line()).isEqualTo(i + 1));
+        List<ObjectNode> firstText = lines(history("single-failure-restore"));
+        int first = 0;
+        while (!firstText.get(first).path("object").asText().equals("text_completion")) {
+            first++;
+        }
+        ObjectNode fc = (ObjectNode) firstText.get(first).get("choices").get(0);
+        fc.remove("token_ids");
+        fc.put("text", " w1");
+        int firstLine = first + 1;
+        assertThatExceptionOfType(lumen.trace.TraceFormatException.class).isThrownBy(() -> read(text(firstText), "f.jsonl"))
+                .withMessageContaining("has no choices[0].token_ids, but the chunk at line")
+                .satisfies(ex -> assertThat(ex.line()).isEqualTo(firstLine));
         List<ObjectNode> neither = asText(history("single-failure-restore"));
         ((ObjectNode) neither.get(i).get("choices").get(0)).remove("text");
         assertThatExceptionOfType(lumen.trace.TraceFormatException.class).isThrownBy(() -> read(text(neither), "n.jsonl"))

@@ -63,7 +63,7 @@ Place(r) ==
                                           /\ SetBackup(r, h)
     /\ Reserve(r)
     /\ placed' = [placed EXCEPT ![r] = TRUE]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures, stored, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, ckpt, bckpt, out, proposal, failures, stored, atarget, rload, seen, gray>>
 
 \* The pages of r the server may stream: those it has written to its GPU.
 StreamLimit(r) == Len(kv[r])
@@ -102,7 +102,7 @@ StreamPage(r) ==
           /\ bckpt' = [bckpt EXCEPT ![r] = @ \o CopiedPages(r, Len(@) + 1, Len(@) + StreamCount(@, r), backup[r])]
           /\ stored' = [stored EXCEPT ![backup[r]] = @ + StreamCount(bckpt[r], r)]
           /\ UNCHANGED ckpt
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen, gray>>
 
 -----------------------------------------------------------------------------
 (* Properties *)

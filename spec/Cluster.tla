@@ -104,6 +104,12 @@ DualPlacement == PlacementRule = "LOAD_AWARE_DUAL"
 Eq6Routing == RoutingRule = "EQ6"
 DraftAssist == RecoveryRule = "DRAFT_ASSIST"
 
+\* Whether a failure may be a false suspicion: the worker declared failed lives on as a zombie with
+\* its old state (GrayFailure).  FALSE: every failure is a clean crash, and the epochs never move,
+\* so a model without gray failures has the states it had before they were specified.  The gray
+\* models override it in their configs (GrayFailures <- GrayOn).
+GrayFailures == FALSE
+
 (***************************************************************************)
 (* Readings.  Where the paper can be read two ways, the reading is named  *)
 (* in the trace header and in the conformance config, and each is checked *)
@@ -192,11 +198,14 @@ VARIABLES
                \* None while none is chosen (the assistTarget reading; DraftHandover)
     rload,     \* rload[w]: Algorithm 2's L(w) under routeLoads = "increment": w's load at the last
                \* failure plus Beta per request routed to w since (FailureRouting); else unused (0)
-    seen       \* seen[w]: under citedLoads = "stale", the load w last reported to the gateway's load
+    seen,      \* seen[w]: under citedLoads = "stale", the load w last reported to the gateway's load
                \* monitor (Heartbeat); else unused (0)
+    gray       \* gray failures (GrayFailure): each worker's current epoch (the fence the gateway and
+               \* the holders hold), the zombie each failed worker may have left running, and ghost
+               \* counts of the zombie writes refused and of those a fence let through
 
 vars == <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
-          stored, reserved, atarget, rload, seen>>
+          stored, reserved, atarget, rload, seen, gray>>
 
 -----------------------------------------------------------------------------
 (* Helpers *)
@@ -397,6 +406,7 @@ Init ==
     /\ atarget = [w \in Workers |-> None]
     /\ rload = [w \in Workers |-> 0]
     /\ seen = [w \in Workers |-> 0]
+    /\ gray = [epoch |-> [w \in Workers |-> 0], zombie |-> [w \in Workers |-> None], refused |-> 0, leaked |-> 0]
 
 -----------------------------------------------------------------------------
 (* Failure-free serving actions *)
@@ -411,7 +421,7 @@ Arrive(r) ==
          runq' = [runq EXCEPT ![w] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
 
 (***************************************************************************)
 (* Prefill computes the KV pages r's server lacks: the whole prompt for a  *)
@@ -440,7 +450,7 @@ Prefill(r) ==
        IN  /\ out' = [out EXCEPT ![r] = newOut]
            /\ kv' = [kv EXCEPT ![r] = @ \o Recomputed(r, newOut)]
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
-    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
 
 (***************************************************************************)
 (* One decode iteration of r: the forward pass feeds r's last token back  *)
@@ -461,7 +471,7 @@ Decode(r) ==
        IN  /\ out' = [out EXCEPT ![r] = @ \o new]
            /\ kv' = [kv EXCEPT ![r] = @ \o DecodeKv(r, new)]
     /\ proposal' = [proposal EXCEPT ![r] = None]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload, seen, gray>>
 
 \* How many of r's checkpoint copies w holds (as holder, as backup).
 Copies(r, w) == (IF holder[r] = w THEN 1 ELSE 0) + (IF backup[r] = w THEN 1 ELSE 0)
@@ -487,7 +497,7 @@ Complete(r) ==
     /\ runq' = [w \in Workers |-> runq[w] \ {r}]
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ FreeCheckpoint(r)
-    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, placed, out, proposal, failures, atarget, rload, seen, gray>>
 
 (***************************************************************************)
 (* The gateway's load monitor (citedLoads = "stale"): an UP worker reports *)
@@ -502,7 +512,7 @@ Heartbeat(w) ==
     /\ seen[w] # Load(w)
     /\ seen' = [seen EXCEPT ![w] = Load(w)]
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
-                   stored, reserved, atarget, rload>>
+                   stored, reserved, atarget, rload, gray>>
 
 -----------------------------------------------------------------------------
 (* Properties of the substrate (IDs as in docs/design.md, section 3) *)

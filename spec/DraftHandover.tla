@@ -37,7 +37,7 @@ EXTENDS FailureRouting
 Restart(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = IF DraftAssist THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
-    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
 
 \* The survivors a recovering worker may choose as its target: the most loaded UP workers.
 AssistTargets == ArgMaxLoad(Serving)
@@ -50,7 +50,7 @@ DraftReady(w) ==
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
     /\ \E t \in TargetChoices : atarget' = [atarget EXCEPT ![w] = t]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen, gray>>
 
 \* Drafts for r: j tokens that agree with the reference, then l wrong ones.
 DraftProposals(r) ==
@@ -83,7 +83,7 @@ Assist(w, r) ==
          proposal' = [proposal EXCEPT ![r] = [src |-> w, tgt |-> Server(r), toks |-> d]]
     \* under the session reading the target is now chosen, if it was not
     /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![w] = Server(r)] ELSE atarget
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen, gray>>
 
 \* In-flight speculation of w that the handover drops.
 DropSpeculation(w) ==
@@ -99,7 +99,7 @@ FullReady(w) ==
     /\ atarget' = [atarget EXCEPT ![w] = None]
     \* Algorithm 3 line 8: L(w) <- 0
     /\ rload' = IF RouteIncrement THEN [rload EXCEPT ![w] = 0] ELSE rload
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, seen>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, seen, gray>>
 
 -----------------------------------------------------------------------------
 (* Properties *)

@@ -42,6 +42,29 @@ PromotedCopy(r) == bckpt[r]
 \* a draft is verified only on the survivor it was made for) and those w itself proposed.
 DraftsDropped(w) == {r \in Requests : r \in Interrupted(w) \/ (proposal[r] # None /\ proposal[r].src = w)}
 
+(***************************************************************************)
+(* The fence (GrayFailure): the failure is the gateway's detection, and    *)
+(* in the same step it raises w's epoch, which the gateway and every       *)
+(* holder then require of w's writes, before any of w's requests is        *)
+(* routed again.  Under gray failures the old incarnation may live on, a   *)
+(* zombie with its own view of the requests it served: their outputs,     *)
+(* their KV and their holders, and the epoch it still writes under.        *)
+(* Without gray failures nothing moves.                                    *)
+(***************************************************************************)
+ZombieOf(w) == [epoch |-> gray.epoch[w],
+                out |-> [r \in Interrupted(w) |-> out[r]],
+                kv |-> [r \in Interrupted(w) |-> kv[r]],
+                holder |-> [r \in Interrupted(w) |-> holder[r]],
+                next |-> [r \in Interrupted(w) |-> Len(ckpt[r]) + 1]]
+
+\* The epoch Fail raises: the next one.
+FailEpoch(w) == gray.epoch[w] + 1
+
+Fenced(w) ==
+    IF ~GrayFailures THEN UNCHANGED gray
+    ELSE \E z \in (IF gray.zombie[w] = None THEN {None, ZombieOf(w)} ELSE {gray.zombie[w]}) :
+            gray' = [gray EXCEPT !.epoch[w] = FailEpoch(w), !.zombie[w] = z]
+
 Fail(w) ==
     /\ wstate[w] # "FAILED"
     /\ \E u \in Workers \ {w} : wstate[u] = "UP"
@@ -72,6 +95,7 @@ Fail(w) ==
     /\ rload' = RouteLoadsAfterFail(Interrupted(w) \cup {r \in Requests : phase[r] = "INTERRUPTED"})
     \* the monitor forgets a failed worker's report (Algorithm 3 line 8: L(w) <- 0)
     /\ seen' = [seen EXCEPT ![w] = 0]
+    /\ Fenced(w)
     /\ UNCHANGED <<out, placed>>
 
 \* The workers an interrupted request may be sent to.
@@ -113,7 +137,7 @@ Route(r) ==
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
     /\ out' = [out EXCEPT ![r] = RoutedOutput(r)]
-    /\ UNCHANGED <<wstate, active, proposal, failures, atarget, seen>>
+    /\ UNCHANGED <<wstate, active, proposal, failures, atarget, seen, gray>>
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -201,7 +225,7 @@ RecoverEnv(w) ==
     /\ wstate[w] = "FAILED"
     /\ wstate' = [wstate EXCEPT ![w] = "UP"]
     /\ active' = [active EXCEPT ![w] = "FULL"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
 
 RoutingNext ==
     \/ PlacementNext

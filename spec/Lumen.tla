@@ -24,7 +24,7 @@
 (*    Without a bound, a worker that fails every time it rejoins never     *)
 (*    serves, and no system could promise L1 or L2.                        *)
 (***************************************************************************)
-EXTENDS DraftHandover
+EXTENDS GrayFailure
 
 RequestStep(r) ==
     \/ Arrive(r) \/ Place(r) \/ Prefill(r) \/ Decode(r)
@@ -34,6 +34,7 @@ Next ==
     \/ \E r \in Requests : RequestStep(r)
     \/ \E w \in Workers : Fail(w) \/ RecoveryNext(w) \/ Heartbeat(w)
     \/ \E w \in Workers, r \in Requests : Assist(w, r)
+    \/ \E w \in Workers : ZombieNext(w)
 
 Fairness ==
     /\ \A r \in Requests : /\ WF_vars(Place(r)) /\ WF_vars(Prefill(r))

@@ -72,6 +72,12 @@ RingSymmetry == RingRotations \cup RequestSymmetry
 (* and each other reading on its own, for the models that check it.       *)
 (***************************************************************************)
 ReadingsDefault == DefaultReadings
+
+(***************************************************************************)
+(* Gray failures (GrayFailure): the gray models replace GrayFailures by    *)
+(* GrayOn in their configs, so that a failure may leave a zombie.          *)
+(***************************************************************************)
+GrayOn == TRUE
 ReadingsWaitingQueue == [DefaultReadings EXCEPT !.queue = "waiting"]
 ReadingsRingFallThrough == [DefaultReadings EXCEPT !.ringFallThrough = TRUE]
 ReadingsRebackup == [DefaultReadings EXCEPT !.rebackup = TRUE]
@@ -99,7 +105,7 @@ Resubmit(r) ==
     /\ phase[r] = "DONE"
     /\ phase' = [phase EXCEPT ![r] = "NEW"]
     /\ out' = [out EXCEPT ![r] = <<>>]
-    /\ UNCHANGED <<wstate, active, runq, holder, placed, kv, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, runq, holder, placed, kv, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
 
 SteadyNext == Next \/ \E r \in Requests : Resubmit(r)
 
@@ -243,5 +249,11 @@ W_NoLongerQueueArrivalProp ==
 W_NoBackupPromotionProp ==
     [][~\E r \in Requests : /\ holder[r] # None /\ backup[r] # None /\ bckpt[r] # <<>>
                              /\ wstate'[holder[r]] = "FAILED" /\ holder'[r] = backup[r]]_vars
+
+\* A zombie's write reaches a fence and is refused.
+W_NoZombieWriteRefusedInv == gray.refused = 0
+
+\* A false suspicion: the worker rejoins, UP with its full model, while its zombie still runs.
+W_NoZombieAfterRejoinInv == ~\E w \in Workers : gray.zombie[w] # None /\ wstate[w] = "UP"
 
 =============================================================================

@@ -158,7 +158,7 @@ ApplyArrive == LET r == Ev.req IN
     /\ runq' = [runq EXCEPT ![Ev.worker] = @ \cup {r}]
     /\ phase' = [phase EXCEPT ![r] = "QUEUED"]
     /\ placed' = [placed EXCEPT ![r] = FALSE]
-    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, holder, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 \* The rebackup reading's step: r keeps its holder and its copy and gains a backup.
@@ -172,7 +172,7 @@ ApplyPlace == LET r == Ev.req
     THEN /\ backup' = [backup EXCEPT ![r] = Ev.backup]
          /\ bckpt' = [bckpt EXCEPT ![r] = <<>>]
          /\ reserved' = [w \in Workers |-> reserved[w] + (IF Ev.backup = w THEN Size(r) ELSE 0)]
-         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload, seen>>
+         /\ UNCHANGED <<holder, ckpt, placed, stored, wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload, seen, gray>>
          /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
          /\ UNCHANGED <<wdig, hdig>>
     ELSE
@@ -184,7 +184,7 @@ ApplyPlace == LET r == Ev.req
     /\ reserved' = [w \in Workers |-> reserved[w] + (taken(w) - released(w)) * Size(r)]
     /\ stored' = [w \in Workers |-> stored[w] - (IF holder[r] = w THEN Len(ckpt[r]) ELSE 0)
                                                - (IF backup[r] = w THEN Len(bckpt[r]) ELSE 0)]
-    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, runq, kv, out, proposal, failures, atarget, rload, seen, gray>>
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
     /\ UNCHANGED wdig
@@ -205,7 +205,7 @@ ApplyPrefill == LET r == Ev.req
     /\ phase' = [phase EXCEPT ![r] = "DECODE"]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, holder, placed, ckpt, backup, bckpt, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
     /\ UNCHANGED <<hdig, bdig>>
 
 ApplyDecode == LET r == Ev.req IN
@@ -214,7 +214,7 @@ ApplyDecode == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ ServedBy(r, Ev.worker)
     /\ Record(r)
-    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, holder, placed, ckpt, backup, bckpt, failures, stored, reserved, atarget, rload, seen, gray>>
     /\ UNCHANGED <<hdig, bdig>>
 
 \* Which copy a StreamPage grows: the backup's when it names the backup, else the holder's.
@@ -245,7 +245,7 @@ ApplyStream == LET r == Ev.req
        ELSE /\ ckpt' = [ckpt EXCEPT ![r] = grown] /\ UNCHANGED bckpt
             /\ hdig' = [hdig EXCEPT ![r] = Received(@)] /\ UNCHANGED bdig
     /\ stored' = IF owner = None THEN stored ELSE [stored EXCEPT ![owner] = @ + (Len(grown) - Len(c))]
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen, gray>>
     /\ UNCHANGED wdig
 
 (***************************************************************************)
@@ -275,7 +275,7 @@ ApplyComplete == LET r == Ev.req IN
     /\ kv' = [kv EXCEPT ![r] = <<>>]
     /\ proposal' = [proposal EXCEPT ![r] = None]
     /\ FreeAsReported(r)
-    /\ UNCHANGED <<wstate, active, placed, out, failures, atarget, rload, seen>>
+    /\ UNCHANGED <<wstate, active, placed, out, failures, atarget, rload, seen, gray>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyFail == LET w == Ev.worker
@@ -304,7 +304,7 @@ ApplyFail == LET w == Ev.worker
     /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ rload' = RouteLoadsAfterFail(lost \cup {r \in Requests : phase[r] = "INTERRUPTED"})
     /\ seen' = [seen EXCEPT ![w] = 0]
-    /\ UNCHANGED <<out, placed>>
+    /\ UNCHANGED <<out, placed, gray>>
     \* what a lost request's server wrote stays until the request is routed (Restored)
     /\ wdig' = wdig
     /\ hdig' = [r \in Requests |-> IF promote(r) THEN bdig[r] ELSE IF asHolder(r) THEN NoDigests ELSE hdig[r]]
@@ -335,7 +335,7 @@ ApplyRoute == LET r == Ev.req IN
     /\ placed' = [placed EXCEPT ![r] = FALSE]
     /\ FreeAsReported(r)
     /\ rload' = RouteLoadsAfterRoute(r, Ev.worker)
-    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget, seen>>
+    /\ UNCHANGED <<wstate, active, out, proposal, failures, atarget, seen, gray>>
     /\ wdig' = [wdig EXCEPT ![r] = IF Ev.mode = "RESTORE" THEN Received(NoDigests) ELSE NoDigests]
     /\ hdig' = [hdig EXCEPT ![r] = NoDigests]
     /\ bdig' = [bdig EXCEPT ![r] = NoDigests]
@@ -343,7 +343,7 @@ ApplyRoute == LET r == Ev.req IN
 ApplyRestart == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = IF DraftAssist THEN "LOADING_DRAFT" ELSE "LOADING_FULL"]
     /\ active' = [active EXCEPT ![w] = "NONE"]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, atarget, rload, seen, gray>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 \* A target the event names (session reading), else none chosen yet.
@@ -353,13 +353,13 @@ ApplyDraftReady == LET w == Ev.worker IN
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
     /\ atarget' = [atarget EXCEPT ![w] = IF Readings.assistTarget = "session" /\ NamesTarget THEN Ev.target ELSE None]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen, gray>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyAssist == LET r == Ev.req IN
     /\ proposal' = [proposal EXCEPT ![r] = [src |-> Ev.worker, tgt |-> Server(r), toks |-> AbsDraft(r, Ev.draft)]]
     /\ atarget' = IF Readings.assistTarget = "session" THEN [atarget EXCEPT ![Ev.worker] = Server(r)] ELSE atarget
-    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen>>
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, rload, seen, gray>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 ApplyFullReady == LET w == Ev.worker
@@ -371,7 +371,7 @@ ApplyFullReady == LET w == Ev.worker
                                        THEN None ELSE proposal[r]]
     /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ rload' = IF RouteIncrement THEN [rload EXCEPT ![w] = 0] ELSE rload
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, seen>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, seen, gray>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
 Apply ==
@@ -488,7 +488,7 @@ StreamPagesStep(r) ==
         /\ (IF toB THEN bckpt'[r] ELSE ckpt'[r]) = c \o [j \in 1..n |-> CopyTo(kv[r][Len(c) + j], owner)]
         /\ (IF toB THEN ckpt' = ckpt ELSE bckpt' = bckpt)
         /\ stored' = [stored EXCEPT ![owner] = @ + n]
-        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen>>
+        /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures, reserved, atarget, rload, seen, gray>>
 
 \* A target a DraftReady names is a most loaded UP worker (A3), under either reading.
 NamedTargetOK == Ev.type = "DraftReady" /\ NamesTarget => MostLoaded(Ev.target)
@@ -685,7 +685,7 @@ ViewStep ==
     /\ ViewPending
     /\ seen' = CitedView
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
-                   stored, reserved, atarget, rload, l, auxVars>>
+                   stored, reserved, atarget, rload, gray, l, auxVars>>
 
 (***************************************************************************)
 (* Partial traces (HiddenPlace, HiddenLoads).  A step the system does not  *)

@@ -9,6 +9,6 @@ MutDraftReady(w) ==
     /\ wstate' = [wstate EXCEPT ![w] = "ASSISTING"]
     /\ active' = [active EXCEPT ![w] = "DRAFT"]
     /\ \E t \in TargetChoices : atarget' = [atarget EXCEPT ![w] = t]
-    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen>>
+    /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures, stored, reserved, rload, seen, gray>>
 
 =============================================================================

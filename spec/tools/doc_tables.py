@@ -34,6 +34,7 @@ BOUNDS = {
     'MCLumenLivenessLongFull': '--full: Spec (LUMEN), fairness, and R1 with its liveness; 2 workers, 2 requests of 4-token outputs, 1 failure, Budget 5, K 2',
     'MCLumenLivenessSteady': 'SteadySpec (LUMEN under a steady workload, the full load not forced); 2 workers, 2 requests, 1 failure, Budget 3, K 2',
     'MCLumenLongDecode': 'Spec (LUMEN); 2 workers, 2 requests of 4-token outputs, pages of 2 positions, 1 failure, Budget 5, K 2',
+    'MCLumenGray': 'Spec (LUMEN), gray failures (a failure may leave a zombie); 3 workers, 2 requests, 1 failure, Budget 6, K 2',
     'MCLumenNoPlacement': 'Spec (NO_PLACEMENT: ring placement, Eq. 6, assist); 3 workers, 2 requests, 1 failure, Budget 6, K 2',
     'MCLumenPlacementOnly': 'Spec (PLACEMENT_ONLY: load-aware placement, holder-always routing, full reload); 3 workers, 2 requests, 1 failure, Budget 6',
     'MCLumenNoRouting': '--full: Spec (NO_ROUTING: load-aware placement, holder-always routing, assist); 3 workers, 2 requests, 2 failures, Budget 6, K 2',
@@ -90,7 +91,7 @@ def vacuous(entry):
     return {i: why for i, why in VACUOUS.get(entry['name'], {}).items() if i in checks(entry)}
 
 
-ORDER = ['S%d' % i for i in range(1, 18)] + ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'L1', 'L2', 'L3', 'L4', 'R1']
+ORDER = ['S%d' % i for i in range(1, 20)] + ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'L1', 'L2', 'L3', 'L4', 'R1']
 
 
 def checks(entry):

@@ -23,6 +23,8 @@ public enum PropertyId {
     S15("Accounting", Kind.INVARIANT, "CheckpointPlacement"),
     S16("DeliveredOnce", Kind.ACTION, "Cluster"),
     S17("DraftVerifiedWhereAimed", Kind.INVARIANT, "DraftHandover"),
+    S18("NoFencedTokenDelivered", Kind.INVARIANT, "GrayFailure"),
+    S19("NoFencedPage", Kind.INVARIANT, "GrayFailure"),
     A1("PlacementIsArgMin", Kind.ACTION, "CheckpointPlacement"),
     A2("RoutingFollowsRule", Kind.ACTION, "FailureRouting"),
     A3("AssistTargetsMostLoaded", Kind.ACTION, "DraftHandover"),

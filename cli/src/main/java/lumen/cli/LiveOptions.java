@@ -253,8 +253,9 @@ final class LiveOptions {
         }
         if (!r.faultsNotDone().isEmpty()) {
             // not the system's failure: the run did not do what it was asked to, so it says nothing of recovery
-            out.println("NOT JUDGED: " + r.faultsNotDone().size() + " fault command(s) failed or never ran, so the run did not test the"
-                    + " faults it was asked to (check --fail-cmd and --restart-cmd, and that {worker} names a running worker)");
+            out.println("NOT JUDGED: " + r.faultsNotDone().size() + " fault command(s) or load reading(s) failed or never ran (listed"
+                    + " above), so the run did not test the faults it was asked to (check --fail-cmd, --restart-cmd and --busy-cmd, and"
+                    + " that {worker} names a running worker)");
             out.flush();
             return ExitCodes.BAD_INPUT;
         }

@@ -109,6 +109,7 @@ public final class HistoryClient {
                 .put("max_tokens", maxTokens).put("seed", seed);
         record(rq);
         int got = 0;
+        boolean finished = false;
         try {
             HttpResponse<InputStream> res = post(prompt, maxTokens, seed);
             try (BufferedReader r = reader(res)) {
@@ -130,10 +131,14 @@ public final class HistoryClient {
                     o.put("request", id).put("t", round(nowMs()));
                     JsonNode c = o.path("choices").path(0);
                     got += c.has("token_ids") ? c.path("token_ids").size() : c.path("text").asText("").codePointCount(0, c.path("text").asText("").length());
+                    finished |= !c.path("finish_reason").isMissingNode() && !c.path("finish_reason").isNull();
                     record(o);
                 }
             }
-            error(id, "the stream ended without [DONE]");
+            if (!finished) {
+                // a stream that gave its finish and then closed without [DONE] has answered whole: the client has all of it
+                error(id, "the stream ended without [DONE]");
+            }
         } catch (java.net.http.HttpTimeoutException ex) {
             // the client gave up at its timeout: the system did not finish the request in time, which
             // is not an error the system returned; the request stays open in the history (L1)
@@ -175,11 +180,13 @@ public final class HistoryClient {
         return null;
     }
 
-    /** Records a fault injected now on {@code target} (a worker, a process: free text). */
-    public void fault(String target) {
+    /** Records a fault injected now on {@code target} (a worker, a process: free text); returns the time recorded. */
+    public double fault(String target) {
+        double t = round(nowMs());
         ObjectNode f = JSON.createObjectNode();
-        f.put("object", "fault").put("t", round(nowMs())).put("worker", target);
+        f.put("object", "fault").put("t", t).put("worker", target);
         record(f);
+        return t;
     }
 
     private void error(String id, String message) {

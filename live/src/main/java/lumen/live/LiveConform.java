@@ -181,6 +181,16 @@ public final class LiveConform {
 
     /** What each fault of the history interrupted, with the logs' Fail events ({@link #loggedFails}) where given (null: none). */
     public static List<Interruption> interruptions(History h, List<LoggedFail> logged) {
+        return interruptions(h, logged, Map.of());
+    }
+
+    /**
+     * The same, each fault's window running from its time in the history to when its command
+     * finished ({@code until}: the history's fault time, ms, to the command's end; a fault not in it
+     * is a moment): a fault command takes effect when it acts, not when it starts, so a stream that
+     * stalls anywhere in that window stalled across the fault.
+     */
+    public static List<Interruption> interruptions(History h, List<LoggedFail> logged, Map<Double, Double> until) {
         Map<String, List<History.Chunk>> chunks = new java.util.HashMap<>();
         for (History.Chunk c : h.chunks) {
             chunks.computeIfAbsent(c.request(), k -> new ArrayList<>()).add(c);
@@ -197,6 +207,8 @@ public final class LiveConform {
         faults.sort(java.util.Comparator.comparingDouble(History.Fault::t));
         for (History.Fault f : faults) {
             double tf = f.t();
+            double tEnd = Math.max(tf, until.entrySet().stream().filter(e -> Math.abs(e.getKey() - tf) < 1).mapToDouble(Map.Entry::getValue)
+                    .findFirst().orElse(tf));
             List<String> inFlight = new ArrayList<>();
             List<String> stalled = new ArrayList<>();
             for (History.Request r : h.requests.values()) {
@@ -206,7 +218,7 @@ public final class LiveConform {
                     continue;
                 }
                 inFlight.add(r.id());
-                if (stalledAcross(cs, r.t(), tf)) {
+                if (stalledAcross(cs, r.t(), tf, tEnd)) {
                     stalled.add(r.id());
                 }
             }
@@ -215,38 +227,43 @@ public final class LiveConform {
                 java.util.ArrayDeque<Integer> q = byWorker.get(workerOf(f.target()));
                 fromLogs = q == null || q.isEmpty() ? 0 : q.pollFirst();
             }
-            out.add(new Interruption(String.format(Locale.ROOT, "worker %s at %.0f ms", f.target(), tf), inFlight, stalled, fromLogs));
+            out.add(new Interruption(String.format(Locale.ROOT, "worker %s at %.0f ms%s", f.target(), tf,
+                    tEnd > tf + 1 ? String.format(Locale.ROOT, " (its command ran until %.0f ms)", tEnd) : ""), inFlight, stalled, fromLogs));
         }
         return out;
     }
 
     /**
-     * Whether a stream sent at {@code sent} with chunks {@code cs} stalled across a fault at
-     * {@code tf}: the gap between its chunks around the fault at least {@link #STALL_FACTOR} times its
-     * median gap between chunks elsewhere, and at least {@link #STALL_MIN_MS}.
+     * Whether a stream sent at {@code sent} with chunks {@code cs} stalled across a fault whose
+     * command ran from {@code tf} to {@code tEnd}: a gap between its chunks (or from its sending to
+     * its first chunk) that overlaps that window is at least {@link #STALL_FACTOR} times its median
+     * gap between chunks elsewhere, and at least {@link #STALL_MIN_MS}; a stream with no chunk after
+     * {@code tf} stalled too.
      */
-    private static boolean stalledAcross(List<History.Chunk> cs, double sent, double tf) {
-        double before = sent;
-        double after = Double.POSITIVE_INFINITY;
-        List<Double> gaps = new ArrayList<>();
-        double prev = Double.NaN;
+    static boolean stalledAcross(List<History.Chunk> cs, double sent, double tf, double tEnd) {
+        List<Double> elsewhere = new ArrayList<>();
+        double worst = 0;
+        double prev = sent;
+        boolean first = true;
         for (History.Chunk c : cs) {
             if (c.tokens().length == 0 && !c.finishes()) {
                 continue;
             }
-            if (c.t() <= tf) {
-                before = c.t();
-            } else if (after == Double.POSITIVE_INFINITY) {
-                after = c.t();
-            }
-            if (!Double.isNaN(prev) && !(prev <= tf && c.t() > tf)) {
-                gaps.add(c.t() - prev);
+            double gap = c.t() - prev;
+            if (prev <= tEnd && c.t() > tf) {
+                worst = Math.max(worst, gap);
+            } else if (!first) {
+                elsewhere.add(gap);
             }
             prev = c.t();
+            first = false;
         }
-        gaps.sort(null);
-        double median = gaps.isEmpty() ? 0 : gaps.get(gaps.size() / 2);
-        return after - before >= Math.max(STALL_FACTOR * median, STALL_MIN_MS);
+        if (prev <= tf) {
+            return true;
+        }
+        elsewhere.sort(null);
+        double median = elsewhere.isEmpty() ? 0 : elsewhere.get(elsewhere.size() / 2);
+        return worst >= Math.max(STALL_FACTOR * median, STALL_MIN_MS);
     }
 
     /** The worker a fault's target names, or -1 when it is not a worker number (the logs cannot say then). */
@@ -394,7 +411,7 @@ public final class LiveConform {
         List<LoggedFail> fails = o.logs() == null ? null : loggedFails(o.logs());
         return new Result(hr, lr, List.copyOf(faultLog), work.size(), wall, List.copyOf(notDone))
                 .withUndriven(fails == null ? List.of() : undriven(o.faults(), fails))
-                .withInterruptions(interruptions(h, fails)).withLogNotes(logNotes);
+                .withInterruptions(interruptions(h, fails, d.until())).withLogNotes(logNotes);
     }
 
     /**
@@ -446,16 +463,25 @@ public final class LiveConform {
                         + (r.output().isEmpty() ? "" : " (" + lumen.trace.Echo.cut(r.output()) + ")"));
             }
             out = r.output().trim();
+            int n;
             try {
-                return Integer.parseInt(out);
+                n = Integer.parseInt(out);
             } catch (NumberFormatException ex) {
-                throw new IOException("'" + cmd + "' printed " + lumen.trace.Echo.cut(out) + ", not a number of requests");
+                n = -1;
             }
+            if (n < 0) {
+                throw new IOException("'" + cmd + "' printed " + lumen.trace.Echo.cut(out) + ", not a number of requests (an integer >= 0)");
+            }
+            return n;
         }
         java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         try {
             var res = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(o.url() + "/health")).timeout(Duration.ofSeconds(2))
                     .GET().build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (res.statusCode() != 200) {
+                throw new IOException("GET " + o.url() + "/health answered HTTP " + res.statusCode() + " (for a system other than lumen"
+                        + " serve give --busy-cmd)");
+            }
             com.fasterxml.jackson.databind.JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(res.body());
             for (com.fasterxml.jackson.databind.JsonNode x : n.path("workers")) {
                 if (x.path("worker").asInt(-1) == w && x.path("serving").canConvertToInt()) {
@@ -492,13 +518,15 @@ public final class LiveConform {
     }
 
     /** What one pass of the workload did: the fault commands as run, those not done, its wall time (ms). */
-    private record Driven(List<String> faultLog, List<String> notDone, double wallMs) {}
+    private record Driven(List<String> faultLog, List<String> notDone, double wallMs, Map<Double, Double> until) {}
 
     /** One pass of the workload against the endpoint with these faults, its history recorded to {@code history}. */
     private static Driven drive(Options o, List<Fault> faults, List<Arrival> work, Path history, java.io.PrintWriter progress,
             Runnable finished) throws IOException, InterruptedException {
         List<String> faultLog = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<String> notDone = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // each fault's time in the history, and when its command finished
+        Map<Double, Double> until = new java.util.concurrent.ConcurrentHashMap<>();
         long start = System.nanoTime();
         try (OutputStream hist = Files.newOutputStream(history)) {
             HistoryClient client = new HistoryClient(o.url(), hist, Duration.ofMillis(o.requestTimeoutMs()));
@@ -533,8 +561,9 @@ public final class LiveConform {
                         if (o.aim() != null) {
                             aim(o, f, client, faultLog, notDone);
                         }
-                        client.fault(Integer.toString(f.worker()));
+                        double at = client.fault(Integer.toString(f.worker()));
                         command("fail", o.failCmd(), f, client.nowMs(), faultLog, notDone);
+                        until.put(at, client.nowMs());
                         if (o.restartCmd() != null) {
                             restarts.schedule(() -> guarded(restartKey, f, client, ran, notDone,
                                     () -> command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone)), o.restartAfterMs(),
@@ -574,7 +603,7 @@ public final class LiveConform {
                 restarts.shutdownNow();
             }
         }
-        return new Driven(faultLog, notDone, (System.nanoTime() - start) / 1e6);
+        return new Driven(faultLog, notDone, (System.nanoTime() - start) / 1e6, Map.copyOf(until));
     }
 
     /** A history the drill recorded. */

@@ -64,4 +64,31 @@ class FaultCoverageTest {
             assertThat(i.interruptedSome()).isTrue();
         });
     }
+    /**
+     * A fault command takes effect when it acts, not when it starts: a stream that stalls 300 ms
+     * into the command (a "sleep 0.3; kill" or a slow kubectl) stalled across the fault. Measured
+     * at the command's start alone, it read as nothing interrupted, and --require-coverage failed
+     * a drill that had exercised recovery.
+     */
+    @Test
+    void aStallWhileTheFaultCommandRunsCountsAsInterrupted() throws Exception {
+        StringBuilder b = new StringBuilder("{\"object\":\"request\",\"request\":\"a\",\"t\":0.0,\"prompt_tokens\":4,\"max_tokens\":40,\"seed\":1}\n");
+        b.append("{\"object\":\"fault\",\"t\":100.0,\"worker\":\"1\"}\n");
+        double t = 10;
+        for (int i = 1; i <= 40; i++) {
+            // a chunk every 10 ms, but none from 400 ms (300 ms into the command) to 600 ms
+            t = t < 400 || t >= 600 ? t + 10 : 600;
+            b.append("{\"object\":\"text_completion\",\"request\":\"a\",\"t\":").append(t)
+                    .append(",\"choices\":[{\"index\":0,\"token_ids\":[").append(i).append("],\"finish_reason\":")
+                    .append(i == 40 ? "\"length\"" : "null").append("}]}\n");
+        }
+        History h = history(b.toString());
+        assertThat(LiveConform.interruptions(h, null)).singleElement()
+                .satisfies(i -> assertThat(i.stalled()).as("measured at the command's start alone").isEmpty());
+        assertThat(LiveConform.interruptions(h, null, java.util.Map.of(100.0, 410.0))).singleElement().satisfies(i -> {
+            assertThat(i.stalled()).containsExactly("a");
+            assertThat(i.interruptedSome()).isTrue();
+            assertThat(i.fault()).contains("its command ran until 410 ms");
+        });
+    }
 }

@@ -226,6 +226,11 @@ public final class HistoryCheck {
             History.Chunk c = h.chunks.get(ci);
             markFaults(faults, next, seen, c.t());
             Seen s = seen.get(c.request());
+            if (s.finishLine >= 0 && c.error() != null) {
+                return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, new Finding(PropertyId.S2, "request " + History.quote(c.request())
+                        + " reports an error (" + History.quote(c.error()) + ") after it finished at line " + s.finishLine
+                        + ": nothing may follow a request's finish", "nothing after the finish", "an error"), tokens);
+            }
             if (s.finishLine >= 0) {
                 return bad(h, ref, c.line(), c.request(), Verdict.REJECTED, new Finding(PropertyId.S2, "request " + History.quote(c.request())
                         + " is answered again after it finished at line " + s.finishLine + " (a request served twice, as when an"
@@ -332,13 +337,13 @@ public final class HistoryCheck {
             // token 1 again, and then the first answer goes on where it was: a second answer interleaved with it
             return new Finding(PropertyId.S2, "request " + id + " gets a second answer interleaved with the first: its token 1 arrives"
                     + " again after token " + i + ", and then token " + (i + 1) + " of the first answer (a request served twice)",
-                    "token " + (i + 1) + " = " + ref.at(i), Integer.toString(tok));
+                    "token " + (i + 1) + " = " + shown(s, ref.at(i)), shown(s, tok));
         }
         if (again >= 0) {
             return new Finding(PropertyId.S16, "request " + id + " is sent token " + (again + 1) + " again, as its token " + (i + 1)
                     + ": what a client has received only grows, and a token is delivered once"
                     + (again == 0 && i > 1 ? " (a re-prefill that restarts the stream)" : again == i - 1 ? " (a resume one position too early)" : ""),
-                    i < len ? "token " + (i + 1) + " = " + ref.at(i) : len + " tokens", Integer.toString(tok));
+                    i < len ? "token " + (i + 1) + " = " + shown(s, ref.at(i)) : len + " tokens", shown(s, tok));
         }
         if (i >= len) {
             return new Finding(PropertyId.S7, "request " + id + " streams token " + (i + 1) + " (" + tok + ") past the end of its reference"
@@ -346,17 +351,47 @@ public final class HistoryCheck {
                     len + " tokens", (i + 1) + " or more");
         }
         String what;
-        if (i + 1 < len && tok == ref.at(i + 1) && after == ref.at(i)) {
+        int reach = (int) Math.min(len, (long) i + 2 + Math.max(got.size(), LOOK_AHEAD));
+        if (!s.text && i + 1 < len && tok == ref.at(i + 1) && after == ref.at(i)) {
             what = "tokens " + (i + 1) + " and " + (i + 2) + " arrive swapped (tokens reordered)";
-        } else if (i + 1 < len && tok == ref.at(i + 1)) {
+        } else if (i + 1 < len && (s.text ? spanAt(ref, got, i, i + 1) : tok == ref.at(i + 1))) {
             what = "token " + (i + 2) + " arrives as token " + (i + 1) + ": token " + (i + 1) + " was lost (as after a resume one position too late)";
-        } else if (indexOf(ref, tok, i + 2, (int) Math.min(len, (long) i + 2 + Math.max(got.size(), LOOK_AHEAD))) >= 0) {
+        } else if (s.text ? laterSpan(ref, got, i, reach) : indexOf(ref, tok, i + 2, reach) >= 0) {
             what = "a later token arrives as token " + (i + 1) + " (tokens reordered or skipped)";
         } else {
             what = "token " + (i + 1) + " differs from the reference (an altered token)";
         }
         return new Finding(PropertyId.S7, "request " + id + "'s output is not a prefix of its reference output: " + what,
-                "token " + (i + 1) + " = " + ref.at(i), Integer.toString(tok));
+                "token " + (i + 1) + " = " + shown(s, ref.at(i)), shown(s, tok));
+    }
+
+    /** A token as a report shows it: its id, or, judged by text, the character quoted. */
+    private static String shown(Seen s, int tok) {
+        return s.text ? "'" + new String(Character.toChars(tok)) + "'" : Integer.toString(tok);
+    }
+
+    /** Judged by text: whether what the client got from position i on, up to 8 characters, is the reference's from j on. */
+    static boolean spanAt(Output ref, com.carrotsearch.hppc.IntArrayList got, int i, int j) {
+        int len = Math.min(8, got.size() - i);
+        if (j + len > ref.length()) {
+            return false;
+        }
+        for (int k = 0; k < len; k++) {
+            if (got.get(i + k) != ref.at(j + k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Judged by text: whether what the client got from position i on is the reference's from a later position, before {@code reach}. */
+    private static boolean laterSpan(Output ref, com.carrotsearch.hppc.IntArrayList got, int i, int reach) {
+        for (int j = i + 2; j < reach; j++) {
+            if (spanAt(ref, got, i, j)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

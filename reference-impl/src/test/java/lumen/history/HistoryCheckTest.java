@@ -392,6 +392,16 @@ class HistoryCheckTest {
         rc.put("text", "w" + rc.get("text").asText().substring(1));
         HistoryCheck.Result rec = HistoryCheck.check(read(text(recurring), "run.jsonl"), HistoryCheck.Reference.of(ref), ref, true);
         assertThat(rec.finding().property()).as(rec.finding().toString()).isEqualTo(PropertyId.S7);
+        // a word altered into one that starts with a character the reference has next: altered, not lost,
+        // and the report shows characters, not code points
+        List<ObjectNode> word = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
+        ObjectNode wc = (ObjectNode) word.get(i).get("choices").get(0);
+        String orig = wc.get("text").asText();
+        wc.put("text", orig.charAt(0) + "" + orig.charAt(2) + "zzzz" + orig.substring(Math.min(orig.length(), 6)));
+        HistoryCheck.Result wr = HistoryCheck.check(read(text(word), "run.jsonl"), HistoryCheck.Reference.of(ref), ref, true);
+        assertThat(wr.finding().property()).isEqualTo(PropertyId.S7);
+        assertThat(wr.finding().message()).as(wr.finding().toString()).contains("an altered character").doesNotContain("was lost");
+        assertThat(wr.finding().actual()).startsWith("'").endsWith("'");
         // one character altered
         List<ObjectNode> altered = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
         ObjectNode c = (ObjectNode) altered.get(i).get("choices").get(0);
@@ -448,6 +458,19 @@ class HistoryCheckTest {
         assertThat(r.summary().failAtMs()).isEqualTo(run.faults.get(0).t());
         assertThat(r.summary().recoveryMs()).isNotNaN().isNotNegative();
         assertThat(r.summary().interrupted()).isPositive();
+    }
+
+    /** An error after a request's finish is named as such, not as a second answer. */
+    @Test
+    void anErrorAfterTheFinishIsNamedAsSuch() throws Exception {
+        String h = "{\"object\":\"request\",\"request\":\"a\",\"t\":0,\"max_tokens\":1,\"seed\":1}\n"
+                + "{\"object\":\"text_completion\",\"request\":\"a\",\"t\":1,\"choices\":[{\"token_ids\":["
+                + KitTokens.reference(1, 1, KitTokens.VOCAB)[0] + "],\"finish_reason\":\"length\"}]}\n"
+                + "{\"object\":\"error\",\"request\":\"a\",\"t\":2,\"error\":\"the stream ended without [DONE]\"}\n";
+        HistoryCheck.Result r = check(h, true);
+        assertThat(r.finding().property()).isEqualTo(PropertyId.S2);
+        assertThat(r.line()).isEqualTo(3);
+        assertThat(r.finding().message()).contains("reports an error").contains("after it finished at line 2").doesNotContain("served twice");
     }
 
     @Test

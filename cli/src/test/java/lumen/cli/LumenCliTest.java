@@ -77,7 +77,7 @@ class LumenCliTest {
         Files.createDirectories(spec.resolve("mutants"));
         Path real = Path.of(System.getProperty("lumen.home"), "spec");
         for (String f : new String[] {"Cluster.tla", "CheckpointPlacement.tla", "FailureRouting.tla",
-                "DraftHandover.tla", "Service.tla", "Lumen.tla", "MCLumen.tla", "mutants/MutHolderIsServer.tla",
+                "DraftHandover.tla", "GrayFailure.tla", "Service.tla", "Lumen.tla", "MCLumen.tla", "mutants/MutHolderIsServer.tla",
                 "mutants/MutHolderIsServer.cfg"}) {
             Files.copy(real.resolve(f), spec.resolve(f));
         }

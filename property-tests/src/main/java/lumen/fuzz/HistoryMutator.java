@@ -79,17 +79,11 @@ final class HistoryMutator implements Generator {
 
     @Override
     public Mutant mutant(long i) {
-        Rule rule = rules.get((int) (i % rules.size()));
-        SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
-        for (int attempt = 0; attempt < 50; attempt++) {
-            Base b = pick(bases, r);
+        return Generator.draw(rules, bases, seed, i, (rule, b, r) -> {
             Change c = rule.mutation().apply(b, r);
-            if (c != null) {
-                return new Mutant(InputKind.HISTORY, rule.name(), rule.expect(), b.name(), List.of(new Input(SOURCE, c.bytes())), SOURCE,
-                        c.line(), c.what());
-            }
-        }
-        throw new IllegalStateException("rule " + rule.name() + " applies to none of the base histories");
+            return c == null ? null : new Mutant(InputKind.HISTORY, rule.name(), rule.expect(), b.name(), List.of(new Input(SOURCE, c.bytes())),
+                    SOURCE, c.line(), c.what());
+        }, Rule::name, "base histories");
     }
 
     /** A history as a base, when the kit accepts it; else null. */

@@ -94,16 +94,11 @@ final class ProcessLogMutator implements Generator {
 
     @Override
     public Mutant mutant(long i) {
-        LogRule rule = rules.get((int) (i % rules.size()));
-        SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
-        for (int attempt = 0; attempt < 50; attempt++) {
-            Logs b = pick(bases, r);
+        return Generator.draw(rules, bases, seed, i, (rule, b, r) -> {
             LogChange c = rule.mutation().apply(b, r);
-            if (c != null) {
-                return new Mutant(InputKind.PROCESS_LOGS, rule.name(), rule.expect(), b.name(), c.files(), c.file(), c.line(), c.what());
-            }
-        }
-        throw new IllegalStateException("rule " + rule.name() + " applies to none of the per-process base logs");
+            return c == null ? null : new Mutant(InputKind.PROCESS_LOGS, rule.name(), rule.expect(), b.name(), c.files(), c.file(), c.line(),
+                    c.what());
+        }, LogRule::name, "per-process base logs");
     }
 
     // ---- the base logs --------------------------------------------------------------------------

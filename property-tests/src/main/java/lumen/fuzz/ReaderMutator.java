@@ -196,16 +196,11 @@ public final class ReaderMutator implements Generator {
     /** Mutant {@code i}: rule {@code i mod rules}, so every rule gets its share. */
     @Override
     public Mutant mutant(long i) {
-        Rule rule = rules.get((int) (i % rules.size()));
-        SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
-        for (int attempt = 0; attempt < 50; attempt++) {
-            Base b = pick(bases, r);
+        return Generator.draw(rules, bases, seed, i, (rule, b, r) -> {
             Change c = rule.mutation().apply(b, r);
-            if (c != null) {
-                return new Mutant(kind, rule.name(), rule.expect(), b.name(), List.of(new Input(SOURCE, c.bytes())), SOURCE, c.line(), c.what());
-            }
-        }
-        throw new IllegalStateException("rule " + rule.name() + " applies to none of the " + kind.label() + " base inputs");
+            return c == null ? null : new Mutant(kind, rule.name(), rule.expect(), b.name(), List.of(new Input(SOURCE, c.bytes())), SOURCE,
+                    c.line(), c.what());
+        }, Rule::name, kind.label() + " base inputs");
     }
 
     /**

@@ -101,45 +101,53 @@ public final class ProcessLogs {
          * failed at, and the concurrent events the orders placed differently. Empty otherwise.
          */
         public List<String> blameLines() {
-            if (rejections.size() < 2 || result.verdict() != Verdict.REJECTED) {
-                return List.of();
-            }
-            List<String> out = new ArrayList<>();
-            Map<String, List<Rejection>> byOrigin = new LinkedHashMap<>();
-            rejections.forEach(x -> byOrigin.computeIfAbsent(x.origin(), k -> new ArrayList<>()).add(x));
-            out.add("every order of the concurrent events tried was rejected (" + rejections.size() + " orders), at "
-                    + byOrigin.size() + (byOrigin.size() == 1 ? " event:" : " events:"));
-            int shown = 0;
-            for (var g : byOrigin.entrySet()) {
-                if (shown++ == MAX_BLAME) {
-                    out.add("  ... and " + (byOrigin.size() - MAX_BLAME) + " more");
-                    break;
-                }
-                Rejection x = g.getValue().get(0);
-                out.add("  " + g.getKey() + " " + x.event() + ": " + x.property() + ", in " + g.getValue().size()
-                        + (g.getValue().size() == 1 ? " order" : " orders") + " (" + x.how() + ")");
-            }
-            // the moves that changed where the run fails, or else those that swapped related events
-            String firstAt = rejections.get(0).origin();
-            List<String> moved = new ArrayList<>();
-            for (Rejection x : rejections) {
-                if (x.moved() != null && !x.origin().equals(firstAt) && !moved.contains(x.moved()) && moved.size() < MAX_BLAME) {
-                    moved.add(x.moved() + " (then rejected at " + x.origin() + ")");
-                }
-            }
-            if (moved.isEmpty()) {
-                for (Rejection x : rejections) {
-                    if (x.moved() != null && x.moved().contains(": ") && !moved.contains(x.moved()) && moved.size() < MAX_BLAME) {
-                        moved.add(x.moved());
-                    }
-                }
-            }
-            if (!moved.isEmpty()) {
-                out.add("the concurrent events placed otherwise than in the first order, each with the related events it changed places with:");
-                moved.forEach(m -> out.add("  " + m));
-            }
-            return out;
+            return result.verdict() == Verdict.REJECTED ? blame(rejections) : List.of();
         }
+    }
+
+    /**
+     * When every order tried was rejected (two or more of them): where each order failed, grouped by
+     * the event it failed at, and the concurrent events the orders placed differently.
+     */
+    static List<String> blame(List<Rejection> rejections) {
+        if (rejections.size() < 2) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        Map<String, List<Rejection>> byOrigin = new LinkedHashMap<>();
+        rejections.forEach(x -> byOrigin.computeIfAbsent(x.origin(), k -> new ArrayList<>()).add(x));
+        out.add("every order of the concurrent events tried was rejected (" + rejections.size() + " orders), at "
+                + byOrigin.size() + (byOrigin.size() == 1 ? " event:" : " events:"));
+        int shown = 0;
+        for (var g : byOrigin.entrySet()) {
+            if (shown++ == MAX_BLAME) {
+                out.add("  ... and " + (byOrigin.size() - MAX_BLAME) + " more");
+                break;
+            }
+            Rejection x = g.getValue().get(0);
+            out.add("  " + g.getKey() + " " + x.event() + ": " + x.property() + ", in " + g.getValue().size()
+                    + (g.getValue().size() == 1 ? " order" : " orders") + " (" + x.how() + ")");
+        }
+        // the moves that changed where the run fails, or else those that swapped related events
+        String firstAt = rejections.get(0).origin();
+        List<String> moved = new ArrayList<>();
+        for (Rejection x : rejections) {
+            if (x.moved() != null && !x.origin().equals(firstAt) && !moved.contains(x.moved()) && moved.size() < MAX_BLAME) {
+                moved.add(x.moved() + " (then rejected at " + x.origin() + ")");
+            }
+        }
+        if (moved.isEmpty()) {
+            for (Rejection x : rejections) {
+                if (x.moved() != null && x.moved().contains(": ") && !moved.contains(x.moved()) && moved.size() < MAX_BLAME) {
+                    moved.add(x.moved());
+                }
+            }
+        }
+        if (!moved.isEmpty()) {
+            out.add("the concurrent events placed otherwise than in the first order, each with the related events it changed places with:");
+            moved.forEach(m -> out.add("  " + m));
+        }
+        return out;
     }
 
     /** The start of the note that says, when every order tried was rejected, where each failed. */
@@ -428,10 +436,10 @@ public final class ProcessLogs {
                 rejections.add(rejection(other, order, first, "with " + c.where() + " put off until nothing else was ready", c));
             }
         }
-        Result blamed = new Result(r.result(), r.origins(), tried, false, r.merged(), List.copyOf(rejections));
+        List<String> blame = blame(rejections);
         List<String> notes = new ArrayList<>(r.result().notes());
-        if (!blamed.blameLines().isEmpty()) {
-            notes.add(ORDERS + " " + String.join(System.lineSeparator() + "    ", blamed.blameLines()));
+        if (!blame.isEmpty()) {
+            notes.add(ORDERS + " " + String.join(System.lineSeparator() + "    ", blame));
         }
         ValidationResult v = r.result();
         return new Result(new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(), v.open(),

@@ -60,9 +60,12 @@ ZombieOf(w) == [epoch |-> gray.epoch[w],
 \* The epoch Fail raises: the next one.
 FailEpoch(w) == gray.epoch[w] + 1
 
+\* The incarnation the failure fences may live on (ZombieOf(w)) or not (None); a zombie left by an
+\* earlier failure of w lives on, or has stopped by now (a trace that names a worker's zombie by
+\* the worker then means the incarnation the latest Fail fenced).
 Fenced(w) ==
     IF ~GrayFailures THEN UNCHANGED gray
-    ELSE \E z \in (IF gray.zombie[w] = None THEN {None, ZombieOf(w)} ELSE {gray.zombie[w]}) :
+    ELSE \E z \in {None, ZombieOf(w)} \cup (IF gray.zombie[w] = None THEN {} ELSE {gray.zombie[w]}) :
             gray' = [gray EXCEPT !.epoch[w] = FailEpoch(w), !.zombie[w] = z]
 
 Fail(w) ==

@@ -304,7 +304,9 @@ ApplyFail == LET w == Ev.worker
     /\ atarget' = [atarget EXCEPT ![w] = None]
     /\ rload' = RouteLoadsAfterFail(lost \cup {r \in Requests : phase[r] = "INTERRUPTED"})
     /\ seen' = [seen EXCEPT ![w] = 0]
-    /\ UNCHANGED <<out, placed, gray>>
+    \* the fence: the incarnation it ends may live on as a zombie, the latest one a trace names
+    /\ gray' = [gray EXCEPT !.epoch[w] = FailEpoch(w), !.zombie[w] = ZombieOf(w)]
+    /\ UNCHANGED <<out, placed>>
     \* what a lost request's server wrote stays until the request is routed (Restored)
     /\ wdig' = wdig
     /\ hdig' = [r \in Requests |-> IF promote(r) THEN bdig[r] ELSE IF asHolder(r) THEN NoDigests ELSE hdig[r]]
@@ -374,6 +376,49 @@ ApplyFullReady == LET w == Ev.worker
     /\ UNCHANGED <<phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, failures, stored, reserved, seen, gray>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
+\* The zombie of Ev.worker has a view of Ev.req (else the step is not the spec's, and gray stays).
+ZombieServed == gray.zombie[Ev.worker] # None /\ Ev.req \in DOMAIN gray.zombie[Ev.worker].out
+
+\* A zombie's token: the zombie's own view advances by the spec's token, whatever value it showed (a
+\* refused token reaches no one); a token the gateway took is appended to its client's output as
+\* reported, and counted as leaked (S18).
+ApplyZombieToken == LET w == Ev.worker
+                        r == Ev.req
+                    IN
+    /\ gray' = LET z == gray.zombie[w]
+                   t == IF Len(z.out[r]) < Len(Ref[r]) THEN Ref[r][Len(z.out[r]) + 1] ELSE Wrong
+               IN  [gray EXCEPT !.zombie[w] = IF ZombieServed THEN [@ EXCEPT !.out[r] = Append(@, t)] ELSE @,
+                                !.refused = IF Ev.accepted THEN @ ELSE @ + 1,
+                                !.leaked = IF Ev.accepted THEN @ + 1 ELSE @]
+    /\ out' = IF Ev.accepted THEN [out EXCEPT ![r] = Append(@, Ev.token)] ELSE out
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, proposal, failures,
+                   stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+\* A zombie's page: a page the holder took joins its copy tagged as the zombie's (S19), whatever its bytes.
+ApplyZombiePage == LET w == Ev.worker
+                       r == Ev.req
+                       h == Ev.holder
+                       toBackup == backup[r] # None /\ h = backup[r] /\ h # holder[r]
+                       taken == Ev.accepted /\ ZombieServed /\ (h = holder[r] \/ toBackup)
+                       p == IF ZombieServed /\ gray.zombie[w].next[r] <= Len(gray.zombie[w].kv[r])
+                            THEN gray.zombie[w].kv[r][gray.zombie[w].next[r]] ELSE Hole
+                   IN
+    /\ gray' = [gray EXCEPT !.zombie[w] = IF ZombieServed THEN [@ EXCEPT !.next[r] = @ + 1] ELSE @,
+                             !.refused = IF Ev.accepted THEN @ ELSE @ + 1]
+    /\ ckpt' = IF taken /\ ~toBackup THEN [ckpt EXCEPT ![r] = Append(@, ZombieCopy(p, h))] ELSE ckpt
+    /\ bckpt' = IF taken /\ toBackup THEN [bckpt EXCEPT ![r] = Append(@, ZombieCopy(p, h))] ELSE bckpt
+    /\ stored' = IF taken THEN [stored EXCEPT ![h] = @ + 1] ELSE stored
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, out, proposal, failures,
+                   reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
+ApplyZombieStops ==
+    /\ gray' = IF gray.zombie[Ev.worker] = None THEN gray ELSE [gray EXCEPT !.zombie[Ev.worker] = None]
+    /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
+                   stored, reserved, atarget, rload, seen>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
 Apply ==
     CASE Ev.type = "Arrive"     -> ApplyArrive
       [] Ev.type = "Place"      -> ApplyPlace
@@ -387,6 +432,9 @@ Apply ==
       [] Ev.type = "DraftReady" -> ApplyDraftReady
       [] Ev.type = "Assist"     -> ApplyAssist
       [] Ev.type = "FullReady"  -> ApplyFullReady
+      [] Ev.type = "ZombieToken" -> ApplyZombieToken
+      [] Ev.type = "ZombiePage" -> ApplyZombiePage
+      [] Ev.type = "ZombieStops" -> ApplyZombieStops
 
 -----------------------------------------------------------------------------
 (* Bounded fairness on a finite trace (L3, L4), as lumen.validate.Mirror. *)
@@ -572,6 +620,10 @@ SpecStepOK ==
          [] Ev.type = "FullReady"  -> /\ NoDup(Ev.dropped)
                                       /\ SetOf(Ev.dropped) = {r \in Requests : proposal[r] # None /\ proposal[r].src = Ev.worker}
                                       /\ FullReady(Ev.worker)
+         [] Ev.type = "ZombieToken" -> ZombieToken(Ev.worker, Ev.req)
+         [] Ev.type = "ZombiePage" -> /\ ZombieServed /\ Ev.holder = gray.zombie[Ev.worker].holder[Ev.req]
+                                      /\ ZombiePage(Ev.worker, Ev.req)
+         [] Ev.type = "ZombieStops" -> ZombieStops(Ev.worker)
 
 \* S12 on a trace: a RESTORE the policy's rule calls for lands on the live holder with exactly its
 \* checkpoint.  A route that is not the rule's decision (a re-prefill the rule would restore, a restore
@@ -617,7 +669,9 @@ RouteModeFollowsRule == Ev.type # "Route" \/ phase[Ev.req] # "INTERRUPTED" \/ ((
 \* What the step breaks as a step, in lumen.core.PropertyId.rank's order, or "none".  A route's cited
 \* loads are its rule's (A2 under Eq. 6, A5 otherwise), a placement's its rule's (A1 or A4).
 StepWrong ==
-    CASE ~CitedReservedHold -> "S15"
+    CASE Ev.type = "ZombieToken" /\ Ev.accepted -> "S18"
+      [] Ev.type = "ZombiePage" /\ Ev.accepted -> "S19"
+      [] ~CitedReservedHold -> "S15"
       [] DraftNotInFlight -> "S17"
       [] ~S12_Trace -> "S12"
       [] ~S14_Step -> "S14"
@@ -634,8 +688,12 @@ StepWrong ==
       [] OTHER -> "none"
 
 \* The first invariant broken by some request of R or worker of W, in rank order, or "none".
+\* A zombie's write that a fence let through is named by its own property first (S18, S19): the
+\* token or page it let in may break S7 or S6 as well, which say less.  Nothing else breaks them.
 InvWrong(R, W) ==
-    CASE \E r \in R : ~S1(r) -> "S1"
+    CASE ~S18_NoFencedTokenDeliveredInv -> "S18"
+      [] \E r \in R : ~S19(r) -> "S19"
+      [] \E r \in R : ~S1(r) -> "S1"
       [] \E r \in R : ~S2(r) -> "S2"
       [] \E w \in W : ~S3(w) -> "S3"
       [] \E r \in R : ~S4(r) -> "S4"
@@ -654,9 +712,10 @@ InvWrong(R, W) ==
 \* What an event can have changed: its request (every request, for a worker's event) and the
 \* workers whose queue, copies or counters it changed.
 WorkerEvent == Ev.type \in {"Fail", "FullReady", "Restart", "DraftReady"}
-TouchedR == IF WorkerEvent THEN Requests ELSE {Ev.req}
+TouchedR == IF WorkerEvent THEN Requests ELSE IF "req" \in DOMAIN Ev THEN {Ev.req} ELSE {}
 TouchedW ==
     IF WorkerEvent THEN Workers
+    ELSE IF "req" \notin DOMAIN Ev THEN {Ev.worker}
     ELSE LET r == Ev.req IN
          {w \in Workers : \/ r \in runq[w] \/ r \in runq'[w]
                           \/ w \in {holder[r], holder'[r], backup[r], backup'[r]}

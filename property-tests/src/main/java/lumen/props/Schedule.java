@@ -39,7 +39,7 @@ public record Schedule(Config config, double draftAgreement, List<Arrival> arriv
             s += a.promptLen() + a.outLen();
         }
         for (Fault f : faults) {
-            s += (long) f.afterMs();
+            s += (long) f.afterMs() + (f.paused() ? 500 : 0);
         }
         return s;
     }
@@ -55,7 +55,8 @@ public record Schedule(Config config, double draftAgreement, List<Arrival> arriv
             lines.add(String.format(Locale.ROOT, "%10.1f ms  request %d arrives: prompt %d, output %d tokens", a.atMs(), a.id(), a.promptLen(), a.outLen()));
         }
         for (Fault f : faults) {
-            lines.add(String.format(Locale.ROOT, "%10.1f ms  worker %d fails %s", f.afterMs(), f.worker(),
+            lines.add(String.format(Locale.ROOT, "%10.1f ms  worker %d %s %s", f.afterMs(), f.worker(),
+                    f.paused() ? String.format(Locale.ROOT, "pauses for %.1f ms (declared failed, it wakes a zombie)", f.pauseMs()) : "fails",
                     f.point() == Fault.Point.AT_TIME ? "" : "(at the first " + f.point().name().toLowerCase(Locale.ROOT).replace('_', '-') + " from then)"));
         }
         lines.sort(null);

@@ -36,6 +36,23 @@ public final class ScheduleGenerator {
     private final List<String> policies;
     /** The readings every schedule is run under, or null: each schedule draws its own. */
     private final Readings readings;
+    /** Whether a schedule's failures may be gray (a pause: the worker wakes a zombie), {@link #withGrayFailures}. */
+    private boolean gray;
+
+    /**
+     * This generator, its schedules' failures gray one time in two ({@code on}): the worker
+     * stalls, is declared failed, and wakes 20 to 520 ms later with its old state. Drawn from a
+     * stream of the seed's own, so a seed's schedule is otherwise the same as without.
+     */
+    public ScheduleGenerator withGrayFailures(boolean on) {
+        this.gray = on;
+        return this;
+    }
+
+    /** Whether schedules may have gray failures. */
+    public boolean grayFailures() {
+        return gray;
+    }
 
     /** Schedules under the default readings (what a conformance run claims unless told otherwise). */
     public ScheduleGenerator(List<String> policies) {
@@ -167,6 +184,15 @@ public final class ScheduleGenerator {
             drawn = drawn.with("arrival", "any");
         }
         cfg = cfg.withReadings(drawn);
+        if (gray) {
+            SplittableRandom g = new SplittableRandom(seed ^ 0x67A7F41L);
+            for (int i = 0; i < faults.size(); i++) {
+                if (g.nextBoolean()) {
+                    Fault f = faults.get(i);
+                    faults.set(i, new Fault(f.worker(), f.afterMs(), f.point(), 20 + g.nextDouble() * 500));
+                }
+            }
+        }
         return new Schedule(cfg, agreement, arrivals, faults,
                 real == null ? "synthetic (log-normal, median 40)" : real.source().name().toLowerCase(java.util.Locale.ROOT) + " / " + LENGTH_SCALE);
     }

@@ -59,10 +59,18 @@ public final class Shrinker {
             out.add(s.withArrivals(a));
         }
         for (int i = 0; i < fs.size(); i++) {
+            if (fs.get(i).paused()) {
+                // a crash is plainer than a gray failure: kept only where the pause is what fails
+                List<Fault> g = new ArrayList<>(fs);
+                g.set(i, fs.get(i).asCrash());
+                out.add(s.withFaults(g));
+            }
+        }
+        for (int i = 0; i < fs.size(); i++) {
             Fault f = fs.get(i);
             if (f.afterMs() >= 1) {
                 List<Fault> g = new ArrayList<>(fs);
-                g.set(i, new Fault(f.worker(), Math.floor(f.afterMs() / 2), f.point()));
+                g.set(i, f.at(Math.floor(f.afterMs() / 2)));
                 out.add(s.withFaults(g));
             }
         }

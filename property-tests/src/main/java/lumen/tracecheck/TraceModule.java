@@ -192,7 +192,9 @@ public final class TraceModule {
                 .append("\", budget |-> \"").append(c.readings().budget())
                 .append("\", citedLoads |-> \"").append(c.readings().staleLoads() ? "stale" : "exact")
                 .append("\", arrival |-> \"").append(c.readings().arrival()).append("\"]\n")
-                .append("TReadings == ReadingsV\n");
+                .append("TReadings == ReadingsV\n")
+                .append("\\* gray failures: a failure may leave a zombie, whose writes (ZombieToken, ZombiePage) the fences judge\n")
+                .append("TGray == TRUE\n");
         StringBuilder prompt = new StringBuilder();
         StringBuilder ref = new StringBuilder();
         StringBuilder maxOut = new StringBuilder();
@@ -244,6 +246,7 @@ public final class TraceModule {
                 "    HiddenLoads <- THiddenLoads",
                 "    CopiesUnseen <- TCopiesUnseen",
                 "    TraceLog <- TTraceLog",
+                "    GrayFailures <- TGray",
                 "INIT TraceInit",
                 "NEXT TraceNext",
                 "INVARIANT TraceInv",
@@ -333,6 +336,22 @@ public final class TraceModule {
                 f.put("worker", Integer.toString(x.worker()));
                 f.put("dropped", seq(x.dropped()));
             }
+            case ZOMBIE_TOKEN -> {
+                Event.ZombieToken x = (Event.ZombieToken) e;
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("req", Integer.toString(x.req()));
+                f.put("token", Integer.toString(x.token()));
+                f.put("accepted", x.accepted() ? "TRUE" : "FALSE");
+            }
+            case ZOMBIE_PAGE -> {
+                // the content of a zombie's page is not judged: a page the holder took is S19 whatever its bytes
+                Event.ZombiePage x = (Event.ZombiePage) e;
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("req", Integer.toString(x.req()));
+                f.put("holder", worker(x.holder()));
+                f.put("accepted", x.accepted() ? "TRUE" : "FALSE");
+            }
+            case ZOMBIE_STOPS -> f.put("worker", Integer.toString(e.worker()));
             default -> throw new IllegalStateException("no trace record for " + e.action());
         }
         if (loads != null) {

@@ -85,6 +85,7 @@ class MirrorTlcAgreementTest {
                 }
             }
         }
+        out.addAll(grayCases(Math.max(2, n / 4), r));
         if (Boolean.getBoolean("lumen.differential.scenarios")) {
             // TlcTraceCheckTest compares the two on the reference scenarios in every build
             try (var files = Files.list(TlcTraceCheckTest.SCENARIOS)) {
@@ -112,6 +113,63 @@ class MirrorTlcAgreementTest {
             out.addAll(mutantCases());
         }
         return out;
+    }
+
+    /**
+     * Gray failures: {@code count} runtime traces whose paused workers woke zombies, each zombie
+     * write refused (valid); each with its first zombie token let through (S18), its first zombie
+     * page let through (S19), and a zombie write moved past the zombie's stop (not a step); and
+     * a seeded mutation of the first.
+     */
+    static List<Case> grayCases(int count, SplittableRandom r) {
+        List<Case> out = new ArrayList<>();
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(SPEC_POLICIES).withGrayFailures(true);
+        List<byte[]> valid = new ArrayList<>();
+        for (int seed = 5000; valid.size() < count && seed < 5400; seed++) {
+            byte[] t = ScheduleTraces.record(gen.generate(seed));
+            String text = new String(t, StandardCharsets.UTF_8);
+            if (!text.contains("\"ZombieToken\"") || !text.contains("\"ZombiePage\"")) {
+                continue;
+            }
+            valid.add(t);
+            String name = "gray-" + seed;
+            out.add(new Case(name, "valid", t));
+            out.add(new Case(name + " (a zombie token let through)", "gray", letThrough(text, "ZombieToken"), Validator.Options.defaults(), "S18"));
+            out.add(new Case(name + " (a zombie page let through)", "gray", letThrough(text, "ZombiePage"), Validator.Options.defaults(), "S19"));
+            out.add(new Case(name + " (a zombie write after its stop)", "gray", writeAfterStop(text), Validator.Options.defaults(), "step"));
+        }
+        assertThat(valid).as("gray runtime traces with zombie tokens and pages").hasSize(count);
+        TraceMutator.Kind k = TraceMutator.Kind.values()[r.nextInt(TraceMutator.Kind.values().length)];
+        TraceMutator.Mutated m = TraceMutator.mutate(valid.get(0), k, r);
+        out.add(new Case("gray-mutated (" + m.description() + ")", "gray", m.trace()));
+        return out;
+    }
+
+    /** The trace with its first write of {@code type} (ZombieToken or ZombiePage) accepted. */
+    static byte[] letThrough(String text, String type) {
+        int at = text.indexOf("\"type\":\"" + type + "\"");
+        return (text.substring(0, at) + text.substring(at).replaceFirst("\"accepted\":false", "\"accepted\":true"))
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The trace with its first ZombieToken line moved just past the ZombieStops of its worker. */
+    static byte[] writeAfterStop(String text) {
+        List<String> lines = new ArrayList<>(text.lines().toList());
+        int z = -1;
+        for (int i = 0; i < lines.size() && z < 0; i++) {
+            if (lines.get(i).contains("\"type\":\"ZombieToken\"")) {
+                z = i;
+            }
+        }
+        String worker = lines.get(z).replaceFirst("^.*\"worker\":(\\d+).*$", "$1");
+        String moved = lines.remove(z);
+        for (int i = z; i < lines.size(); i++) {
+            if (lines.get(i).contains("\"type\":\"ZombieStops\"") && lines.get(i).contains("\"worker\":" + worker + "}")) {
+                lines.add(i + 1, moved);
+                break;
+            }
+        }
+        return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     /** The trace with every Arrive declaring maxOut: the length of its ref plus {@code extra}. */

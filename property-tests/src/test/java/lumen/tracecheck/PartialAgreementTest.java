@@ -52,7 +52,8 @@ class PartialAgreementTest {
         // every build takes short runs (TLC's search of hidden placements grows with the run); the deeper tier any
         int most = Integer.getInteger("lumen.partial.maxLines", n <= 2 ? 150 : Integer.MAX_VALUE);
         List<Case> out = new ArrayList<>();
-        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(MirrorTlcAgreementTest.SPEC_POLICIES);
+        // gray failures too: a paused worker's zombie writes, refused, at every level and in per-process order
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(MirrorTlcAgreementTest.SPEC_POLICIES).withGrayFailures(true);
         List<byte[]> partial = new ArrayList<>();
         long seed = 3000;
         for (int i = 0; i < n; i++) {

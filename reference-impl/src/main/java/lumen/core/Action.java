@@ -16,7 +16,10 @@ public enum Action {
     RESTART("Restart"),
     DRAFT_READY("DraftReady"),
     ASSIST("Assist"),
-    FULL_READY("FullReady");
+    FULL_READY("FullReady"),
+    ZOMBIE_TOKEN("ZombieToken"),
+    ZOMBIE_PAGE("ZombiePage"),
+    ZOMBIE_STOPS("ZombieStops");
 
     private final String specName;
 

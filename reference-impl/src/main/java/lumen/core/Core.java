@@ -271,6 +271,44 @@ public final class Core {
         return e;
     }
 
+    /**
+     * ZombieToken: the zombie of w (the incarnation its latest Fail fenced, which lives on) sends
+     * r's next token, {@code token}, to the gateway; the gateway takes it only under w's current
+     * epoch (the fence), which the zombie's never is, so it is refused.
+     */
+    public static Step zombieToken(ClusterState s, int w, int r, int token) {
+        Zombie z = zombie(s, w);
+        return take(s, new Event.ZombieToken(w, r, token, z.epoch(), z.epoch() == s.worker(w).epoch()));
+    }
+
+    /**
+     * ZombiePage: the zombie of w streams r's next page ({@code pages}: its content, null when not
+     * shown) to the holder it streamed to; the holder takes it only under w's current epoch, so
+     * it is refused.
+     */
+    public static Step zombiePage(ClusterState s, int w, int r, PageDigest[] pages) {
+        Zombie z = zombie(s, w);
+        Zombie.Req q = z.reqs().get(r);
+        if (q == null) {
+            throw new IllegalStateException("ZombiePage is not enabled: worker " + w + "'s zombie did not serve request " + r);
+        }
+        return take(s, new Event.ZombiePage(w, r, q.holder(), z.epoch(), pages, z.epoch() == s.worker(w).epoch()));
+    }
+
+    /** ZombieStops: the zombie of w learns of its fence and resets, or dies. */
+    public static Step zombieStops(ClusterState s, int w) {
+        zombie(s, w);
+        return take(s, new Event.ZombieStops(w));
+    }
+
+    private static Zombie zombie(ClusterState s, int w) {
+        Zombie z = s.worker(w).zombie();
+        if (z == null) {
+            throw new IllegalStateException("worker " + w + " has no zombie: it was never failed, or its zombie stopped");
+        }
+        return z;
+    }
+
     /** FullReady: the atomic handover. */
     public static Step fullReady(ClusterState s, int w) {
         return take(s, new Event.FullReady(w, s.requestsWithProposalFrom(w)));

@@ -292,4 +292,47 @@ public sealed interface Event {
             return 31 * worker + Arrays.hashCode(dropped);
         }
     }
+
+    /**
+     * The zombie of {@code worker} (its incarnation before its latest Fail, which may live on: a
+     * gray failure) sent r's next token, {@code token}, to the gateway; {@code accepted} says
+     * whether the gateway took it into r's stream (its client got it), which the fence forbids
+     * (S18). {@code epoch} is the epoch the write carried as the system numbers them (-1: not
+     * shown); the kit keys nothing on it.
+     */
+    record ZombieToken(int worker, int req, int token, int epoch, boolean accepted) implements Event {
+        public Action action() {
+            return Action.ZOMBIE_TOKEN;
+        }
+    }
+
+    /**
+     * The zombie of {@code worker} streamed r's next page to {@code holder}, the holder it
+     * streamed to before it was failed, with {@code pages} its content (null: not shown);
+     * {@code accepted} says whether the holder took it into r's checkpoint, which the fence
+     * forbids (S19). {@code epoch} as for {@link ZombieToken}.
+     */
+    record ZombiePage(int worker, int req, int holder, int epoch, PageDigest[] pages, boolean accepted) implements Event {
+        public Action action() {
+            return Action.ZOMBIE_PAGE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ZombiePage z && z.worker == worker && z.req == req && z.holder == holder && z.epoch == epoch
+                    && Arrays.equals(z.pages, pages) && z.accepted == accepted;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * worker + req) + holder;
+        }
+    }
+
+    /** The zombie of {@code worker} stops: it learned of its fence and reset, or it died. */
+    record ZombieStops(int worker) implements Event {
+        public Action action() {
+            return Action.ZOMBIE_STOPS;
+        }
+    }
 }

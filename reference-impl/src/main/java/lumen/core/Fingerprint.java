@@ -111,7 +111,8 @@ public final class Fingerprint {
         }
         if (o instanceof WorkerRec w) {
             long h = add(add(add(add(0x3A7BL, w.id()), w.state().ordinal()), w.active().ordinal()), of(w.runq(), memo));
-            return add(add(add(add(add(h, w.waiting()), of(w.held(), memo)), w.stored()), w.reserved()), w.target());
+            h = add(add(add(add(add(h, w.waiting()), of(w.held(), memo)), w.stored()), w.reserved()), w.target());
+            return add(add(h, w.epoch()), w.zombie() == null ? 0 : of(w.zombie(), memo));
         }
         if (o instanceof PageSeq p) {
             return add(add(0x9A6EL, p.length()), content(p.holes(), memo));

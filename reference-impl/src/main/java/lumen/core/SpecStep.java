@@ -40,7 +40,67 @@ public final class SpecStep {
             case DRAFT_READY -> workerIn(s, ((Event.DraftReady) e).worker(), "DraftReady", WorkerState.LOADING_DRAFT);
             case ASSIST -> assist(s, (Event.Assist) e);
             case FULL_READY -> fullReady(s, (Event.FullReady) e);
+            case ZOMBIE_TOKEN -> zombieToken(s, (Event.ZombieToken) e);
+            case ZOMBIE_PAGE -> zombiePage(s, (Event.ZombiePage) e);
+            case ZOMBIE_STOPS -> s.worker(((Event.ZombieStops) e).worker()).zombie() != null ? null
+                    : guard("ZombieStops of worker " + e.worker() + ", which has no zombie (it was never failed, or its zombie stopped)");
         };
+    }
+
+    /** The zombie's view of r, or a finding when w has none or it never served r. */
+    private static Finding zombieServed(ClusterState s, int w, int r, String action) {
+        Zombie z = s.worker(w).zombie();
+        if (z == null) {
+            return guard(action + " of worker " + w + ", which has no zombie: it was never failed, or its zombie stopped");
+        }
+        return z.reqs().containsKey(r) ? null
+                : guard(action + " of worker " + w + " for request " + r + ", which the worker did not serve when it was failed");
+    }
+
+    /**
+     * {@code ZombieToken(w, r)}: the zombie has a token left to write; the gateway takes it only
+     * under w's current epoch, which the zombie's is not (the Fail raised it), so a token taken
+     * is S18 whatever epoch the event shows.
+     */
+    private static Finding zombieToken(ClusterState s, Event.ZombieToken t) {
+        if (t.accepted()) {
+            return new Finding(PropertyId.S18, "the gateway took a token that worker " + t.worker()
+                    + "'s fenced incarnation wrote into request " + t.req() + "'s stream (its client got it)",
+                    "refused (the fence)", "accepted");
+        }
+        Finding f = zombieServed(s, t.worker(), t.req(), "ZombieToken");
+        if (f != null) {
+            return f;
+        }
+        Zombie.Req q = s.worker(t.worker()).zombie().reqs().get(t.req());
+        return q.out() < q.refLen() ? null
+                : guard("ZombieToken of worker " + t.worker() + " for request " + t.req() + ", whose zombie had written its whole output");
+    }
+
+    /**
+     * {@code ZombiePage(w, r)}: the zombie has a page of its KV left to stream, to the holder it
+     * streamed to; the holder takes it only under w's current epoch, so a page taken is S19.
+     */
+    private static Finding zombiePage(ClusterState s, Event.ZombiePage p) {
+        if (p.accepted()) {
+            return new Finding(PropertyId.S19, "holder " + p.holder() + " took a page of request " + p.req()
+                    + " that worker " + p.worker() + "'s fenced incarnation sent into its checkpoint", "refused (the fence)", "accepted");
+        }
+        Finding f = zombieServed(s, p.worker(), p.req(), "ZombiePage");
+        if (f != null) {
+            return f;
+        }
+        Zombie.Req q = s.worker(p.worker()).zombie().reqs().get(p.req());
+        if (q.holder() < 0) {
+            return guard("ZombiePage of worker " + p.worker() + " for request " + p.req() + ", which had no holder when the worker was failed");
+        }
+        if (q.next() > q.kv().length()) {
+            return guard("ZombiePage of worker " + p.worker() + " for request " + p.req() + ": its zombie had streamed every page it held ("
+                    + q.kv().length() + ")");
+        }
+        return p.holder() == q.holder() ? null
+                : mismatch("ZombiePage of worker " + p.worker() + " for request " + p.req() + " goes to the holder it streamed to",
+                        "holder " + q.holder(), "holder " + p.holder());
     }
 
     private static Finding guard(String what) {

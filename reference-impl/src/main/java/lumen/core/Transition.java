@@ -26,7 +26,60 @@ public final class Transition {
             case DRAFT_READY -> draftReady(s, (Event.DraftReady) e);
             case ASSIST -> assist(s, (Event.Assist) e);
             case FULL_READY -> fullReady(s, (Event.FullReady) e);
+            case ZOMBIE_TOKEN -> zombieToken(s, (Event.ZombieToken) e);
+            case ZOMBIE_PAGE -> zombiePage(s, (Event.ZombiePage) e);
+            case ZOMBIE_STOPS -> s.withWorker(s.worker(((Event.ZombieStops) e).worker()).withZombie(null));
         };
+    }
+
+    /**
+     * {@code ZombieOf(w)}: w's incarnation as the Fail fences it, with its view of each request it
+     * served (its run queue before the Fail). A worker failed again while its old zombie lives
+     * gets the new one: a trace names a worker's zombie by the worker, so it is the incarnation
+     * the latest Fail fenced.
+     */
+    private static Zombie zombieOf(ClusterState s, WorkerRec w) {
+        PIntMap<Zombie.Req> reqs = PIntMap.empty();
+        for (int id : w.runq().keys()) {
+            RequestRec r = s.request(id);
+            if (r != null) {
+                reqs = reqs.put(id, new Zombie.Req(r.outLen(), r.refLen(), r.kv(), r.holder(), r.ckpt().length() + 1));
+            }
+        }
+        return new Zombie(w.epoch(), reqs);
+    }
+
+    /** The zombie's token, as reported: taken into r's stream when the event says the gateway took it (S18 then names it). */
+    private static ClusterState zombieToken(ClusterState s, Event.ZombieToken t) {
+        WorkerRec w = s.worker(t.worker());
+        Zombie z = w.zombie();
+        Zombie.Req q = z == null ? null : z.reqs().get(t.req());
+        ClusterState n = q == null ? s : s.withWorker(w.withZombie(z.with(t.req(), q.tokenWritten())));
+        return t.accepted() ? n.withRequest(n.request(t.req()).withOutput(new int[] {t.token()})) : n;
+    }
+
+    /**
+     * The zombie's page, as reported: when the event says the holder took it, r's checkpoint grows
+     * by a page that is not intact (it came from a fenced epoch, whatever its bytes; S19 names it).
+     */
+    private static ClusterState zombiePage(ClusterState s, Event.ZombiePage p) {
+        WorkerRec w = s.worker(p.worker());
+        Zombie z = w.zombie();
+        Zombie.Req q = z == null ? null : z.reqs().get(p.req());
+        ClusterState n = q == null ? s : s.withWorker(w.withZombie(z.with(p.req(), q.pageWritten())));
+        if (!p.accepted() || q == null) {
+            return n;
+        }
+        RequestRec r = n.request(p.req());
+        if (r.backup() >= 0 && p.holder() == r.backup() && p.holder() != r.holder()) {
+            return n.withRequest(r.withBackup(r.backup(), r.bckpt().resize(r.bckpt().length() + 1)))
+                    .withWorker(n.worker(r.backup()).addStored(1));
+        }
+        if (r.holder() != p.holder() || r.holder() < 0) {
+            return n;
+        }
+        return n.withRequest(r.withHolder(r.holder(), r.ckpt().resize(r.ckpt().length() + 1)))
+                .withWorker(n.worker(r.holder()).addStored(1));
     }
 
     /** The worker assists; under the session reading a target the event names is its session's target. */
@@ -219,7 +272,7 @@ public final class Transition {
             // re-protects it (NeedsProtection) as soon as a holder can be had
             n = n.withRequest(r.withHolder(-1, PageSeq.EMPTY));
         }
-        n = n.withWorker(w.crashed(held, stored, reserved));
+        n = n.withWorker(w.crashed(held, stored, reserved, zombieOf(s, w)));
         // drafts this worker had in flight die with it
         for (int id : n.requestsWithProposalFrom(f.worker())) {
             n = n.withRequest(n.request(id).withProposal(null));

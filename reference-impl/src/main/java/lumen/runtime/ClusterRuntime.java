@@ -240,7 +240,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             throw new IllegalArgumentException("fault on unknown worker " + f.worker());
         }
         if (f.point() == Fault.Point.AT_TIME) {
-            at(Math.max(now, f.afterMs()), () -> fail(f.worker()));
+            at(Math.max(now, f.afterMs()), () -> failOrPause(f));
         } else {
             faults.add(f);
         }
@@ -262,11 +262,53 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
             Fault f = it.next();
             if (f.worker() == w.id && f.point() == point && now >= f.afterMs()) {
                 it.remove();
-                at(now + dur / 2, () -> fail(w.id));
+                at(now + dur / 2, () -> failOrPause(f));
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Fault f fires: the worker crashes, or, for a gray failure, stalls and is declared failed
+     * (its Fail fences it) and wakes {@code pauseMs} later as a zombie.
+     */
+    private void failOrPause(Fault f) {
+        int wid = f.worker();
+        int failures = state.failures();
+        fail(wid);
+        if (f.paused() && state.failures() > failures) {
+            int epoch = state.worker(wid).zombie().epoch();
+            at(now + f.pauseMs(), () -> zombieWakes(wid, epoch));
+        }
+    }
+
+    /**
+     * The paused worker wakes with the state it had when it was failed, and carries on where it
+     * stood: for each request it served, it sends the next token it computes (right: the target's,
+     * from its own KV) to the gateway, and the next page of the request's KV to the holder it
+     * streamed to. The gateway and the holder answer each with the fence (its epoch is not the
+     * worker's current one), so the zombie learns that it was failed and stops; its writes are in
+     * the trace, refused. A zombie a later failure of the same worker replaced is gone.
+     */
+    private void zombieWakes(int wid, int epoch) {
+        lumen.core.Zombie z = state.worker(wid).zombie();
+        if (z == null || z.epoch() != epoch) {
+            return;
+        }
+        stats.zombies++;
+        for (int r : z.reqs().keys()) {
+            lumen.core.Zombie.Req q = state.worker(wid).zombie().reqs().get(r);
+            if (q.out() < q.refLen()) {
+                emit(Core.zombieToken(state, wid, r, reqs.get(r).ref[q.out()]));
+                stats.zombieWritesRefused++;
+            }
+            if (q.holder() >= 0 && q.next() <= q.kv().length()) {
+                emit(Core.zombiePage(state, wid, r, null));
+                stats.zombieWritesRefused++;
+            }
+        }
+        emit(Core.zombieStops(state, wid));
     }
 
     // ---- requests ----------------------------------------------------------------------------

@@ -21,6 +21,9 @@ public final class RuntimeStats {
     public int draftTokensAccepted;
     public int handovers;
     public int completed;
+    /** Paused workers that woke as zombies, and the writes of theirs the fences refused. */
+    public int zombies;
+    public int zombieWritesRefused;
 
     @Override
     public String toString() {
@@ -29,6 +32,7 @@ public final class RuntimeStats {
                 + " pagesRestored=" + pagesRestored + " restoredBytesChecked=" + restoredBytesChecked
                 + " restoredBytesWrong=" + restoredBytesWrong + " drafts=" + draftsDelivered
                 + " draftTokensAccepted=" + draftTokensAccepted + "/" + draftTokensProposed
-                + " handovers=" + handovers + " completed=" + completed;
+                + " handovers=" + handovers + " completed=" + completed + " zombies=" + zombies
+                + " zombieWritesRefused=" + zombieWritesRefused;
     }
 }

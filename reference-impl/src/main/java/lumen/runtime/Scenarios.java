@@ -69,6 +69,11 @@ public final class Scenarios {
         return false;
     }
 
+    private static final Scenario.Feature ZOMBIE_TOKEN_REFUSED = feature("a zombie's token refused by the gateway's fence",
+            es -> es.stream().anyMatch(e -> e instanceof Event.ZombieToken t && !t.accepted()));
+    private static final Scenario.Feature ZOMBIE_PAGE_REFUSED = feature("a zombie's page refused by the holder's fence",
+            es -> es.stream().anyMatch(e -> e instanceof Event.ZombiePage p && !p.accepted()));
+
     private static final Scenario.Feature FAIL_WHILE_ASSISTING = feature("a worker failing after DraftReady and before its FullReady",
             Scenarios::failsWhileAssisting);
 
@@ -126,6 +131,40 @@ public final class Scenarios {
                 cfg("lumen-dual", 1000, 32, 4096),
                 List.of(new Fault(1, 120, Fault.Point.AT_TIME), new Fault(0, 130, Fault.Point.MID_DECODE)),
                 List.of(PROMOTED_THEN_RESTORED, ASSIST, HANDOVER));
+        add("gray-failure",
+                "LUMEN: worker 1 stalls mid-decode for 40 ms (a gray failure): the failure detector declares it failed, "
+                        + "which fences it, and its requests restore on their holders. It then wakes with its old state and "
+                        + "sends its next tokens to the gateway and its next pages to their holders: every write is refused "
+                        + "(its epoch is fenced), and it stops.",
+                cfg("lumen", 1000, 32, 4096), List.of(new Fault(1, 150, Fault.Point.MID_DECODE, 40)),
+                List.of(ZOMBIE_TOKEN_REFUSED, ZOMBIE_PAGE_REFUSED, routes(RouteMode.RESTORE)));
+        Scenario gray = ALL.get("gray-failure");
+        corrupted(gray, "corrupt-zombie-token-delivered",
+                "gray-failure with the gateway taking the zombie's first token into its request's stream: rejected by S18.",
+                PropertyId.S18, () -> new UnaryOperator<>() {
+                    private boolean done;
+
+                    public Event apply(Event e) {
+                        if (!done && e instanceof Event.ZombieToken t) {
+                            done = true;
+                            return new Event.ZombieToken(t.worker(), t.req(), t.token(), t.epoch(), true);
+                        }
+                        return e;
+                    }
+                });
+        corrupted(gray, "corrupt-zombie-page-stored",
+                "gray-failure with a holder taking the zombie's first page into its checkpoint: rejected by S19.",
+                PropertyId.S19, () -> new UnaryOperator<>() {
+                    private boolean done;
+
+                    public Event apply(Event e) {
+                        if (!done && e instanceof Event.ZombiePage p) {
+                            done = true;
+                            return new Event.ZombiePage(p.worker(), p.req(), p.holder(), p.epoch(), p.pages(), true);
+                        }
+                        return e;
+                    }
+                });
         Scenario base = ALL.get("single-failure-restore");
         corrupted(base, "corrupt-holder-is-server",
                 "single-failure-restore with its first placement moved onto the request's own server: rejected by S4.",

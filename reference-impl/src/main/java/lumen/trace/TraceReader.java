@@ -533,8 +533,11 @@ public final class TraceReader implements Closeable {
     private static final int F_BACKUP = 7;
     private static final int F_MAXOUT = 8;
     private static final int F_TARGET = 9;
-    private static final int N_INTS = 10;
-    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup", "maxOut", "target"};
+    private static final int F_TOKEN = 10;
+    private static final int F_EPOCH = 11;
+    private static final int N_INTS = 12;
+    private static final String[] INT_NAMES = {"req", "worker", "holder", "promptLen", "ckpt", "freed", "resumed", "backup", "maxOut", "target",
+        "token", "epoch"};
     /** The array fields, numbered after the integer fields ({@link #A_REF} is field N_INTS). */
     private static final String[] ARRAY_NAMES = {"ref", "tokens", "interrupted", "orphaned", "draft", "dropped", "promoted"};
     private static final int A_REF = N_INTS;
@@ -555,6 +558,8 @@ public final class TraceReader implements Closeable {
     /** A composed line's steps: a batch iteration's Decodes (observes.Decode=batch), a size report's StreamPages (observes.StreamPage=sizes). */
     private static final int X_BATCH = X_EXT + 1;
     private static final int X_SIZES = X_BATCH + 1;
+    /** A zombie's write: whether the gateway or the holder took it (ZombieToken, ZombiePage). */
+    private static final int X_ACCEPTED = X_SIZES + 1;
     /** The bits of the integer and array fields, which each event type allows some of ({@link #onlyFields}). */
     private static final long INTS_AND_ARRAYS = (1L << X_TYPE) - 1;
     /**
@@ -592,24 +597,27 @@ public final class TraceReader implements Closeable {
             case "ext" -> X_EXT;
             case "batch" -> X_BATCH;
             case "sizes" -> X_SIZES;
+            case "accepted" -> X_ACCEPTED;
+            case "token" -> F_TOKEN;
+            case "epoch" -> F_EPOCH;
             default -> -1;
         };
     }
 
     /** Every field's name, by number, with its quoted bytes ready for the parser to compare. */
-    private static final com.fasterxml.jackson.core.io.SerializedString[] FIELD_STRINGS = new com.fasterxml.jackson.core.io.SerializedString[X_SIZES + 1];
+    private static final com.fasterxml.jackson.core.io.SerializedString[] FIELD_STRINGS = new com.fasterxml.jackson.core.io.SerializedString[X_ACCEPTED + 1];
     /** The fields of each event type in the order the kit's writer puts them (TraceWriter), by action ordinal. */
     private static final int[][] FIELD_ORDER = new int[Action.values().length][];
     /**
      * The field most likely next, after field n: {@code NEXT[0][n]} before the type is known, and
      * {@code NEXT[a + 1][n]} in an event of action ordinal a (the writer's order; X_TYPE where none follows).
      */
-    private static final int[][] NEXT = new int[Action.values().length + 1][X_SIZES + 1];
+    private static final int[][] NEXT = new int[Action.values().length + 1][X_ACCEPTED + 1];
 
     static {
-        for (int f = 0; f <= X_SIZES; f++) {
+        for (int f = 0; f <= X_ACCEPTED; f++) {
             String name = f < A_REF ? INT_NAMES[f] : f < X_TYPE ? ARRAY_NAMES[f - A_REF]
-                    : new String[] {"type", "t", "loads", "reserved", "mode", "pages", "ext", "batch", "sizes"}[f - X_TYPE];
+                    : new String[] {"type", "t", "loads", "reserved", "mode", "pages", "ext", "batch", "sizes", "accepted"}[f - X_TYPE];
             FIELD_STRINGS[f] = new com.fasterxml.jackson.core.io.SerializedString(name);
         }
         FIELD_ORDER[Action.ARRIVE.ordinal()] = new int[] {F_REQ, F_WORKER, F_PROMPT, A_REF, F_MAXOUT};
@@ -624,6 +632,9 @@ public final class TraceReader implements Closeable {
         FIELD_ORDER[Action.DRAFT_READY.ordinal()] = new int[] {F_WORKER, F_TARGET};
         FIELD_ORDER[Action.ASSIST.ordinal()] = new int[] {F_WORKER, F_REQ, A_DRAFT};
         FIELD_ORDER[Action.FULL_READY.ordinal()] = new int[] {F_WORKER, A_DROPPED};
+        FIELD_ORDER[Action.ZOMBIE_TOKEN.ordinal()] = new int[] {F_WORKER, F_REQ, F_TOKEN, F_EPOCH, X_ACCEPTED};
+        FIELD_ORDER[Action.ZOMBIE_PAGE.ordinal()] = new int[] {F_WORKER, F_REQ, F_HOLDER, F_EPOCH, X_PAGES, X_ACCEPTED};
+        FIELD_ORDER[Action.ZOMBIE_STOPS.ordinal()] = new int[] {F_WORKER};
         for (int[] row : NEXT) {
             Arrays.fill(row, X_TYPE);
         }
@@ -638,6 +649,10 @@ public final class TraceReader implements Closeable {
     }
 
     private final int[] ints = new int[N_INTS];
+    /** The current event's {@code accepted} (a zombie's write). */
+    private boolean accepted;
+    /** Every event type, for the error that names an unknown one. */
+    private static final String KNOWN_TYPES = String.join(", ", Arrays.stream(Action.values()).map(Action::specName).toList());
     private final int[][] arrays = new int[ARRAY_NAMES.length][];
     /** The fields the current event has shown so far, one bit each (a second one is a duplicate key). */
     private long present;
@@ -830,6 +845,7 @@ public final class TraceReader implements Closeable {
         citedLoads = null;
         citedReserved = null;
         pages = null;
+        accepted = false;
         // the name the kit's writer puts next is tried first, as bytes in the parser's buffer: a
         // trace written in another order reads the same, by name
         int predicted = X_TYPE;
@@ -875,6 +891,12 @@ public final class TraceReader implements Closeable {
                 case X_PAGES -> pages = pagesField(v);
                 case X_BATCH -> readEntries(BATCH, type, v);
                 case X_SIZES -> readEntries(SIZES, type, v);
+                case X_ACCEPTED -> {
+                    if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
+                        throw error(tokenLine(), "field 'accepted' must be true or false, found " + describe(v));
+                    }
+                    accepted = v == JsonToken.VALUE_TRUE;
+                }
                 default -> skipExt(v);
             }
         }
@@ -1131,6 +1153,9 @@ public final class TraceReader implements Closeable {
         ALLOWED[Action.DRAFT_READY.ordinal()] = allowing(F_WORKER, F_TARGET);
         ALLOWED[Action.ASSIST.ordinal()] = allowing(F_WORKER, F_REQ, A_DRAFT);
         ALLOWED[Action.FULL_READY.ordinal()] = allowing(F_WORKER, A_DROPPED);
+        ALLOWED[Action.ZOMBIE_TOKEN.ordinal()] = allowing(F_WORKER, F_REQ, F_TOKEN, F_EPOCH);
+        ALLOWED[Action.ZOMBIE_PAGE.ordinal()] = allowing(F_WORKER, F_REQ, F_HOLDER, F_EPOCH);
+        ALLOWED[Action.ZOMBIE_STOPS.ordinal()] = allowing(F_WORKER);
     }
 
     /** The first integer or array field (integers first, each in its listed order) that type {@code a} does not carry. */
@@ -1144,7 +1169,7 @@ public final class TraceReader implements Closeable {
 
     private Event build(Action a, String type, String mode) throws TraceFormatException {
         if (a == null) {
-            throw error(eventLine, "unknown event type " + quote(type) + "; known: Arrive, Place, Prefill, Decode, StreamPage, Complete, Fail, Route, Restart, DraftReady, Assist, FullReady");
+            throw error(eventLine, "unknown event type " + quote(type) + "; known: " + KNOWN_TYPES);
         }
         if (mode != null && a != Action.ROUTE) {
             throw error(eventLine, type + ": unexpected field 'mode'");
@@ -1155,8 +1180,12 @@ public final class TraceReader implements Closeable {
         if (citedReserved != null && a != Action.PLACE) {
             throw error(eventLine, type + ": unexpected field 'reserved' (only Place cites reservations)");
         }
-        if (pages != null && a != Action.PREFILL && a != Action.DECODE && a != Action.STREAM_PAGE && a != Action.ROUTE) {
-            throw error(eventLine, type + ": unexpected field 'pages' (only Prefill, Decode, StreamPage and Route carry KV content)");
+        if (pages != null && a != Action.PREFILL && a != Action.DECODE && a != Action.STREAM_PAGE && a != Action.ROUTE && a != Action.ZOMBIE_PAGE) {
+            throw error(eventLine, type + ": unexpected field 'pages' (only Prefill, Decode, StreamPage, Route and ZombiePage carry KV content)");
+        }
+        if (has(X_ACCEPTED) != (a == Action.ZOMBIE_TOKEN || a == Action.ZOMBIE_PAGE)) {
+            throw error(eventLine, has(X_ACCEPTED) ? type + ": unexpected field 'accepted' (only a zombie's write, ZombieToken or ZombiePage, has one)"
+                    : type + ": missing field 'accepted' (whether the fence refused this write of a fenced incarnation: false, or let it through: true)");
         }
         onlyFields(type, a);
         switch (a) {
@@ -1248,6 +1277,21 @@ public final class TraceReader implements Closeable {
             case FULL_READY -> {
                 return new Event.FullReady(workerField(type, F_WORKER), needArray(type, A_DROPPED));
             }
+            case ZOMBIE_TOKEN -> {
+                return new Event.ZombieToken(workerField(type, F_WORKER), need(type, F_REQ), need(type, F_TOKEN),
+                        has(F_EPOCH) ? ints[F_EPOCH] : -1, accepted);
+            }
+            case ZOMBIE_PAGE -> {
+                int h = workerField(type, F_HOLDER);
+                if (h < 0) {
+                    throw error(eventLine, "ZombiePage: holder must name the worker the page was sent to, found " + h);
+                }
+                return new Event.ZombiePage(workerField(type, F_WORKER), need(type, F_REQ), h, has(F_EPOCH) ? ints[F_EPOCH] : -1,
+                        version >= 2 ? pages : null, accepted);
+            }
+            case ZOMBIE_STOPS -> {
+                return new Event.ZombieStops(workerField(type, F_WORKER));
+            }
         }
         throw new AssertionError(a);
     }
@@ -1267,14 +1311,14 @@ public final class TraceReader implements Closeable {
      */
 
     /** Every field's name as bytes, by number. */
-    private static final byte[][] FIELD_BYTES = new byte[X_SIZES + 1][];
+    private static final byte[][] FIELD_BYTES = new byte[X_ACCEPTED + 1][];
     /** Every action's name as bytes, by ordinal. */
     private static final byte[][] ACTION_BYTES = new byte[Action.values().length][];
     /** The fields the scan reads: the integers, the arrays, the type, the time and the pages. */
     private static final long SCANNED = INTS_AND_ARRAYS | 1L << X_TYPE | 1L << X_T | 1L << X_PAGES;
 
     static {
-        for (int f = 0; f <= X_SIZES; f++) {
+        for (int f = 0; f <= X_ACCEPTED; f++) {
             FIELD_BYTES[f] = FIELD_STRINGS[f].getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         }
         for (Action a : Action.values()) {
@@ -1428,7 +1472,7 @@ public final class TraceReader implements Closeable {
         if (len < 0 || !expect(b, lim, ':')) {
             return -1;
         }
-        for (int f = 0; f <= X_SIZES; f++) {
+        for (int f = 0; f <= X_ACCEPTED; f++) {
             if (same(FIELD_BYTES[f], b, from, len)) {
                 return f;
             }

@@ -304,6 +304,28 @@ public final class TraceWriter implements Closeable {
                 g.writeNumberField("worker", f.worker());
                 ints(g, "dropped", f.dropped());
             }
+            case ZOMBIE_TOKEN -> {
+                Event.ZombieToken z = (Event.ZombieToken) e;
+                g.writeNumberField("worker", z.worker());
+                g.writeNumberField("req", z.req());
+                g.writeNumberField("token", z.token());
+                if (z.epoch() >= 0) {
+                    g.writeNumberField("epoch", z.epoch());
+                }
+                g.writeBooleanField("accepted", z.accepted());
+            }
+            case ZOMBIE_PAGE -> {
+                Event.ZombiePage z = (Event.ZombiePage) e;
+                g.writeNumberField("worker", z.worker());
+                g.writeNumberField("req", z.req());
+                g.writeNumberField("holder", z.holder());
+                if (z.epoch() >= 0) {
+                    g.writeNumberField("epoch", z.epoch());
+                }
+                pages(g, z.pages(), content);
+                g.writeBooleanField("accepted", z.accepted());
+            }
+            case ZOMBIE_STOPS -> g.writeNumberField("worker", e.worker());
         }
         g.writeEndObject();
     }

@@ -549,6 +549,12 @@ public final class Mirror {
             found.remove(a);
             found.add(0, a);
         }
+        if (step != null && (step.property() == PropertyId.S18 || step.property() == PropertyId.S19)) {
+            // a zombie's write a fence let through may also break S7 or S6, which say less: it is
+            // named by its own property first, as TraceLumen's InvWrong and StepWrong name it
+            found.remove(step);
+            found.add(0, step);
+        }
         Finding first = found.get(0);
         if (first.property() != null && step != null && step.property() == null && first.expected() == null && step.expected() != null) {
             // name the property, but keep the spec's expected/actual for the step

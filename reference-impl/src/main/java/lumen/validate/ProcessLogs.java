@@ -628,7 +628,9 @@ public final class ProcessLogs {
     static String processOf(JsonNode e) {
         String type = e.path("type").asText();
         return switch (type) {
-            case "Arrive", "Place", "Route", "Fail" -> GATEWAY;
+            // a zombie's token is refused (or taken) by the gateway, its page by the holder it went to
+            case "Arrive", "Place", "Route", "Fail", "ZombieToken" -> GATEWAY;
+            case "ZombiePage" -> "worker-" + e.path("holder").asInt();
             // a size report (observes.StreamPage=sizes) is what the gateway learns of several copies
             case "StreamPage" -> e.has("sizes") ? GATEWAY : "worker-" + e.path("holder").asInt();
             default -> "worker-" + e.path("worker").asInt();

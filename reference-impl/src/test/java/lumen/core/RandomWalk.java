@@ -108,6 +108,20 @@ final class RandomWalk {
                 }
                 case LOADING_FULL -> options.add(() -> Core.fullReady(s, ww));
             }
+            Zombie z = rec.zombie();
+            if (z != null) {
+                // the incarnation a Fail fenced lives on: its late writes, each refused, and its stop
+                options.add(() -> Core.zombieStops(s, ww));
+                for (int r : z.reqs().keys()) {
+                    Zombie.Req q = z.reqs().get(r);
+                    if (q.out() < q.refLen()) {
+                        options.add(() -> Core.zombieToken(s, ww, r, q.out()));
+                    }
+                    if (q.holder() >= 0 && q.next() <= q.kv().length()) {
+                        options.add(() -> Core.zombiePage(s, ww, r, null));
+                    }
+                }
+            }
         }
         if (options.isEmpty()) {
             return false;

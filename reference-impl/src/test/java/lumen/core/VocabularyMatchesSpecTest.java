@@ -47,7 +47,7 @@ class VocabularyMatchesSpecTest {
     @Test
     void everyActionIsASpecOperator() throws IOException {
         String all = String.join("\n", module("Cluster"), module("CheckpointPlacement"),
-                module("FailureRouting"), module("DraftHandover"));
+                module("FailureRouting"), module("DraftHandover"), module("GrayFailure"));
         for (Action a : Action.values()) {
             assertThat(defines(all, a.specName())).as(a.specName() + " is not a spec action").isTrue();
         }

@@ -108,6 +108,57 @@ class ClusterRuntimeTest {
         }
     }
 
+    /**
+     * A gray failure under every policy and fault point: the paused worker is declared failed,
+     * wakes a zombie, and every write of its is refused and in the trace; the run is a behaviour
+     * of the spec with every output its reference. The same trace with one zombie write let
+     * through is S18 (a token) or S19 (a page), at that write's line.
+     */
+    @Test
+    void aPausedWorkerWakesAZombieWhoseWritesAreRefused() throws IOException {
+        int zombies = 0;
+        int tokens = 0;
+        int pages = 0;
+        for (String policy : Policies.keys()) {
+            for (Fault.Point point : List.of(Fault.Point.AT_TIME, Fault.Point.MID_DECODE, Fault.Point.MID_STREAM)) {
+                Config cfg = new Config(policy, 4, 1, 1, 200, 16, 2048, 16, 4);
+                Run r = run(cfg, ClusterRuntime.Options.defaults(16), work(10), List.of(new Fault(1, 60, point, 30)));
+                assertHonest(r, policy + " " + point + " paused");
+                assertThat(r.rt().stats().completed).isEqualTo(10);
+                List<Event> zw = r.events().stream().filter(e -> e instanceof Event.ZombieToken || e instanceof Event.ZombiePage).toList();
+                if (r.rt().stats().zombies == 0) {
+                    continue;
+                }
+                assertThat(zw).as(policy + " " + point + ": the zombie wrote").isNotEmpty();
+                zombies++;
+                assertThat(r.events()).as("the zombie stops").anyMatch(e -> e instanceof Event.ZombieStops);
+                assertThat(zw).as(policy + " " + point + ": every zombie write refused")
+                        .allMatch(e -> e instanceof Event.ZombieToken t ? !t.accepted() : !((Event.ZombiePage) e).accepted());
+                String text = new String(r.trace(), java.nio.charset.StandardCharsets.UTF_8);
+                for (String kind : List.of("ZombieToken", "ZombiePage")) {
+                    int at = text.indexOf("\"type\":\"" + kind + "\"");
+                    if (at < 0) {
+                        continue;
+                    }
+                    String broken = text.substring(0, at) + text.substring(at).replaceFirst("\"accepted\":false", "\"accepted\":true");
+                    ValidationResult v = Validator.validate(new ByteArrayInputStream(broken.getBytes(java.nio.charset.StandardCharsets.UTF_8)), "rt");
+                    assertThat(v.verdict()).isEqualTo(Verdict.REJECTED);
+                    assertThat(v.divergence().finding().property()).as(policy + " " + point + " " + kind)
+                            .isEqualTo(kind.equals("ZombieToken") ? lumen.core.PropertyId.S18 : lumen.core.PropertyId.S19);
+                    assertThat(v.divergence().line()).isEqualTo(text.substring(0, at).chars().filter(c -> c == '\n').count() + 1);
+                    if (kind.equals("ZombieToken")) {
+                        tokens++;
+                    } else {
+                        pages++;
+                    }
+                }
+            }
+        }
+        assertThat(zombies).as("gray failures that left a zombie").isGreaterThanOrEqualTo(Policies.keys().size());
+        assertThat(tokens).as("zombie tokens let through, caught").isGreaterThan(0);
+        assertThat(pages).as("zombie pages let through, caught").isGreaterThan(0);
+    }
+
     @Test
     void concurrentAndRepeatedFailures() {
         Config cfg = new Config("lumen", 5, 1, 1, 200, 16, 2048, 16, 4);

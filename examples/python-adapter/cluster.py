@@ -6,6 +6,14 @@ fail, route, restart, draft_ready, assist, full_ready) has a method that applies
 its effect and emits its event through `self.emit`; loads and reservations
 cited in an event are those seen *before* the decision.
 
+Gray failures (the `pause` command): the worker stalls, the failure detector
+declares it failed (`Fail`, which fences it: its epoch rises), and it wakes
+`forMs` later with the state it had, a zombie. It sends its next token to the
+gateway and its next page to each request's holder, tagged with the epoch it
+still has; the gateway and the holders take a write only under the worker's
+current epoch, so each is refused (`ZombieToken`, `ZombiePage` with
+`"accepted": false`), and the zombie, told so, stops (`ZombieStops`).
+
 Policies (the init config's `policy`):
 
     lumen                placement argmin of Eq. 4 with room (Alg. 1), routing Eq. 6,
@@ -54,7 +62,7 @@ class Request:
 
 class Worker:
     def __init__(self, wid):
-        self.id, self.state, self.epoch = wid, "UP", 0
+        self.id, self.state, self.epoch = wid, "UP", 0   # epoch: the fence, raised by every Fail
         self.last_assist = -1.0  # spreads drafts over several assisting workers
         self.target = None       # Alg. 3 line 4: the survivor this worker assists in its session
 
@@ -95,6 +103,8 @@ class Cluster:
         self.emit, self.bugs = emit, set(bugs)
         self.now, self.timers, self.seq = 0.0, [], 0
         self.armed = {w.id: [] for w in self.workers}   # failures waiting for a phase of work
+        self.pauses = {w.id: [] for w in self.workers}  # of those, the pauses: [point, for_ms]
+        self.pausing = None                             # the pause (ms) of the failure firing now
 
     # ----------------------------------------------------------------- loads
     def up(self):
@@ -176,6 +186,16 @@ class Cluster:
         self.place(r)
         self.start_prefill(r, 0)
 
+    def pause_at(self, w, point, for_ms):
+        """The `pause` command: a gray failure, fired as `fail_at` fires, that leaves a zombie."""
+        if point == "AT_TIME":
+            self.pausing = for_ms
+            self.fail_at(w, point)
+            self.pausing = None
+            return
+        self.pauses[w].append([point, for_ms])
+        self.fail_at(w, point)
+
     def fail_at(self, w, point):
         """The `fail` command: now (AT_TIME), or at the first moment w is in `point`."""
         if point == "AT_TIME":
@@ -212,10 +232,22 @@ class Cluster:
         if self.up() == [w]:                      # the spec's guard: someone must stay UP
             return False
         self.armed[w].remove(point)
+        paused = next((p for p in self.pauses[w] if p[0] == point), None)
+        if paused is not None:                    # a pause armed for this point: the failure is gray
+            self.pauses[w].remove(paused)
+            self.pausing = paused[1]
         return True
 
     def fail(self, w):
         worker = self.workers[w]
+        pause, self.pausing = self.pausing, None
+        if pause is not None:                     # gray: the stalled worker keeps its view, and wakes later
+            zombie = {"epoch": worker.epoch, "reqs": {
+                r.id: {"out": len(r.out), "kv": list(r.kv), "holder": r.holder,
+                       "next": len(r.copies.get(r.holder, [])) + 1 if r.holder is not None else 1,
+                       "seed": r.seed, "out_len": r.out_len}
+                for r in self.live() if r.server == w and r.phase in ACTIVE}}
+            self.at(self.now + pause, self.zombie_wakes, w, zombie)
         worker.state, worker.epoch, worker.target = "FAILED", worker.epoch + 1, None
         self.seen[w] = 0.0                       # the monitor forgets a failed worker's report
         interrupted = sorted(r.id for r in self.live() if r.server == w and r.phase in ACTIVE)
@@ -242,6 +274,45 @@ class Cluster:
         self.event("Fail", **fields)
         for rid in interrupted:
             self.route(self.requests[rid])
+
+    # ----------------------------------------------------------- the fences
+    def gateway_takes(self, w, epoch):
+        """The gateway streams a worker's token only under the worker's current epoch."""
+        return epoch == self.workers[w].epoch or "gateway-no-fence" in self.bugs
+
+    def holder_takes(self, w, epoch):
+        """A holder stores a worker's page only under the worker's current epoch."""
+        return epoch == self.workers[w].epoch or "holder-no-fence" in self.bugs
+
+    def zombie_wakes(self, w, zombie):
+        """The paused worker carries on where it stood: its next token and next page per request."""
+        e = zombie["epoch"]
+        if self.workers[w].epoch != e + 1:
+            # the worker was failed again while this incarnation stalled: the trace contract knows one
+            # zombie per worker, the latest Fail's (docs/trace-format.md), so this older one stays silent
+            return
+        for rid in sorted(zombie["reqs"]):
+            z, r = zombie["reqs"][rid], self.requests[rid]
+            if z["out"] < z["out_len"]:
+                token = kv.token(z["seed"], z["out"] + 1, self.vocab)
+                taken = self.gateway_takes(w, e) and r.phase != "DONE"
+                if taken:                          # a gateway without the fence: the client gets it
+                    r.out.append(token)
+                self.event("ZombieToken", worker=w, req=rid, token=token, epoch=e, accepted=taken)
+            h = z["holder"]
+            if h is not None and z["next"] <= len(z["kv"]):
+                copy = r.copies.get(h)
+                # the holder keeps pages by (request, position): it takes the page into the copy of the
+                # request it holds now, if any, at the page's position
+                taken = self.holder_takes(w, e) and copy is not None and z["next"] <= len(copy) + 1
+                if taken:                          # a holder without the fence: the copy takes it
+                    word = z["kv"][z["next"] - 1]
+                    if z["next"] <= len(copy):
+                        copy[z["next"] - 1] = word
+                    else:
+                        copy.append(word)
+                self.event("ZombiePage", worker=w, req=rid, holder=h, epoch=e, accepted=taken)
+        self.event("ZombieStops", worker=w)        # told of its fence, it resets
 
     def restart(self, w):
         worker = self.workers[w]

@@ -28,6 +28,8 @@ BUGS = {
     "no-reprotection": "a request that lost its holder is never placed again",
     "digest-over-metadata": "page digests are taken over each page's position and count, not over its bytes",
     "round-robin-gateway": "the gateway sends new requests round robin although the run declares arrival=shortest",
+    "gateway-no-fence": "the gateway streams a token whatever epoch its worker wrote it under (a paused worker's late tokens reach clients)",
+    "holder-no-fence": "a holder stores a page whatever epoch its worker wrote it under (a paused worker's late pages enter checkpoints)",
 }
 
 
@@ -67,6 +69,8 @@ def main():
                     cluster.arrive(cmd["req"], cmd["promptLen"], cmd["outLen"], cmd["seed"])
                 elif name == "fail":
                     cluster.fail_at(cmd["worker"], cmd.get("point", "AT_TIME"))
+                elif name == "pause":
+                    cluster.pause_at(cmd["worker"], cmd.get("point", "AT_TIME"), float(cmd["forMs"]))
                 elif name == "restart":
                     cluster.restart(cmd["worker"])
                 elif name != "advance":

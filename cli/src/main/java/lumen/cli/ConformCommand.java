@@ -111,6 +111,11 @@ final class ConformCommand implements Callable<Integer> {
             + " re-prefill, ...) fails the run; with --live, a drill whose faults interrupted no request fails")
     boolean requireCoverage;
 
+    @Option(names = "--gray-failures", description = "one failure in two is gray: a pause command, the worker declared failed"
+            + " and woken later with its old state, a zombie whose every late write the system must refuse (S18, S19);"
+            + " the adapter must implement pause (docs/conformance.md)")
+    boolean grayFailures;
+
     @Option(names = "--fairness-steps", paramLabel = "N", description = "the bound of the finite-trace fairness checks L3 and L4,"
             + " in a request's decode steps (default: ${DEFAULT-VALUE})")
     int fairnessSteps = lumen.validate.Mirror.DEFAULT_FAIRNESS_STEPS;
@@ -191,7 +196,8 @@ final class ConformCommand implements Callable<Integer> {
         }
         return Conformance.Options.defaults(sut).withPolicies(policies).withReadings(readings).withSchedules(seed, schedules)
                 .withTimeouts(Duration.ofMillis(stepTimeoutMs), Duration.ofSeconds(runTimeoutS)).withShrinkRuns(shrinkRuns).withFreshProcess(freshProcess)
-                .withReference(ref).withRequireCoverage(requireCoverage).withFairnessSteps(fairnessSteps).withKvEquivalence(kvEquivalence);
+                .withReference(ref).withRequireCoverage(requireCoverage).withFairnessSteps(fairnessSteps).withKvEquivalence(kvEquivalence)
+                .withGrayFailures(grayFailures);
     }
 
     @Override
@@ -285,7 +291,7 @@ final class ConformCommand implements Callable<Integer> {
                 : "FAIL: " + ref.failure.reported().verdictText(), "");
         rows.add(Map.of("implementation", "reference", "expected", "PASS", "verdict", ConformReport.json(ref)));
         for (Mutants m : Mutants.values()) {
-            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())).withPolicies(m.policies()).withReadings(m.claims()), m.programName(), quietBar);
+            Conformance.Report r = runWithBar(options(kitProgram(m.mainClass())).withPolicies(m.policies()).withReadings(m.claims()).withGrayFailures(m.gray()), m.programName(), quietBar);
             Conformance.Failure f = r.failure;
             boolean right = !r.passed() && f.reported().caughtAs().equals(m.expected());
             boolean caught = right && f.reproducible();

@@ -62,12 +62,13 @@ public final class Conformance {
      */
     public record Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
                           SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess,
-                          Reference reference, boolean requireCoverage, int fairnessSteps, Readings readings, boolean kvEquivalence) {
+                          Reference reference, boolean requireCoverage, int fairnessSteps, Readings readings, boolean kvEquivalence,
+                          boolean grayFailures) {
         public Options(String sut, List<String> policies, long firstSeed, int schedules, Duration runTimeout,
                        SutProcess.Limits limits, int shrinkRuns, double restartDelayMs, boolean freshProcess,
                        Reference reference, boolean requireCoverage, int fairnessSteps, Readings readings) {
             this(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings, false);
+                    requireCoverage, fairnessSteps, readings, false, false);
         }
 
         public static Options defaults(String sut) {
@@ -82,54 +83,64 @@ public final class Conformance {
          */
         public Options withKvEquivalence(boolean on) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings, on);
+                    requireCoverage, fairnessSteps, readings, on, grayFailures);
         }
 
         public Options withSchedules(long first, int n) {
             return new Options(sut, policies, first, n, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings, kvEquivalence);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence, grayFailures);
         }
 
         public Options withPolicies(List<String> p) {
             return new Options(sut, p, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings, kvEquivalence);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence, grayFailures);
         }
 
         public Options withTimeouts(Duration step, Duration run) {
             SutProcess.Limits l = new SutProcess.Limits(step, limits.maxEvents(), limits.maxBytes(), limits.maxLine());
             return new Options(sut, policies, firstSeed, schedules, run, l, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings, kvEquivalence);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence, grayFailures);
         }
 
         public Options withShrinkRuns(int n) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, n, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, readings, kvEquivalence);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence, grayFailures);
         }
 
         public Options withFreshProcess(boolean fresh) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, fresh, reference,
-                    requireCoverage, fairnessSteps, readings, kvEquivalence);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence, grayFailures);
         }
 
         public Options withReference(Reference r) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, r,
-                    requireCoverage, fairnessSteps, readings, kvEquivalence);
+                    requireCoverage, fairnessSteps, readings, kvEquivalence, grayFailures);
         }
 
         public Options withRequireCoverage(boolean c) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    c, fairnessSteps, readings, kvEquivalence);
+                    c, fairnessSteps, readings, kvEquivalence, grayFailures);
         }
 
         /** The readings the system claims (docs/readings.md): every schedule runs under them. */
         public Options withReadings(Readings rd) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, fairnessSteps, rd, kvEquivalence);
+                    requireCoverage, fairnessSteps, rd, kvEquivalence, grayFailures);
+        }
+
+        /**
+         * Whether schedules have gray failures: one failure in two a pause (the {@code pause}
+         * command), the worker declared failed and woken later with its old state, a zombie whose
+         * every write the system must refuse (S18, S19).
+         */
+        public Options withGrayFailures(boolean on) {
+            return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
+                    requireCoverage, fairnessSteps, readings, kvEquivalence, on);
         }
 
         public Options withFairnessSteps(int n) {
             return new Options(sut, policies, firstSeed, schedules, runTimeout, limits, shrinkRuns, restartDelayMs, freshProcess, reference,
-                    requireCoverage, n, readings, kvEquivalence);
+                    requireCoverage, n, readings, kvEquivalence, grayFailures);
         }
     }
 
@@ -280,6 +291,11 @@ public final class Conformance {
 
         /** Whether some policy of this run can exercise {@code f} at all (else its row is not applicable). */
         public boolean possible(PropertyCheck.Feature f) {
+            if (f == PropertyCheck.Feature.ZOMBIE_TOKEN || f == PropertyCheck.Feature.ZOMBIE_PAGE) {
+                // a zombie exists only where failures are gray; its page needs a holder to go to
+                return options.grayFailures() && (f == PropertyCheck.Feature.ZOMBIE_TOKEN || options.policies().stream()
+                        .map(lumen.core.Policies::find).anyMatch(p -> p != null && p.placesCheckpoints()));
+            }
             return options.policies().stream().map(lumen.core.Policies::find).anyMatch(p -> p != null && f.possibleUnder(p, options.readings()));
         }
 
@@ -320,7 +336,7 @@ public final class Conformance {
     public Report run(Consumer<Run> progress) {
         Report rep = new Report(opt);
         long t0 = System.nanoTime();
-        ScheduleGenerator gen = new ScheduleGenerator(opt.policies(), opt.readings());
+        ScheduleGenerator gen = new ScheduleGenerator(opt.policies(), opt.readings()).withGrayFailures(opt.grayFailures());
         try {
             for (int i = 0; i < opt.schedules(); i++) {
                 long seed = opt.firstSeed() + i;
@@ -490,8 +506,11 @@ public final class Conformance {
                     "{\"cmd\":\"arrive\",\"t\":%s,\"req\":%d,\"promptLen\":%d,\"outLen\":%d,\"seed\":%d}", a.atMs(), a.id(), a.promptLen(), a.outLen(), a.seed())));
         }
         for (Fault f : sc.faults()) {
-            cmds.add(new Cmd(f.afterMs(), String.format(java.util.Locale.ROOT,
-                    "{\"cmd\":\"fail\",\"t\":%s,\"worker\":%d,\"point\":\"%s\"}", f.afterMs(), f.worker(), f.point().name())));
+            cmds.add(new Cmd(f.afterMs(), f.paused()
+                    ? String.format(java.util.Locale.ROOT, "{\"cmd\":\"pause\",\"t\":%s,\"worker\":%d,\"point\":\"%s\",\"forMs\":%s}",
+                            f.afterMs(), f.worker(), f.point().name(), f.pauseMs())
+                    : String.format(java.util.Locale.ROOT, "{\"cmd\":\"fail\",\"t\":%s,\"worker\":%d,\"point\":\"%s\"}",
+                            f.afterMs(), f.worker(), f.point().name())));
         }
         cmds.sort(Comparator.comparingDouble(Cmd::t));
         PriorityQueue<double[]> restarts = new PriorityQueue<>(Comparator.comparingDouble((double[] x) -> x[0]));

@@ -52,14 +52,16 @@ public final class CoreRunner {
         List<Fault> faults = new ArrayList<>(sc.faults());
         Set<PropertyCheck.Feature> features = EnumSet.noneOf(PropertyCheck.Feature.class);
         Set<Integer> assisting = new HashSet<>();
+        // the paused workers that will wake as zombies: {worker, the zombie's epoch, the clock it wakes at}
+        List<double[]> zombies = new ArrayList<>();
         long n = 0;
         long sinceReports = 0;
         for (double clock = 0; n < 2_000_000; clock += 1) {
-            Supplier<Step> forced = environment(s, clock, pending, faults, sc.draftAgreement(), rnd);
+            Supplier<Step> forced = environment(s, clock, pending, faults, sc.draftAgreement(), rnd, zombies);
             Supplier<Step> chosen = forced != null ? forced : choose(s, rnd, sc.draftAgreement());
             if (chosen == null) {
                 double now = clock;
-                if (pending.isEmpty() && faults.stream().noneMatch(f -> f.afterMs() > now)) {
+                if (pending.isEmpty() && faults.stream().noneMatch(f -> f.afterMs() > now) && zombies.isEmpty()) {
                     break;   // quiescent; a failure whose point of work never comes is skipped
                 }
                 continue;   // waiting for the clock to reach the next arrival or failure
@@ -111,7 +113,11 @@ public final class CoreRunner {
 
     /** The environment's next move, when one is due: an arrival or a failure. */
     private static Supplier<Step> environment(ClusterState s, double clock, List<Arrival> pending, List<Fault> faults,
-                                              double agreement, SplittableRandom rnd) {
+                                              double agreement, SplittableRandom rnd, List<double[]> zombies) {
+        Supplier<Step> z = zombieStep(s, clock, zombies);
+        if (z != null) {
+            return z;
+        }
         if (!pending.isEmpty() && pending.get(0).atMs() <= clock && s.arriveTarget() >= 0) {
             Arrival a = pending.remove(0);
             int[] ref = new int[a.outLen()];
@@ -128,8 +134,44 @@ public final class CoreRunner {
                 if (s.worker(f.worker()).state() == lumen.core.WorkerState.FAILED || !s.anotherUp(f.worker())) {
                     return null;   // the spec's guard: skipped, as the runtime skips it
                 }
+                if (f.paused()) {
+                    // a gray failure: declared failed now, the zombie wakes pauseMs (here: steps) later
+                    zombies.add(new double[] {f.worker(), s.worker(f.worker()).epoch(), clock + f.pauseMs()});
+                }
                 return () -> Core.fail(s, f.worker());
             }
+        }
+        return null;
+    }
+
+    /**
+     * A woken zombie's next write (its next token to the gateway, or its next page to the holder,
+     * for each request it served, each refused by the core's fences), then its stop; null when no
+     * zombie is awake. A zombie a later failure of its worker replaced is gone.
+     */
+    private static Supplier<Step> zombieStep(ClusterState s, double clock, List<double[]> zombies) {
+        for (int i = 0; i < zombies.size(); i++) {
+            double[] zw = zombies.get(i);
+            int w = (int) zw[0];
+            lumen.core.Zombie z = s.worker(w).zombie();
+            if (z == null || z.epoch() != (int) zw[1]) {
+                zombies.remove(i--);
+                continue;
+            }
+            if (clock < zw[2]) {
+                continue;
+            }
+            for (int r : z.reqs().keys()) {
+                lumen.core.Zombie.Req q = z.reqs().get(r);
+                if (q.out() < q.refLen()) {
+                    return () -> Core.zombieToken(s, w, r, q.out());
+                }
+                if (q.holder() >= 0 && q.next() <= q.kv().length()) {
+                    return () -> Core.zombiePage(s, w, r, null);
+                }
+            }
+            zombies.remove(i);
+            return () -> Core.zombieStops(s, w);
         }
         return null;
     }

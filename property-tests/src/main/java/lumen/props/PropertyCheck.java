@@ -37,7 +37,11 @@ public final class PropertyCheck {
         /** The rebackup reading at work: a Place that keeps a request's holder and gives it a new backup. */
         REBACKUP,
         /** The ringFallThrough reading at work: a ring placement past a neighbour without room. */
-        RING_FALL_THROUGH;
+        RING_FALL_THROUGH,
+        /** A gray failure's zombie wrote a token, which reached the gateway's fence. */
+        ZOMBIE_TOKEN,
+        /** A gray failure's zombie streamed a page, which reached a holder's fence. */
+        ZOMBIE_PAGE;
 
         /** Whether a run under policy {@code p} and readings {@code rd} can exercise this feature at all. */
         public boolean possibleUnder(RecoveryPolicy p, lumen.core.Readings rd) {
@@ -60,6 +64,8 @@ public final class PropertyCheck {
                         p.restartState() == lumen.core.WorkerState.LOADING_DRAFT;
                 case REPREFILL -> true;
                 case REBACKUP, RING_FALL_THROUGH -> false;   // a reading decides: possibleUnder(p, readings)
+                case ZOMBIE_TOKEN -> true;
+                case ZOMBIE_PAGE -> p.placesCheckpoints();
             };
         }
     }
@@ -211,6 +217,8 @@ public final class PropertyCheck {
                     f.add(Feature.RING_FALL_THROUGH);
                 }
             }
+            case ZOMBIE_TOKEN -> f.add(Feature.ZOMBIE_TOKEN);
+            case ZOMBIE_PAGE -> f.add(Feature.ZOMBIE_PAGE);
             case DRAFT_READY -> assisting.add(e.worker());
             case FULL_READY -> {
                 assisting.remove(e.worker());

@@ -43,6 +43,21 @@ class ConformanceTest {
     }
 
     /**
+     * Gray failures through the process boundary: the kit pauses workers (the pause command), the
+     * reference declares each failed, and its zombie's writes, every one refused, are in the trace.
+     */
+    @Test
+    void theReferenceAdapterPassesWithGrayFailures() {
+        Conformance.Report r = run(Conformance.Options.defaults(java("lumen.conform.sut.Adapter"))
+                .withPolicies(List.of("lumen", "lumen-dual", "fixed-checkpointing", "stop-and-restart")).withGrayFailures(true)
+                .withSchedules(1, 40));
+        assertThat(r.failure).as(() -> ConformReport.text(r)).isNull();
+        assertThat(r.share(lumen.props.PropertyCheck.Feature.ZOMBIE_TOKEN)).as(() -> ConformReport.text(r)).isGreaterThan(0.1);
+        assertThat(r.share(lumen.props.PropertyCheck.Feature.ZOMBIE_PAGE)).as(() -> ConformReport.text(r)).isGreaterThan(0.05);
+        assertThat(ConformReport.text(r)).contains("zombie token").contains("zombie page");
+    }
+
+    /**
      * Output equivalence, for a system with a real model: the reference passes it, with and without
      * --kv-equivalence. A re-prefill that writes wrong KV and reports the digests of what it wrote,
      * consistently, keeps every output and every copy right, so output equivalence passes it: the
@@ -83,7 +98,7 @@ class ConformanceTest {
     @ParameterizedTest
     @EnumSource(Mutants.class)
     void everyMutantIsCaughtWithItsPropertyConfirmedFreshAtItsStep(Mutants m) throws Exception {
-        Conformance.Report r = run(Conformance.Options.defaults(java(m.mainClass())).withPolicies(m.policies()).withReadings(m.claims()).withSchedules(1, 200));
+        Conformance.Report r = run(Conformance.Options.defaults(java(m.mainClass())).withPolicies(m.policies()).withReadings(m.claims()).withGrayFailures(m.gray()).withSchedules(1, 200));
         assertThat(r.failure).as(m + " survived " + r.schedules + " schedules").isNotNull();
         Conformance.Failure f = r.failure;
         assertThat(f.reproducer()).as(() -> ConformReport.text(r)).isEqualTo(Conformance.Reproducer.MINIMAL);

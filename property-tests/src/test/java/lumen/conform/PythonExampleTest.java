@@ -68,6 +68,26 @@ class PythonExampleTest {
         assertThat(r.schedules).isEqualTo(30);
     }
 
+    /** Gray failures: the example fences its paused workers' late writes under every policy it claims. */
+    @Test
+    void theExampleFencesItsZombiesUnderEveryPolicy() {
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command())
+                .withPolicies(List.of("lumen", "lumen-dual", "stop-and-restart", "fixed-checkpointing")).withGrayFailures(true).withSchedules(1, 40));
+        assertThat(r.failure).as(() -> ConformReport.text(r)).isNull();
+        assertThat(r.share(lumen.props.PropertyCheck.Feature.ZOMBIE_TOKEN)).as(() -> ConformReport.text(r)).isGreaterThan(0);
+        assertThat(r.share(lumen.props.PropertyCheck.Feature.ZOMBIE_PAGE)).as(() -> ConformReport.text(r)).isGreaterThan(0);
+    }
+
+    /** Its fences, taken out one at a time, are caught through the process boundary: S18 at the gateway, S19 at a holder. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"gateway-no-fence,S18", "holder-no-fence,S19"})
+    void itsFencesAreWhatPassesGrayFailures(String bug, String property) {
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command("--bug", bug)).withGrayFailures(true).withSchedules(1, 100));
+        assertThat(r.failure).as("the example with --bug %s survived %d schedules", bug, r.schedules).isNotNull();
+        assertThat(r.failure.reported().caughtAs()).as(() -> ConformReport.text(r)).isEqualTo(property);
+        assertThat(r.failure.reproducer()).isEqualTo(Conformance.Reproducer.MINIMAL);
+    }
+
     /**
      * Its seeded bugs are caught with their properties: a restore past the checkpoint, page
      * digests taken over the pages' metadata, which the kit's KV content model catches at the first

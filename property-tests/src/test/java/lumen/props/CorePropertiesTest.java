@@ -18,7 +18,7 @@ class CorePropertiesTest {
     @Test
     void everyPropertyHoldsOnTheCoreAlone() {
         double budget = Double.parseDouble(System.getProperty("lumen.coreSeconds", "30"));
-        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys());
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys()).withGrayFailures(true);
         long t0 = System.nanoTime();
         Harness.Result r = Harness.runFor(gen, Harness.firstSeed(1), budget, 2_000, CoreRunner::run);
         double secs = (System.nanoTime() - t0) / 1e9;

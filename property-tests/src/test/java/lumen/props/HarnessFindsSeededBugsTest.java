@@ -17,7 +17,7 @@ class HarnessFindsSeededBugsTest {
     @ParameterizedTest
     @EnumSource(Mutants.class)
     void eachSeededBugIsFoundWithItsPropertyAndShrunk(Mutants m) {
-        Harness.Result r = Harness.run(new ScheduleGenerator(m.policies(), m.claims()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
+        Harness.Result r = Harness.run(new ScheduleGenerator(m.policies(), m.claims()).withGrayFailures(m.gray()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
                 sc -> PropertyCheck.run(sc, m));
         assertThat(r.failure).as(m + ": the harness found nothing in " + r.schedules + " schedules").isNotNull();
         System.out.printf("%-28s %-4s found at seed %d, shrunk to %d requests and %d failures%n%s%n", m.programName(), m.expected(),

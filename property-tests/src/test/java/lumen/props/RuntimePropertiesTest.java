@@ -16,7 +16,7 @@ class RuntimePropertiesTest {
 
     @Test
     void everyPropertyHoldsOnRandomFailureSchedules() {
-        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys());
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys()).withGrayFailures(true);
         long first = Harness.firstSeed(1);
         long t0 = System.nanoTime();
         Harness.Result r;

@@ -199,7 +199,7 @@ class MirrorTlcAgreementTest {
                 // content model, which lumen conform holds digests to and TLC's trace check does not, tells (ConformanceTest)
                 continue;
             }
-            Harness.Result h = Harness.run(new ScheduleGenerator(m.policies(), m.claims()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
+            Harness.Result h = Harness.run(new ScheduleGenerator(m.policies(), m.claims()).withGrayFailures(m.gray()), 1, 1, 2_000, Long.MAX_VALUE, () -> false,
                     sc -> PropertyCheck.run(sc, m));
             assertThat(h.failure).as("%s is found in process", m).isNotNull();
             Schedule sc = h.failure.minimal();

@@ -109,6 +109,14 @@ public final class Adapter {
             }
             case "fail" -> rt.inject(new Fault(integer(m, "worker"), t,
                     Fault.Point.valueOf(m.path("point").asText("AT_TIME").toUpperCase(Locale.ROOT).replace('-', '_'))));
+            case "pause" -> {
+                double forMs = m.path("forMs").asDouble(Double.NaN);
+                if (!(forMs > 0) || Double.isInfinite(forMs)) {
+                    throw new IllegalArgumentException("command pause needs a number 'forMs' above 0");
+                }
+                rt.inject(new Fault(integer(m, "worker"), t,
+                        Fault.Point.valueOf(m.path("point").asText("AT_TIME").toUpperCase(Locale.ROOT).replace('-', '_')), forMs));
+            }
             case "restart" -> rt.restartWorker(integer(m, "worker"));
             case "advance" -> rt.advanceTo(t);
             case "quit" -> {

@@ -624,6 +624,71 @@ public enum Mutants implements Bug {
         public long[] citedReservations(ClusterState before, Config c) {
             return own == null ? Adapter.reservations(before) : own.clone();
         }
+    },
+    /**
+     * Gray failures: the gateway streams every token a worker sends it into its request's stream,
+     * whatever epoch the write carries, so a paused worker that wakes delivers its late tokens.
+     */
+    GATEWAY_NO_FENCE("S18") {
+        @Override
+        public boolean gray() {
+            return true;
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            return e instanceof Event.ZombieToken t ? new Event.ZombieToken(t.worker(), t.req(), t.token(), t.epoch(), true) : e;
+        }
+    },
+    /**
+     * Gray failures: the gateway fences tokens, but a holder stores every page a worker streams to
+     * it, whatever its epoch: a woken zombie's pages enter the checkpoint a later restore reads.
+     */
+    HOLDER_NO_FENCE("S19") {
+        @Override
+        public boolean gray() {
+            return true;
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            // the holder keeps pages by (request, position): it takes the page into the copy of the request it holds now, if any
+            if (e instanceof Event.ZombiePage p && holdsCopy(before.request(p.req()), p.holder())) {
+                return new Event.ZombiePage(p.worker(), p.req(), p.holder(), p.epoch(), p.pages(), true);
+            }
+            return e;
+        }
+
+        private boolean holdsCopy(RequestRec r, int h) {
+            return r != null && r.phase() != RequestPhase.DONE && (r.holder() == h || r.backup() == h);
+        }
+    },
+    /**
+     * Gray failures: a restarted worker registers under the epoch it had (an epoch kept per worker
+     * id, not raised on restart). The gateway and the holders refuse a failed worker's writes
+     * until it restarts, and then take its zombie's, whose epoch is now the current one again.
+     */
+    RESTART_REUSES_EPOCH("S18") {
+        @Override
+        public boolean gray() {
+            return true;
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.ZombieToken t && registered(before, t.worker())) {
+                return new Event.ZombieToken(t.worker(), t.req(), t.token(), t.epoch(), true);
+            }
+            if (e instanceof Event.ZombiePage p && registered(before, p.worker())) {
+                return new Event.ZombiePage(p.worker(), p.req(), p.holder(), p.epoch(), p.pages(), true);
+            }
+            return e;
+        }
+
+        /** Whether w has restarted since its failure, and so registered again (under the epoch its zombie has). */
+        private boolean registered(ClusterState before, int w) {
+            return before.worker(w).state() != WorkerState.FAILED;
+        }
     };
 
     private final String expected;
@@ -659,6 +724,11 @@ public enum Mutants implements Bug {
     /** The readings the kit tells this mutant to run under (the default, unless its bug is in a reading). */
     public Readings claims() {
         return reading == null ? Readings.DEFAULT : Readings.DEFAULT.with(reading, claimed);
+    }
+
+    /** Whether the kit runs this mutant's schedules with gray failures (its bug is in a fence). */
+    public boolean gray() {
+        return false;
     }
 
     /** The policies the kit runs this mutant under (LUMEN, unless its bug lives in another policy). */

@@ -55,7 +55,9 @@ ZombieOf(w) == [epoch |-> gray.epoch[w],
                 out |-> [r \in Interrupted(w) |-> out[r]],
                 kv |-> [r \in Interrupted(w) |-> kv[r]],
                 holder |-> [r \in Interrupted(w) |-> holder[r]],
-                next |-> [r \in Interrupted(w) |-> Len(ckpt[r]) + 1]]
+                next |-> [r \in Interrupted(w) |-> Len(ckpt[r]) + 1],
+                \* the copies it held as a holder, which its host memory still has
+                held |-> [r \in {q \in Requests : holder[q] = w /\ ckpt[q] # <<>>} |-> ckpt[r]]]
 
 \* The epoch Fail raises: the next one.
 FailEpoch(w) == gray.epoch[w] + 1

@@ -27,6 +27,9 @@ GatewayTakes(w, e) == e = gray.epoch[w]
 \* Whether holder h takes a page that w's incarnation of epoch e wrote (the fence).
 HolderTakes(h, w, e) == e = gray.epoch[w]
 
+\* Whether the gateway takes an acknowledgement that w's incarnation of epoch e sent (the fence).
+AckTakes(w, e) == e = gray.epoch[w]
+
 \* A page a zombie wrote, as its holder's copy: tagged, so that no copy can pass for a live one.
 ZombieCopy(p, h) == <<p[1], p[2], h, "zombie">>
 
@@ -64,6 +67,26 @@ ZombiePage(w, r) ==
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, backup, bckpt, out, proposal, failures,
                    reserved, atarget, rload, seen>>
 
+\* The zombie of w, a holder when it was failed, acknowledges the copy of r its host memory still
+\* holds (its late acknowledgement of the pages it stored) to the gateway.  The gateway lost r's
+\* holder with w's failure; it takes the acknowledgement only under w's current epoch.  Taken
+\* while r is still unprotected and w is UP again, it makes w r's holder again with that copy,
+\* each page of which was stored by the fenced incarnation (tagged as the zombie's).
+ZombieAck(w, r) ==
+    LET z == gray.zombie[w] IN
+    /\ z # None
+    /\ r \in DOMAIN z.held
+    /\ LET takes == /\ AckTakes(w, z.epoch) /\ wstate[w] = "UP" /\ holder[r] = None /\ placed[r]
+                    /\ phase[r] \in {"QUEUED", "DECODE"} /\ r \notin runq[w] /\ backup[r] # w
+       IN  /\ holder' = IF takes THEN [holder EXCEPT ![r] = w] ELSE holder
+           /\ ckpt' = IF takes THEN [ckpt EXCEPT ![r] = [i \in 1..Len(z.held[r]) |-> ZombieCopy(z.held[r][i], w)]] ELSE ckpt
+           /\ stored' = IF takes THEN [stored EXCEPT ![w] = @ + Len(z.held[r])] ELSE stored
+           /\ reserved' = IF takes THEN [reserved EXCEPT ![w] = @ + Size(r)] ELSE reserved
+           /\ gray' = [gray EXCEPT !.zombie[w].held = [q \in DOMAIN @ \ {r} |-> @[q]],
+                                   !.refused = IF takes THEN @ ELSE @ + 1]
+    /\ UNCHANGED <<wstate, active, phase, runq, placed, kv, backup, bckpt, out, proposal, failures,
+                   atarget, rload, seen>>
+
 \* The zombie stops: it learns of the fence and resets, or it dies.
 ZombieStops(w) ==
     /\ gray.zombie[w] # None
@@ -71,7 +94,7 @@ ZombieStops(w) ==
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
                    stored, reserved, atarget, rload, seen>>
 
-ZombieNext(w) == ZombieStops(w) \/ \E r \in Requests : ZombieToken(w, r) \/ ZombiePage(w, r)
+ZombieNext(w) == ZombieStops(w) \/ \E r \in Requests : ZombieToken(w, r) \/ ZombiePage(w, r) \/ ZombieAck(w, r)
 
 -----------------------------------------------------------------------------
 (* Properties *)

@@ -256,4 +256,11 @@ W_NoZombieWriteRefusedInv == gray.refused = 0
 \* A false suspicion: the worker rejoins, UP with its full model, while its zombie still runs.
 W_NoZombieAfterRejoinInv == ~\E w \in Workers : gray.zombie[w] # None /\ wstate[w] = "UP"
 
+\* A fenced holder, UP again, could acknowledge a copy of a request that is unprotected now: only the
+\* epoch on the acknowledgement refuses it (ZombieAck's other conditions hold).
+W_NoAckFenceMattersInv ==
+    ~\E w \in Workers : /\ gray.zombie[w] # None /\ wstate[w] = "UP"
+                       /\ \E r \in DOMAIN gray.zombie[w].held :
+                              holder[r] = None /\ placed[r] /\ phase[r] \in {"QUEUED", "DECODE"} /\ r \notin runq[w] /\ backup[r] # w
+
 =============================================================================

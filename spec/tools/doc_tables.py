@@ -66,6 +66,7 @@ BOUNDS = {
     'MCLumenFCFull': '--full: Spec (FC); 3 workers, 3 requests, 2 failures, Budget 3',
     'MCLumenHeteroFull': '--full: Spec (LUMEN); 3 workers, 2 requests of 1- and 2-page prompts and different 3-token outputs, 2 failures, Budget 9, K 2',
     'MCLumenLivenessFull': '--full: Spec (LUMEN), fairness, and R1 with its liveness; 3 workers, 2 requests, 1 failure, Budget 3',
+    'MCLumenLivenessGray': '--full: Spec (LUMEN), fairness, R1 with its liveness, gray failures (a failure may leave a zombie); 2 workers, 2 requests, 1 failure, Budget 3',
     'MCLumenLarge': '--large: Spec (LUMEN); 4 workers, 3 requests, 3 failures',
     'MCLumenLongOutput': '--large: Spec (LUMEN); 3 workers, 3 requests, 2 failures, 3-token outputs, K 3',
     'MCLumenFCLarge': '--large: Spec (FC); 4 workers, 3 requests, 3 failures',

@@ -539,7 +539,7 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         long stored = 0;
         if (valid) {
             try {
-                stored = w.mem.sendPage(r, page, ws.get(target).mem);
+                stored = w.mem.sendPage(r, page, ws.get(target).mem, state.worker(w.id).epoch());
             } catch (WorkerMemory.NotAcknowledged lost) {
                 // the holder's acknowledgement did not come: the page is not in the checkpoint, and is sent again
                 Req q = reqs.get(r);
@@ -576,6 +576,13 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
     @Override
     protected void failed(W w, Event.Fail f) {
         stats.failures++;
+        // the fence, before any of w's requests is routed again: every other worker refuses its old epoch's pages
+        int epoch = state.worker(w.id).epoch();
+        for (W v : ws) {
+            if (v != w) {
+                v.mem.fence(w.id, epoch);
+            }
+        }
         w.mem.clear();
         w.streamQ.clear();
         w.streaming = false;

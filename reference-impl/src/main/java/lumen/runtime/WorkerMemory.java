@@ -45,6 +45,23 @@ public interface WorkerMemory {
      */
     long sendPage(int r, int page, WorkerMemory holder);
 
+    /**
+     * As {@link #sendPage(int, int, WorkerMemory)}, the write carrying {@code epoch}, the epoch the
+     * gateway knows this worker by: a holder fenced against this worker at a later epoch refuses it.
+     */
+    default long sendPage(int r, int page, WorkerMemory holder, int epoch) {
+        return sendPage(r, page, holder);
+    }
+
+    /**
+     * The fence (GrayFailure): from now on this worker, as a holder, refuses every page worker
+     * {@code worker} sends under an epoch below {@code epoch}. The gateway raises it for every other
+     * worker when it fails {@code worker}, before any of its requests is routed again; a memory in
+     * one process has no zombies to refuse.
+     */
+    default void fence(int worker, int epoch) {
+    }
+
     /** A page was sent and its acknowledgement lost (a network fault): the runtime sends it again later. */
     final class NotAcknowledged extends RuntimeException {
         public NotAcknowledged(String message) {

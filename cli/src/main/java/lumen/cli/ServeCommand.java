@@ -90,8 +90,14 @@ final class ServeCommand implements Callable<Integer> {
     int dropAckEvery;
 
     @Option(names = "--die-at", paramLabel = "W:POINT:N", description = "a planned death: worker W's first process (every worker's"
-            + " with *) halts like kill -9 the N-th time it is in the middle of POINT: prefill, decode, send, store or restore")
+            + " with *) halts like kill -9 the N-th time it is in the middle of POINT: prefill, decode, sending (a server that"
+            + " gathered a page and has not sent it), send, store or restore")
     String dieAt;
+
+    @Option(names = "--stall-at", paramLabel = "W:POINT:N:MS", description = "a planned stall (a gray failure): worker W's first"
+            + " process stops answering for MS ms the N-th time it is in the middle of POINT (as --die-at), with its state, and then"
+            + " carries on; the gateway fails it meanwhile and its late writes meet the fences")
+    String stallAt;
 
     @Option(names = "--connect", paramLabel = "HOST:PORT", split = ",", description = "run the gateway only, over these workers"
             + " (worker i at the i-th address)")
@@ -175,8 +181,18 @@ final class ServeCommand implements Callable<Integer> {
             };
             url = "http://127.0.0.1:" + g.port();
         } else {
-            if (dieAt != null && !dieAt.matches("(\\*|[0-9]+):(prefill|decode|send|store|restore)(:[1-9][0-9]*)?")) {
-                throw new UserError("--die-at takes W:POINT:N (POINT: prefill, decode, send, store, restore), found '" + dieAt + "'");
+            if (dieAt != null && !dieAt.matches("(\\*|[0-9]+):(prefill|decode|sending|send|store|restore)(:[1-9][0-9]*)?")) {
+                throw new UserError("--die-at takes W:POINT:N (POINT: prefill, decode, sending, send, store, restore), found '" + dieAt + "'");
+            }
+            if (stallAt != null && !stallAt.matches("(\\*|[0-9]+):(prefill|decode|sending|send|store|restore):[1-9][0-9]*:[1-9][0-9]{0,6}")) {
+                throw new UserError("--stall-at takes W:POINT:N:MS (POINT: prefill, decode, sending, send, store, restore; MS up to"
+                        + " 9999999), found '" + stallAt + "'");
+            }
+            if (stallAt != null && dieAt != null) {
+                throw new UserError("--stall-at and --die-at: one planned fault per run");
+            }
+            if (stallAt != null) {
+                dieAt = stallAt;
             }
             LiveServer.Settings ls = new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery)
                     .withProcessLogs(logs);

@@ -460,6 +460,12 @@ public final class LiveCluster implements AutoCloseable {
             boot[w] = b;
             workers.get(w).knowBoot(b);
             guarded(() -> openLog(w));
+            // a new process knows no fences yet: it learns every other worker's current epoch before it holds a page
+            for (int u = 0; u < workers.size(); u++) {
+                if (u != w) {
+                    workers.get(w).fence(u, rt.state().worker(u).epoch());
+                }
+            }
             guarded(() -> rt.restartWorker(w));
             guarded(() -> rt.advanceTo(nowMs()));
             return;

@@ -12,7 +12,9 @@ public enum LiveMutant {
     DROP_INTERRUPTED("drop-interrupted", "the gateway drops the requests of a worker that died"),
     APPEND_UNACKED("append-unacked", "a holder appends a page sent again instead of replacing it, so a restore brings back"
             + " a page whose acknowledgement was lost"),
-    LATE_DRAFT("late-draft", "the handover races a late draft: a draft that arrives after its worker handed over is still verified");
+    LATE_DRAFT("late-draft", "the handover races a late draft: a draft that arrives after its worker handed over is still verified"),
+    HOLDER_NO_FENCE("holder-no-fence", "a holder stores a page whatever epoch its sender wrote it under: a worker that stalled and was"
+            + " failed meanwhile gets its late page into a checkpoint");
 
     public final String key;
     public final String bug;

@@ -38,7 +38,9 @@ public final class LiveServer implements AutoCloseable {
         /**
          * The same with a planned death, {@code W:POINT:N}: worker W's first process (every worker's
          * when W is {@code *}) halts, like kill -9, the N-th time it reaches POINT
-         * ({@link WorkerProcess#DIE_POINTS}), in the middle of that work.
+         * ({@link WorkerProcess#DIE_POINTS}), in the middle of that work. {@code W:POINT:N:MS} is a
+         * planned stall instead: the process stops answering there for MS ms, with its state, and
+         * carries on (a gray failure).
          */
         public Settings dyingAt(String pointAndCount) {
             return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, pointAndCount,
@@ -82,7 +84,9 @@ public final class LiveServer implements AutoCloseable {
             if (p.length != 2) {
                 throw new IllegalArgumentException("a planned death is W:POINT:N or *:POINT:N, not " + s.dieAt());
             }
-            die = List.of("--die-at", p[1]);
+            String[] at = p[1].split(":");
+            // W:POINT:N:MS is a planned stall of MS ms instead of a death (a gray failure)
+            die = at.length == 3 ? List.of("--die-at", at[0] + ":" + at[1], "--stall-ms", at[2]) : List.of("--die-at", p[1]);
             dieWorker = p[0].equals("*") ? -1 : Integer.parseInt(p[0]);
         }
         Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra, die, dieWorker);

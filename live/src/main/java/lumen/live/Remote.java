@@ -126,9 +126,25 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     @Override
     public long sendPage(int r, int page, WorkerMemory holder) {
+        return sendPage(r, page, holder, 0);
+    }
+
+    /** Best effort: a worker that cannot be reached is down or stalled, and is fenced again when it rejoins. */
+    @Override
+    public void fence(int worker, int epoch) {
+        try {
+            call(channel, Wire.FENCE, Wire.Op.req(0).withEpoch(worker, epoch), CALL_MS);
+        } catch (StatusRuntimeException ex) {
+            // unreachable now: LiveCluster fences a rejoining worker against every other one
+        }
+    }
+
+    @Override
+    public long sendPage(int r, int page, WorkerMemory holder, int epoch) {
         Remote h = (Remote) holder;
         try {
-            return checked(call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address), CALL_MS)).value();
+            return checked(call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address).withEpoch(id, epoch),
+                    CALL_MS)).value();
         } catch (StatusRuntimeException ex) {
             if (ex.getStatus().getCode() == Status.Code.ABORTED && Wire.ACK_LOST.equals(ex.getStatus().getDescription())) {
                 throw new WorkerMemory.NotAcknowledged("page " + page + " of request " + r + " from worker " + id + " to " + h.id);

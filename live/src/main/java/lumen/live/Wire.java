@@ -22,9 +22,19 @@ final class Wire {
     /** A call's arguments; each method reads the fields it names. */
     @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     record Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder,
-              List<lumen.runtime.TargetPass.Job> jobs) {
+              List<lumen.runtime.TargetPass.Job> jobs, int worker, int epoch) {
+        Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder,
+           List<lumen.runtime.TargetPass.Job> jobs) {
+            this(req, seed, from, to, page, count, pages, data, holder, jobs, 0, 0);
+        }
+
         Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder) {
             this(req, seed, from, to, page, count, pages, data, holder, null);
+        }
+
+        /** A write's sender and the epoch it carries ({@link #SEND_PAGE}, {@link #STORE}), or a fence ({@link #FENCE}). */
+        Op withEpoch(int w, int e) {
+            return new Op(req, seed, from, to, page, count, pages, data, holder, jobs, w, e);
         }
 
         static Op req(int r) {
@@ -129,6 +139,13 @@ final class Wire {
     static final MethodDescriptor<Op, Reply> SEND_PAGE = method("SendPage");
     /** Stores {@code data} as page {@code page} of req's checkpoint copy in host memory (replacing it if sent before); answers its digest. */
     static final MethodDescriptor<Op, Reply> STORE = method("Store");
+    /**
+     * The fence: from now on this worker refuses a page worker {@code worker} sends under an epoch
+     * below {@code epoch} (the sender's epoch travels with {@link #SEND_PAGE} and {@link #STORE}).
+     */
+    static final MethodDescriptor<Op, Reply> FENCE = method("Fence");
+    /** The status a holder answers a page whose sender it has fenced. */
+    static final String FENCED = "fenced";
     /** Takes req's checkpoint copy out of host memory. */
     static final MethodDescriptor<Op, Reply> TAKE_COPY = method("TakeCopy");
     /** Frees req's checkpoint copy in host memory. */

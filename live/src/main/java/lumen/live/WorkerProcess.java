@@ -63,13 +63,32 @@ public final class WorkerProcess {
     private final java.nio.file.Path logDir;
     private volatile ProcessLog log;
 
-    /** The points where a worker can be made to die in the middle of its work. */
-    public static final List<String> DIE_POINTS = List.of("prefill", "decode", "send", "store", "restore");
+    /** The points where a worker can be made to die in the middle of its work ("sending": a server, before its holder stored the page). */
+    public static final List<String> DIE_POINTS = List.of("prefill", "decode", "sending", "send", "store", "restore");
+    /** A planned stall instead of a death (--stall-ms): at its point the process holds its lock this long, answering nothing, then goes on. */
+    private final long stallMs;
+    /** The fences (Wire#FENCE): per worker, the lowest epoch whose pages this worker, as a holder, still takes. */
+    private final Map<Integer, Integer> fences = new ConcurrentHashMap<>();
 
     /** At a point of {@link #DIE_POINTS}: halts the process like kill -9 (no cleanup, memories gone) if this is the planned time. */
     private void point(String p, int req) {
         // the gateway's warm-up (scratch requests, negative ids) does not count
         if (req >= 0 && p.equals(dieAt) && reached.merge(p, 1, Integer::sum) == dieAfter) {
+            if (stallMs > 0) {
+                // a gray failure: the process stalls (a long pause, SIGSTOP) with its state, then carries on
+                System.out.println("worker " + id + " stalls for " + stallMs + " ms in the middle of " + p + " #" + dieAfter);
+                System.out.flush();
+                synchronized (this) {
+                    try {
+                        Thread.sleep(stallMs);
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                System.out.println("worker " + id + " resumes");
+                System.out.flush();
+                return;
+            }
             System.out.println("worker " + id + " dies in the middle of " + p + " #" + dieAfter);
             System.out.flush();
             Runtime.getRuntime().halt(137);
@@ -77,6 +96,12 @@ public final class WorkerProcess {
     }
 
     WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt, int dieAfter, java.nio.file.Path logDir) {
+        this(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, 0, logDir);
+    }
+
+    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt, int dieAfter, long stallMs,
+                  java.nio.file.Path logDir) {
+        this.stallMs = stallMs;
         this.id = id;
         this.logDir = logDir;
         this.dieAt = dieAt;
@@ -197,7 +222,19 @@ public final class WorkerProcess {
             target.free(op.req());
             return Wire.Reply.OK;
         });
+        bind(b, Wire.FENCE, op -> {
+            fences.merge(op.worker(), op.epoch(), Math::max);
+            return Wire.Reply.OK;
+        });
         bind(b, Wire.STORE, op -> {
+            if (op.epoch() < fences.getOrDefault(op.worker(), 0)) {
+                // a page from an incarnation of its sender that the gateway has failed since: a zombie's write
+                boolean take = mutant == LiveMutant.HOLDER_NO_FENCE;
+                logZombiePage(op, take);
+                if (!take) {
+                    throw new Fenced();
+                }
+            }
             List<byte[]> copy = host.computeIfAbsent(op.req(), k -> new ArrayList<>());
             if (mutant == LiveMutant.APPEND_UNACKED) {
                 copy.add(op.data());
@@ -220,10 +257,17 @@ public final class WorkerProcess {
             synchronized (this) {
                 page = gpu.gather(op.req(), op.page());
             }
-            // the page goes from this process to the holder's, not through the gateway
+            // a server stalled (or dead) here has gathered the page and not sent it
+            point("sending", op.req());
+            // the page goes from this process to the holder's, not through the gateway, with the epoch the gateway sent it under
             try {
-                Wire.Reply stored = Remote.call(holders.computeIfAbsent(op.holder(), a -> Remote.channel(a, clock.client())), Wire.STORE,
-                        new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null), Remote.CALL_MS);
+                // the transfer is a call of its own, as a KV transfer on its own connection is: the gateway's call that asked for
+                // it may have given up (its deadline passed while this process stalled), and the page still goes
+                ManagedChannel to = holders.computeIfAbsent(op.holder(), a -> Remote.channel(a, clock.client()));
+                Wire.Op store = new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null).withEpoch(id, op.epoch());
+                Wire.Reply[] answer = new Wire.Reply[1];
+                io.grpc.Context.ROOT.run(() -> answer[0] = Remote.call(to, Wire.STORE, store, Remote.CALL_MS));
+                Wire.Reply stored = answer[0];
                 // the holder has the page; the server dies before its acknowledgement goes back
                 point("send", op.req());
                 if (dropAckEvery > 0 && sends.incrementAndGet() % dropAckEvery == 0) {
@@ -234,10 +278,39 @@ public final class WorkerProcess {
                 out.onNext(new Wire.Reply(stored.value(), null, null, boot, 0, null));
                 out.onCompleted();
             } catch (StatusRuntimeException ex) {
-                out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.HOLDER_LOST).asRuntimeException());
+                if (Wire.FENCED.equals(ex.getStatus().getDescription())) {
+                    // the holder refused the page: this incarnation was failed while it stalled
+                    System.out.println("worker " + id + " was fenced (epoch " + op.epoch() + "): its page of request " + op.req() + " refused");
+                    System.out.flush();
+                }
+                out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED.equals(ex.getStatus().getDescription()) ? Wire.FENCED
+                        : Wire.HOLDER_LOST).asRuntimeException());
             }
         }));
         return b.build();
+    }
+
+    /** A write its fence refused: said as such, not as the worker's bug of an invalid call. */
+    private static final class Fenced extends RuntimeException {
+        Fenced() {
+            super(Wire.FENCED, null, false, false);
+        }
+    }
+
+    /** A zombie's page this holder received: its ZombiePage, refused or (the holder-no-fence bug) taken, in this process's log. */
+    private void logZombiePage(Wire.Op op, boolean taken) {
+        ProcessLog l = log;
+        System.out.println("worker " + id + (taken ? " took" : " refused") + " page " + op.page() + " of request " + op.req() + " from worker "
+                + op.worker() + " under its fenced epoch " + op.epoch());
+        System.out.flush();
+        if (l == null || op.req() < 0) {
+            return;
+        }
+        try {
+            l.write(lumen.trace.TraceWriter.toJson(new lumen.core.Event.ZombiePage(op.worker(), op.req(), id, op.epoch(), null, taken)));
+        } catch (java.io.IOException ex) {
+            throw new java.io.UncheckedIOException("worker " + id + " cannot write its log", ex);
+        }
     }
 
     /** The begin of a Prefill or Decode this process computed, with the pages it wrote (the gateway's warm-up is not logged). */
@@ -263,6 +336,9 @@ public final class WorkerProcess {
                 synchronized (this) {
                     r = f.apply(op);
                 }
+            } catch (Fenced ex) {
+                out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED).asRuntimeException());
+                return;
             } catch (RuntimeException ex) {
                 // a call this worker's memories refuse (a bug of the caller): said, not swallowed
                 out.onError(Status.INVALID_ARGUMENT.withDescription("worker " + id + ": " + ex.getMessage()).asRuntimeException());
@@ -281,7 +357,12 @@ public final class WorkerProcess {
 
     static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt,
                         int dieAfter, java.nio.file.Path logDir) throws IOException {
-        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, logDir);
+        return start(id, host, port, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, 0, logDir);
+    }
+
+    static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt,
+                        int dieAfter, long stallMs, java.nio.file.Path logDir) throws IOException {
+        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, stallMs, logDir);
         return NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
                 .addService(io.grpc.ServerInterceptors.intercept(w.service(), w.clock.server())).build().start();
     }
@@ -293,6 +374,7 @@ public final class WorkerProcess {
         int vocab = lumen.core.KitTokens.VOCAB;
         LiveMutant mutant = LiveMutant.NONE;
         int dropAckEvery = 0;
+        long stallMs = 0;
         String dieAt = null;
         int dieAfter = 0;
         String host = "127.0.0.1";
@@ -315,6 +397,7 @@ public final class WorkerProcess {
                         dieAt = "?";
                     }
                 }
+                case "--stall-ms" -> stallMs = Long.parseLong(args[i + 1]);
                 case "--parent-pid" -> parent = Long.parseLong(args[i + 1]);
                 case "--log-dir" -> logDir = java.nio.file.Path.of(args[i + 1]);
                 default -> {
@@ -323,9 +406,9 @@ public final class WorkerProcess {
                 }
             }
         }
-        if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0 || "?".equals(dieAt)) {
+        if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0 || "?".equals(dieAt) || stallMs < 0) {
             System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N]"
-                    + " [--die-at POINT[:N]] [--log-dir DIR] [--parent-pid PID] (POINT: " + String.join(", ", DIE_POINTS) + ")");
+                    + " [--die-at POINT[:N] [--stall-ms MS]] [--log-dir DIR] [--parent-pid PID] (POINT: " + String.join(", ", DIE_POINTS) + ")");
             System.exit(2);
         }
         if (parent > 0) {
@@ -335,7 +418,7 @@ public final class WorkerProcess {
         if (logDir != null) {
             java.nio.file.Files.createDirectories(logDir);
         }
-        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery, dieAt, dieAfter, logDir);
+        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery, dieAt, dieAfter, stallMs, logDir);
         System.out.println("worker " + id + " listening on " + host + ":" + s.getPort() + " pid " + ProcessHandle.current().pid());
         System.out.flush();
         s.awaitTermination();

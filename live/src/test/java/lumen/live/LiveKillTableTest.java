@@ -37,6 +37,9 @@ class LiveKillTableTest {
         assertThat(row(rows, LiveMutant.DROP_INTERRUPTED).result().caughtBy()).contains("history");
         assertThat(row(rows, LiveMutant.APPEND_UNACKED).result().caughtBy()).isEqualTo("history and logs");
         assertThat(row(rows, LiveMutant.LATE_DRAFT).result().caughtBy()).contains("logs");
+        // a zombie's page has the right bytes: only the holder's own log, which shows it taken, tells
+        assertThat(row(rows, LiveMutant.HOLDER_NO_FENCE).result().caughtBy()).isEqualTo("logs");
+        assertThat(ref.result().logs().byType()).as("the stalled worker's late page, refused").containsKey("ZombiePage");
     }
 
     private static LiveKillTable.Row row(List<LiveKillTable.Row> rows, LiveMutant m) {

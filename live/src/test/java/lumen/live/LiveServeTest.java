@@ -367,6 +367,44 @@ class LiveServeTest {
     }
 
     /**
+     * A gray failure: worker 1 stalls for 1.5 s in the middle of sending a page to its holder (it
+     * gathered the page and has not sent it). The gateway fails it, fences it at every other worker
+     * and routes its requests; then it wakes and sends the page under its old epoch. The holder
+     * refuses it and logs the refusal (a ZombiePage); the clients see nothing of it, and the merged
+     * logs are a behaviour of the spec. A holder without the fence (holder-no-fence) takes the page:
+     * the clients still see nothing (the page holds the right bytes), and the logs name S19 at the
+     * holder's own line.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"none", "holder-no-fence"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aWorkerStalledWhileItSendsAPageIsFencedAtItsHolder(String mutant) throws Exception {
+        LiveServer.Settings set = settings(3).with(LiveMutant.of(mutant), 0).dyingAt("1:sending:4:1500");
+        Run r = run(set, 9, 128, 1, "z", (s, client, pid) -> {
+            client.fault("1 (stalled sending a page)");
+            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 answered again")); i++) {
+                Thread.sleep(20);
+            }
+        });
+        assertThat(r.detections()).anyMatch(d -> d.startsWith("worker 1 "));
+        HistoryCheck.Result h = r.checked("stalled-" + mutant);
+        assertThat(h.verdict()).as("the clients see nothing either way: %s", h).isEqualTo(Verdict.ACCEPTED);
+        String zombie = r.logFiles().entrySet().stream().filter(e -> new String(e.getValue(), StandardCharsets.UTF_8).contains("\"ZombiePage\""))
+                .map(java.util.Map.Entry::getKey).findFirst().orElse(null);
+        assertThat(zombie).as("a holder's log holds the zombie's page: %s", r.detections()).isNotNull();
+        ValidationResult v = r.validated("stalled-" + mutant);
+        assertThat(v.verdict()).as("the gateway's trace: %s", v.divergence()).isEqualTo(Verdict.ACCEPTED);
+        if (mutant.equals("none")) {
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.logs().byType()).containsKey("ZombiePage");
+        } else {
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.REJECTED);
+            assertThat(r.logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S19);
+            System.out.println("holder-no-fence, from the logs: " + r.logs().divergence().finding().message());
+        }
+    }
+
+    /**
      * A worker that dies in the middle of its work, as near as a live system allows: its process
      * halts (no cleanup, like kill -9) right after it wrote a prefill's or a decode step's KV, after
      * a holder stored a streamed page, or in the middle of a restore; and a restarted worker killed

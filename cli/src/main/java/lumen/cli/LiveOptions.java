@@ -55,6 +55,19 @@ final class LiveOptions {
             + " /bin/sh -c, {worker} replaced by its number (for lumen serve: kill -9 $(cat RUN_DIR/worker-{worker}.pid))")
     String failCmd;
 
+    @Option(names = "--pause-at", paramLabel = "S:W:MS", split = ",", description = "with --live: a gray failure: run --pause-cmd"
+            + " for worker W at S seconds into the workload and --resume-cmd MS ms later (the drill resumes every paused worker"
+            + " before it ends, whatever happens)")
+    List<String> pauseAt = new ArrayList<>();
+
+    @Option(names = "--pause-cmd", paramLabel = "CMD", description = "with --pause-at: the command that stops a worker without killing"
+            + " it, {worker} replaced (for lumen serve: kill -STOP $(cat RUN_DIR/worker-{worker}.pid))")
+    String pauseCmd;
+
+    @Option(names = "--resume-cmd", paramLabel = "CMD", description = "with --pause-at: the command that lets it go on"
+            + " (for lumen serve: kill -CONT $(cat RUN_DIR/worker-{worker}.pid))")
+    String resumeCmd;
+
     @Option(names = "--restart-cmd", paramLabel = "CMD", description = "with --live: the command that restarts a failed worker, run"
             + " --restart-after-ms after --fail-cmd (default: none; the system restarts its workers itself)")
     String restartCmd;
@@ -115,6 +128,23 @@ final class LiveOptions {
                 throw new UserError("--fail-at takes SECONDS:WORKER (3.5:1), found '" + f + "'");
             }
         }
+        for (String f : pauseAt) {
+            String[] p = f.split(":");
+            try {
+                if (p.length != 3) {
+                    throw new NumberFormatException();
+                }
+                double at = Double.parseDouble(p[0]);
+                int w = Integer.parseInt(p[1]);
+                double ms = Double.parseDouble(p[2]);
+                if (!(at >= 0) || w < 0 || !(ms > 0) || ms > 600_000) {
+                    throw new NumberFormatException();
+                }
+                out.add(new LiveConform.Fault(at * 1000, w, ms));
+            } catch (NumberFormatException ex) {
+                throw new UserError("--pause-at takes SECONDS:WORKER:MS, a pause of MS ms (above 0, at most 600000), found '" + f + "'");
+            }
+        }
         return out;
     }
 
@@ -136,6 +166,12 @@ final class LiveOptions {
         if (!mutants && !failAt.isEmpty() && failCmd == null) {
             throw new UserError("--fail-at needs --fail-cmd (how to make a worker fail)");
         }
+        if (!mutants && !pauseAt.isEmpty() && (pauseCmd == null || resumeCmd == null)) {
+            throw new UserError("--pause-at needs --pause-cmd and --resume-cmd (how to stop a worker without killing it, and let it go on)");
+        }
+        if (mutants && !pauseAt.isEmpty()) {
+            throw new UserError("--pause-at is for --live URL: --live-mutants gives every system the same planned stall");
+        }
     }
 
     /** No progress bar (conform's --quiet). */
@@ -146,7 +182,7 @@ final class LiveOptions {
         check(mutants);
         List<LiveConform.Fault> fs = faults(mutants);
         LiveConform.Options o = new LiveConform.Options(url, workload, rateScale, durationS * 1000, maxPrompt, maxOutput, seed, fs, failCmd,
-                restartCmd, restartAfterMs, requestTimeoutS * 1000, history, logs);
+                restartCmd, restartAfterMs, requestTimeoutS * 1000, history, logs).withPauseCommands(pauseCmd, resumeCmd);
         if (mutants) {
             Path dir = liveDir != null ? Files.createDirectories(liveDir) : Files.createTempDirectory("lumen-live-mutants-");
             out.printf("lumen conform --live-mutants: lumen serve (3 workers) and %d seeded bugs, each with the same workload and faults"

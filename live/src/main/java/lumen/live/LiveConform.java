@@ -40,8 +40,20 @@ public final class LiveConform {
     /** The longest the drill waits, after its clients finish, for the system's logs to show a finished run, ms. */
     static final long SETTLE_MS = 30_000;
 
-    /** A fault: at {@code atMs} after the workload starts, on worker {@code worker}. */
-    public record Fault(double atMs, int worker) {}
+    /**
+     * A fault: at {@code atMs} after the workload starts, on worker {@code worker}: a crash (its
+     * fail command), or, with {@code pauseMs} above 0, a pause (a gray failure: its pause command,
+     * and its resume command {@code pauseMs} later, which the drill runs whatever happens meanwhile).
+     */
+    public record Fault(double atMs, int worker, double pauseMs) {
+        public Fault(double atMs, int worker) {
+            this(atMs, worker, 0);
+        }
+
+        public boolean paused() {
+            return pauseMs > 0;
+        }
+    }
 
     /**
      * A fault aimed at a busy worker: when it is due, the drill waits until its worker serves at
@@ -67,7 +79,24 @@ public final class LiveConform {
      */
     public record Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                           List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
-                          Path history, Path logs, boolean equivalence, Aim aim) {
+                          Path history, Path logs, boolean equivalence, Aim aim, String pauseCmd, String resumeCmd) {
+        public Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
+                       List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
+                       Path history, Path logs, boolean equivalence, Aim aim) {
+            this(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs, requestTimeoutMs,
+                    history, logs, equivalence, aim, null, null);
+        }
+
+        /**
+         * The same with the commands of a pause fault ({@code --pause-at}): {@code pause} stops the
+         * worker ({@code {worker}} replaced; for lumen serve, kill -STOP on its pid file) and
+         * {@code resume} lets it go on.
+         */
+        public Options withPauseCommands(String pause, String resume) {
+            return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
+                    requestTimeoutMs, history, logs, equivalence, aim, pause, resume);
+        }
+
         public Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                        List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs, Path history, Path logs) {
             this(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs, requestTimeoutMs,
@@ -77,13 +106,13 @@ public final class LiveConform {
         /** The same, each fault aimed at a busy worker ({@code --fail-when-busy}); null: each fires when due. */
         public Options withAim(Aim a) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, history, logs, equivalence, a);
+                    requestTimeoutMs, history, logs, equivalence, a, pauseCmd, resumeCmd);
         }
 
         /** The same, its history recorded to {@code h}. */
         public Options withHistory(Path h) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, h, logs, equivalence, aim);
+                    requestTimeoutMs, h, logs, equivalence, aim, pauseCmd, resumeCmd);
         }
 
         /**
@@ -93,7 +122,7 @@ public final class LiveConform {
          */
         public Options withEquivalence(boolean e) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, history, logs, e, aim);
+                    requestTimeoutMs, history, logs, e, aim, pauseCmd, resumeCmd);
         }
 
         /** Where the failure-free run's history goes under equivalence: beside the history, ".failure-free" before its extension. */
@@ -110,7 +139,8 @@ public final class LiveConform {
          */
         public Options againstServe(String url, Path runDir, long seed, Path h) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults,
-                    "kill -9 $(cat '" + runDir + "'/worker-{worker}.pid)", null, 0, requestTimeoutMs, h, null);
+                    "kill -9 $(cat '" + runDir + "'/worker-{worker}.pid)", null, 0, requestTimeoutMs, h, null)
+                    .withPauseCommands("kill -STOP $(cat '" + runDir + "'/worker-{worker}.pid)", "kill -CONT $(cat '" + runDir + "'/worker-{worker}.pid)");
         }
     }
 
@@ -535,8 +565,19 @@ public final class LiveConform {
             // each fault on a thread of its own, so that an aimed fault waiting for its worker to be busy
             // holds up neither the requests' arrivals nor another fault due at the same time
             ScheduledExecutorService faulter = Executors.newScheduledThreadPool(Math.max(1, faults.size()));
-            // a restart runs --restart-after-ms after its fault fired, which an aimed fault may delay
+            // a restart runs --restart-after-ms after its fault fired, which an aimed fault may delay; a resume, its pause's length after it
             ScheduledExecutorService restarts = Executors.newScheduledThreadPool(Math.max(1, faults.size()));
+            // the pauses not resumed yet: each is resumed when due, and whatever is left when the drill ends (or the JVM exits)
+            java.util.Set<Integer> paused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            Runnable resumeAll = () -> {
+                for (Integer i : List.copyOf(paused)) {
+                    if (paused.remove(i)) {
+                        command("resume", o.resumeCmd(), faults.get(i), client.nowMs(), faultLog, notDone);
+                    }
+                }
+            };
+            Thread onExit = new Thread(resumeAll, "lumen-resume-paused");
+            Runtime.getRuntime().addShutdownHook(onExit);
             try {
                 for (Arrival a : work) {
                     clock.schedule(() -> senders.submit(() -> {
@@ -553,18 +594,28 @@ public final class LiveConform {
                     Fault f = faults.get(i);
                     String failKey = "fail " + i;
                     expected.add(failKey);
-                    String restartKey = "restart " + i;
-                    if (o.restartCmd() != null) {
+                    String restartKey = (f.paused() ? "resume " : "restart ") + i;
+                    if (f.paused() || o.restartCmd() != null) {
                         expected.add(restartKey);
                     }
+                    int index = i;
                     faulter.schedule(() -> guarded(failKey, f, client, ran, notDone, () -> {
                         if (o.aim() != null) {
                             aim(o, f, client, faultLog, notDone);
                         }
-                        double at = client.fault(Integer.toString(f.worker()));
-                        command("fail", o.failCmd(), f, client.nowMs(), faultLog, notDone);
+                        double at = client.fault(f.worker() + (f.paused() ? String.format(Locale.ROOT, " (paused for %.0f ms)", f.pauseMs()) : ""));
+                        if (f.paused()) {
+                            paused.add(index);
+                        }
+                        command(f.paused() ? "pause" : "fail", f.paused() ? o.pauseCmd() : o.failCmd(), f, client.nowMs(), faultLog, notDone);
                         until.put(at, client.nowMs());
-                        if (o.restartCmd() != null) {
+                        if (f.paused()) {
+                            restarts.schedule(() -> guarded(restartKey, f, client, ran, notDone, () -> {
+                                if (paused.remove(index)) {
+                                    command("resume", o.resumeCmd(), f, client.nowMs(), faultLog, notDone);
+                                }
+                            }), (long) f.pauseMs(), TimeUnit.MILLISECONDS);
+                        } else if (o.restartCmd() != null) {
                             restarts.schedule(() -> guarded(restartKey, f, client, ran, notDone,
                                     () -> command("restart", o.restartCmd(), f, client.nowMs(), faultLog, notDone)), o.restartAfterMs(),
                                     TimeUnit.MILLISECONDS);
@@ -572,7 +623,7 @@ public final class LiveConform {
                     }), (long) (f.atMs() * 1000), TimeUnit.MICROSECONDS);
                 }
                 double lastAt = work.get(work.size() - 1).atMs();
-                double lastFault = faults.stream().mapToDouble(Fault::atMs).max().orElse(0) + o.restartAfterMs()
+                double lastFault = faults.stream().mapToDouble(x -> x.atMs() + x.pauseMs()).max().orElse(0) + o.restartAfterMs()
                         + (o.aim() == null ? 0 : o.aim().waitMs());
                 long boundMs = (long) Math.max(lastAt, lastFault) + o.requestTimeoutMs() + 5_000;
                 clock.shutdown();
@@ -581,14 +632,15 @@ public final class LiveConform {
                 clock.awaitTermination(boundMs, TimeUnit.MILLISECONDS);
                 // the last fault's restart is due --restart-after-ms after it fired, and runs for at most the command bound
                 restarts.shutdown();
-                restarts.awaitTermination(o.restartAfterMs() + COMMAND_TIMEOUT_S * 1000 + 1_000, TimeUnit.MILLISECONDS);
+                long longestPause = (long) faults.stream().mapToDouble(Fault::pauseMs).max().orElse(0);
+                restarts.awaitTermination(Math.max(o.restartAfterMs(), longestPause) + COMMAND_TIMEOUT_S * 1000 + 1_000, TimeUnit.MILLISECONDS);
                 for (int i = 0; i < expected.size(); i++) {
                     String key = expected.get(i);
                     if (!ran.contains(key)) {
                         Fault f = faults.get(Integer.parseInt(key.substring(key.indexOf(' ') + 1)));
                         notDone.add(String.format(Locale.ROOT, "%s worker %d (due at %.0f ms): never ran, the drill ended first (after %d ms)",
-                                key.substring(0, key.indexOf(' ')), f.worker(), f.atMs() + (key.startsWith("restart") ? o.restartAfterMs() : 0),
-                                boundMs));
+                                key.substring(0, key.indexOf(' ')), f.worker(), f.atMs() + (key.startsWith("restart") ? o.restartAfterMs()
+                                        : key.startsWith("resume") ? f.pauseMs() : 0), boundMs));
                     }
                 }
                 senders.shutdown();
@@ -601,6 +653,13 @@ public final class LiveConform {
                 clock.shutdownNow();
                 faulter.shutdownNow();
                 restarts.shutdownNow();
+                // no worker is left paused by the drill, whatever happened: a pause not resumed yet is resumed now
+                resumeAll.run();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(onExit);
+                } catch (IllegalStateException ex) {
+                    // the JVM is exiting: the hook runs (and finds nothing left)
+                }
             }
         }
         return new Driven(faultLog, notDone, (System.nanoTime() - start) / 1e6, Map.copyOf(until));

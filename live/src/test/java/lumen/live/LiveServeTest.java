@@ -291,6 +291,37 @@ class LiveServeTest {
     }
 
     /**
+     * A pause is a fault of its own: the drill runs its pause command (kill -STOP) when due and its
+     * resume command (kill -CONT) the pause's length later. Worker 1 is stopped for 1.5 s under load:
+     * the gateway fails it, resets it when it answers again, and no client sees anything; the
+     * drill's report lists the pause and the resume, and the worker runs again at the end.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aPauseIsAFaultOfItsOwnAndTheDrillResumesIt(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        LiveServer.Settings set = new LiveServer.Settings(Config.defaults("lumen").withWorkers(3), SimpleCostModel.fastReload(), 0, 300,
+                LiveCluster.Options.defaults(), 30_000, dir).withProcessLogs(dir.resolve("logs"));
+        try (LiveServer s = LiveServer.start(set, null, 60_000)) {
+            String pid = "$(cat '" + dir + "'/worker-{worker}.pid)";
+            LiveConform.Options o = new LiveConform.Options(s.url(), "conv", 4.0, 3_000, 64, 96, 3,
+                    List.of(new LiveConform.Fault(1_000, 1, 1_500)), null, null, 0, 30_000, dir.resolve("h.jsonl"), null)
+                    .withPauseCommands("kill -STOP " + pid, "kill -CONT " + pid);
+            LiveConform.Result r = LiveConform.run(o, new java.io.PrintWriter(System.out, true));
+            assertThat(r.faults()).hasSize(2);
+            assertThat(r.faults().get(0)).startsWith("pause worker 1 at").contains("kill -STOP").contains("exited 0");
+            assertThat(r.faults().get(1)).startsWith("resume worker 1 at").contains("kill -CONT").contains("exited 0");
+            assertThat(r.faultsNotDone()).isEmpty();
+            assertThat(r.history().verdict()).as("%s", r.history()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(s.cluster().awaitAllUp(30_000)).isTrue();
+            assertThat(s.cluster().detections()).anyMatch(d -> d.startsWith("worker 1 failed") || d.startsWith("worker 1 found gone"));
+            assertThat(s.cluster().detections()).anyMatch(d -> d.startsWith("worker 1 answered again"));
+            String stat = new String(new ProcessBuilder("ps", "-o", "stat=", "-p", Long.toString(s.workers().pid(1))).start().getInputStream()
+                    .readAllBytes(), StandardCharsets.UTF_8).trim();
+            assertThat(stat).as("worker 1 runs again").doesNotStartWith("T");
+        }
+    }
+
+    /**
      * A fault aimed at a busy worker fires once the worker serves the requests asked for, read from
      * lumen serve's /health; one whose worker never gets that busy fires when the bounded wait runs
      * out, and the report says so; a load that cannot be read stops the drill before the workload.

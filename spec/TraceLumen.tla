@@ -47,6 +47,9 @@
 (*  ZombiePage         ZombiePage(w, r)   a page accepted joins the copy,   *)
 (*                                        tagged as the zombie's (S19)      *)
 (*  ZombieStops        ZombieStops(w)     the zombie is gone               *)
+(*  ZombieAck          ZombieAck(w, r)    an acknowledgement accepted makes *)
+(*                                        w r's holder again with its copy, *)
+(*                                        tagged as the zombie's (S19)      *)
 (*  (Fail fences its worker and records its zombie, GrayFailures being on   *)
 (*  in every generated trace module.)                                      *)
 (*  Restart, DraftReady, Assist, FullReady: as the spec's, with the draft  *)
@@ -421,6 +424,23 @@ ApplyZombiePage == LET w == Ev.worker
                    reserved, atarget, rload, seen>>
     /\ UNCHANGED <<wdig, hdig, bdig>>
 
+\* A zombie's acknowledgement of a copy it held: one the gateway took makes its worker r's holder
+\* again with that copy, tagged as the zombie's (S19).
+ApplyZombieAck == LET w == Ev.worker
+                      r == Ev.req
+                      held == gray.zombie[w] # None /\ r \in DOMAIN gray.zombie[w].held
+                      taken == Ev.accepted /\ held /\ holder[r] = None
+                      copy == IF held THEN gray.zombie[w].held[r] ELSE <<>>
+                  IN
+    /\ gray' = [gray EXCEPT !.zombie[w] = IF held THEN [@ EXCEPT !.held = [q \in DOMAIN @ \ {r} |-> @[q]]] ELSE @,
+                             !.refused = IF Ev.accepted THEN @ ELSE @ + 1]
+    /\ holder' = IF taken THEN [holder EXCEPT ![r] = w] ELSE holder
+    /\ ckpt' = IF taken THEN [ckpt EXCEPT ![r] = [i \in 1..Len(copy) |-> ZombieCopy(copy[i], w)]] ELSE ckpt
+    /\ stored' = IF taken THEN [stored EXCEPT ![w] = @ + Len(copy)] ELSE stored
+    /\ reserved' = IF taken THEN [reserved EXCEPT ![w] = @ + Size(r)] ELSE reserved
+    /\ UNCHANGED <<wstate, active, phase, runq, placed, kv, backup, bckpt, out, proposal, failures, atarget, rload, seen>>
+    /\ UNCHANGED <<wdig, hdig, bdig>>
+
 ApplyZombieStops ==
     /\ gray' = IF gray.zombie[Ev.worker] = None THEN gray ELSE [gray EXCEPT !.zombie[Ev.worker] = None]
     /\ UNCHANGED <<wstate, active, phase, runq, holder, placed, kv, ckpt, backup, bckpt, out, proposal, failures,
@@ -443,6 +463,7 @@ Apply ==
       [] Ev.type = "ZombieToken" -> ApplyZombieToken
       [] Ev.type = "ZombiePage" -> ApplyZombiePage
       [] Ev.type = "ZombieStops" -> ApplyZombieStops
+      [] Ev.type = "ZombieAck" -> ApplyZombieAck
 
 -----------------------------------------------------------------------------
 (* Bounded fairness on a finite trace (L3, L4), as lumen.validate.Mirror. *)
@@ -632,6 +653,7 @@ SpecStepOK ==
          [] Ev.type = "ZombiePage" -> /\ ZombieServed /\ Ev.holder = gray.zombie[Ev.worker].holder[Ev.req]
                                       /\ ZombiePage(Ev.worker, Ev.req)
          [] Ev.type = "ZombieStops" -> ZombieStops(Ev.worker)
+         [] Ev.type = "ZombieAck" -> ZombieAck(Ev.worker, Ev.req)
 
 \* S12 on a trace: a RESTORE the policy's rule calls for lands on the live holder with exactly its
 \* checkpoint.  A route that is not the rule's decision (a re-prefill the rule would restore, a restore
@@ -678,7 +700,7 @@ RouteModeFollowsRule == Ev.type # "Route" \/ phase[Ev.req] # "INTERRUPTED" \/ ((
 \* loads are its rule's (A2 under Eq. 6, A5 otherwise), a placement's its rule's (A1 or A4).
 StepWrong ==
     CASE Ev.type = "ZombieToken" /\ Ev.accepted -> "S18"
-      [] Ev.type = "ZombiePage" /\ Ev.accepted -> "S19"
+      [] Ev.type \in {"ZombiePage", "ZombieAck"} /\ Ev.accepted -> "S19"
       [] ~CitedReservedHold -> "S15"
       [] DraftNotInFlight -> "S17"
       [] ~S12_Trace -> "S12"

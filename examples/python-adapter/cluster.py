@@ -246,7 +246,9 @@ class Cluster:
                 r.id: {"out": len(r.out), "kv": list(r.kv), "holder": r.holder,
                        "next": len(r.copies.get(r.holder, [])) + 1 if r.holder is not None else 1,
                        "seed": r.seed, "out_len": r.out_len}
-                for r in self.live() if r.server == w and r.phase in ACTIVE}}
+                for r in self.live() if r.server == w and r.phase in ACTIVE},
+                # the copies it held as a holder, which its host memory still has when it wakes
+                "held": {r.id: list(r.copies[w]) for r in self.live() if r.holder == w and r.copies.get(w)}}
             self.at(self.now + pause, self.zombie_wakes, w, zombie)
         worker.state, worker.epoch, worker.target = "FAILED", worker.epoch + 1, None
         self.seen[w] = 0.0                       # the monitor forgets a failed worker's report
@@ -280,6 +282,10 @@ class Cluster:
         """The gateway streams a worker's token only under the worker's current epoch."""
         return epoch == self.workers[w].epoch or "gateway-no-fence" in self.bugs
 
+    def ack_takes(self, w, epoch):
+        """The gateway takes a holder's acknowledgement only under the holder's current epoch."""
+        return epoch == self.workers[w].epoch or "ack-no-fence" in self.bugs
+
     def holder_takes(self, w, epoch):
         """A holder stores a worker's page only under the worker's current epoch."""
         return epoch == self.workers[w].epoch or "holder-no-fence" in self.bugs
@@ -312,6 +318,12 @@ class Cluster:
                     else:
                         copy.append(word)
                 self.event("ZombiePage", worker=w, req=rid, holder=h, epoch=e, accepted=taken)
+        for rid in sorted(zombie["held"]):          # a holder: its late acknowledgements of the copies it kept
+            r = self.requests[rid]
+            taken = self.ack_takes(w, e) and r.phase != "DONE" and r.holder is None
+            if taken:                              # a gateway without the fence: the copy is a checkpoint again
+                r.holder, r.copies[w] = w, list(zombie["held"][rid])
+            self.event("ZombieAck", worker=w, req=rid, epoch=e, accepted=taken)
         self.event("ZombieStops", worker=w)        # told of its fence, it resets
 
     def restart(self, w):

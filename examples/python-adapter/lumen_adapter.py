@@ -30,6 +30,7 @@ BUGS = {
     "round-robin-gateway": "the gateway sends new requests round robin although the run declares arrival=shortest",
     "gateway-no-fence": "the gateway streams a token whatever epoch its worker wrote it under (a paused worker's late tokens reach clients)",
     "holder-no-fence": "a holder stores a page whatever epoch its worker wrote it under (a paused worker's late pages enter checkpoints)",
+    "ack-no-fence": "the gateway takes a holder's acknowledgement whatever its epoch (a paused holder's copies come back as checkpoints)",
 }
 
 

@@ -170,6 +170,9 @@ public final class CoreRunner {
                     return () -> Core.zombiePage(s, w, r, null);
                 }
             }
+            for (int r : z.held().keys()) {
+                return () -> Core.zombieAck(s, w, r);
+            }
             zombies.remove(i);
             return () -> Core.zombieStops(s, w);
         }

@@ -352,6 +352,12 @@ public final class TraceModule {
                 f.put("accepted", x.accepted() ? "TRUE" : "FALSE");
             }
             case ZOMBIE_STOPS -> f.put("worker", Integer.toString(e.worker()));
+            case ZOMBIE_ACK -> {
+                Event.ZombieAck x = (Event.ZombieAck) e;
+                f.put("worker", Integer.toString(x.worker()));
+                f.put("req", Integer.toString(x.req()));
+                f.put("accepted", x.accepted() ? "TRUE" : "FALSE");
+            }
             default -> throw new IllegalStateException("no trace record for " + e.action());
         }
         if (loads != null) {

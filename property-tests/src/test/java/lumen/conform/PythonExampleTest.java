@@ -80,9 +80,9 @@ class PythonExampleTest {
 
     /** Its fences, taken out one at a time, are caught through the process boundary: S18 at the gateway, S19 at a holder. */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.CsvSource({"gateway-no-fence,S18", "holder-no-fence,S19"})
+    @org.junit.jupiter.params.provider.CsvSource({"gateway-no-fence,S18", "holder-no-fence,S19", "ack-no-fence,S19"})
     void itsFencesAreWhatPassesGrayFailures(String bug, String property) {
-        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command("--bug", bug)).withGrayFailures(true).withSchedules(1, 100));
+        Conformance.Report r = ConformanceTest.run(Conformance.Options.defaults(command("--bug", bug)).withGrayFailures(true).withSchedules(1, 250));
         assertThat(r.failure).as("the example with --bug %s survived %d schedules", bug, r.schedules).isNotNull();
         assertThat(r.failure.reported().caughtAs()).as(() -> ConformReport.text(r)).isEqualTo(property);
         assertThat(r.failure.reproducer()).isEqualTo(Conformance.Reproducer.MINIMAL);

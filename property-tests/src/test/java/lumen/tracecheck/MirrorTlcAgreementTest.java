@@ -137,6 +137,10 @@ class MirrorTlcAgreementTest {
             out.add(new Case(name + " (a zombie token let through)", "gray", letThrough(text, "ZombieToken"), Validator.Options.defaults(), "S18"));
             out.add(new Case(name + " (a zombie page let through)", "gray", letThrough(text, "ZombiePage"), Validator.Options.defaults(), "S19"));
             out.add(new Case(name + " (a zombie write after its stop)", "gray", writeAfterStop(text), Validator.Options.defaults(), "step"));
+            if (text.contains("\"ZombieAck\"")) {
+                out.add(new Case(name + " (a zombie acknowledgement let through)", "gray", letThrough(text, "ZombieAck"), Validator.Options.defaults(),
+                        "S19"));
+            }
         }
         assertThat(valid).as("gray runtime traces with zombie tokens and pages").hasSize(count);
         TraceMutator.Kind k = TraceMutator.Kind.values()[r.nextInt(TraceMutator.Kind.values().length)];

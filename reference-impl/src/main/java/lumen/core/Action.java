@@ -19,7 +19,8 @@ public enum Action {
     FULL_READY("FullReady"),
     ZOMBIE_TOKEN("ZombieToken"),
     ZOMBIE_PAGE("ZombiePage"),
-    ZOMBIE_STOPS("ZombieStops");
+    ZOMBIE_STOPS("ZombieStops"),
+    ZOMBIE_ACK("ZombieAck");
 
     private final String specName;
 

@@ -295,6 +295,15 @@ public final class Core {
         return take(s, new Event.ZombiePage(w, r, q.holder(), z.epoch(), pages, z.epoch() == s.worker(w).epoch()));
     }
 
+    /**
+     * ZombieAck: the zombie of w acknowledges to the gateway the copy of r it held as r's holder;
+     * the gateway takes it only under w's current epoch, so it is refused.
+     */
+    public static Step zombieAck(ClusterState s, int w, int r) {
+        Zombie z = zombie(s, w);
+        return take(s, new Event.ZombieAck(w, r, z.epoch(), z.epoch() == s.worker(w).epoch()));
+    }
+
     /** ZombieStops: the zombie of w learns of its fence and resets, or dies. */
     public static Step zombieStops(ClusterState s, int w) {
         zombie(s, w);

@@ -335,4 +335,16 @@ public sealed interface Event {
             return Action.ZOMBIE_STOPS;
         }
     }
+
+    /**
+     * The zombie of {@code worker}, which was r's holder when it was failed, acknowledged the copy
+     * of r its host memory still holds (a late acknowledgement of the pages it stored) to the
+     * gateway; {@code accepted} says whether the gateway took it, making the worker r's holder
+     * again with that copy, which the fence forbids (S19). {@code epoch} as for {@link ZombieToken}.
+     */
+    record ZombieAck(int worker, int req, int epoch, boolean accepted) implements Event {
+        public Action action() {
+            return Action.ZOMBIE_ACK;
+        }
+    }
 }

@@ -42,9 +42,28 @@ public final class SpecStep {
             case FULL_READY -> fullReady(s, (Event.FullReady) e);
             case ZOMBIE_TOKEN -> zombieToken(s, (Event.ZombieToken) e);
             case ZOMBIE_PAGE -> zombiePage(s, (Event.ZombiePage) e);
+            case ZOMBIE_ACK -> zombieAck(s, (Event.ZombieAck) e);
             case ZOMBIE_STOPS -> s.worker(((Event.ZombieStops) e).worker()).zombie() != null ? null
                     : guard("ZombieStops of worker " + e.worker() + ", which has no zombie (it was never failed, or its zombie stopped)");
         };
+    }
+
+    /**
+     * {@code ZombieAck(w, r)}: the zombie held a copy of r, not yet acknowledged; the gateway takes
+     * the acknowledgement only under w's current epoch, so one taken is S19.
+     */
+    private static Finding zombieAck(ClusterState s, Event.ZombieAck a) {
+        if (a.accepted()) {
+            return new Finding(PropertyId.S19, "the gateway took worker " + a.worker() + "'s fenced incarnation's acknowledgement of its copy of"
+                    + " request " + a.req() + ": a copy stored under a fenced epoch is a checkpoint again", "refused (the fence)", "accepted");
+        }
+        Zombie z = s.worker(a.worker()).zombie();
+        if (z == null) {
+            return guard("ZombieAck of worker " + a.worker() + ", which has no zombie: it was never failed, or its zombie stopped");
+        }
+        return z.held().containsKey(a.req()) ? null
+                : guard("ZombieAck of worker " + a.worker() + " for request " + a.req() + ", whose copy the worker did not hold when it was failed"
+                        + " (or has acknowledged already)");
     }
 
     /** The zombie's view of r, or a finding when w has none or it never served r. */

@@ -29,6 +29,7 @@ public final class Transition {
             case ZOMBIE_TOKEN -> zombieToken(s, (Event.ZombieToken) e);
             case ZOMBIE_PAGE -> zombiePage(s, (Event.ZombiePage) e);
             case ZOMBIE_STOPS -> s.withWorker(s.worker(((Event.ZombieStops) e).worker()).withZombie(null));
+            case ZOMBIE_ACK -> zombieAck(s, (Event.ZombieAck) e);
         };
     }
 
@@ -46,7 +47,33 @@ public final class Transition {
                 reqs = reqs.put(id, new Zombie.Req(r.outLen(), r.refLen(), r.kv(), r.holder(), r.ckpt().length() + 1));
             }
         }
-        return new Zombie(w.epoch(), reqs);
+        PIntMap<PageSeq> held = PIntMap.empty();
+        for (int id : w.held().keys()) {
+            RequestRec r = s.request(id);
+            if (r != null && r.holder() == w.id() && r.ckpt().length() > 0) {
+                held = held.put(id, r.ckpt());
+            }
+        }
+        return new Zombie(w.epoch(), reqs, held);
+    }
+
+    /**
+     * The zombie's acknowledgement of the copy of r it held, as reported: taken, r's holder is the
+     * zombie's worker again with that copy, every page of it not intact (it comes from a fenced
+     * epoch; S19 names it).
+     */
+    private static ClusterState zombieAck(ClusterState s, Event.ZombieAck a) {
+        WorkerRec w = s.worker(a.worker());
+        Zombie z = w.zombie();
+        PageSeq copy = z == null ? null : z.held().get(a.req());
+        ClusterState n = copy == null ? s : s.withWorker(w.withZombie(z.acknowledged(a.req())));
+        RequestRec r = n.request(a.req());
+        if (!a.accepted() || copy == null || r.holder() >= 0) {
+            return n;
+        }
+        // every position a hole: none of it may pass for a page the live incarnation stored
+        return n.withRequest(r.withHolder(a.worker(), PageSeq.EMPTY.resize(copy.length())))
+                .withWorker(n.worker(a.worker()).hold(r.id(), r.size(), copy.length()));
     }
 
     /** The zombie's token, as reported: taken into r's stream when the event says the gateway took it (S18 then names it). */

@@ -308,6 +308,13 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
                 stats.zombieWritesRefused++;
             }
         }
+        // a holder when it was failed: it acknowledges the copies its host memory still has, each refused
+        for (int r : z.held().keys()) {
+            if (state.worker(wid).zombie().held().containsKey(r)) {
+                emit(Core.zombieAck(state, wid, r));
+                stats.zombieWritesRefused++;
+            }
+        }
         emit(Core.zombieStops(state, wid));
     }
 

@@ -635,6 +635,7 @@ public final class TraceReader implements Closeable {
         FIELD_ORDER[Action.ZOMBIE_TOKEN.ordinal()] = new int[] {F_WORKER, F_REQ, F_TOKEN, F_EPOCH, X_ACCEPTED};
         FIELD_ORDER[Action.ZOMBIE_PAGE.ordinal()] = new int[] {F_WORKER, F_REQ, F_HOLDER, F_EPOCH, X_PAGES, X_ACCEPTED};
         FIELD_ORDER[Action.ZOMBIE_STOPS.ordinal()] = new int[] {F_WORKER};
+        FIELD_ORDER[Action.ZOMBIE_ACK.ordinal()] = new int[] {F_WORKER, F_REQ, F_EPOCH, X_ACCEPTED};
         for (int[] row : NEXT) {
             Arrays.fill(row, X_TYPE);
         }
@@ -1156,6 +1157,7 @@ public final class TraceReader implements Closeable {
         ALLOWED[Action.ZOMBIE_TOKEN.ordinal()] = allowing(F_WORKER, F_REQ, F_TOKEN, F_EPOCH);
         ALLOWED[Action.ZOMBIE_PAGE.ordinal()] = allowing(F_WORKER, F_REQ, F_HOLDER, F_EPOCH);
         ALLOWED[Action.ZOMBIE_STOPS.ordinal()] = allowing(F_WORKER);
+        ALLOWED[Action.ZOMBIE_ACK.ordinal()] = allowing(F_WORKER, F_REQ, F_EPOCH);
     }
 
     /** The first integer or array field (integers first, each in its listed order) that type {@code a} does not carry. */
@@ -1183,8 +1185,9 @@ public final class TraceReader implements Closeable {
         if (pages != null && a != Action.PREFILL && a != Action.DECODE && a != Action.STREAM_PAGE && a != Action.ROUTE && a != Action.ZOMBIE_PAGE) {
             throw error(eventLine, type + ": unexpected field 'pages' (only Prefill, Decode, StreamPage, Route and ZombiePage carry KV content)");
         }
-        if (has(X_ACCEPTED) != (a == Action.ZOMBIE_TOKEN || a == Action.ZOMBIE_PAGE)) {
-            throw error(eventLine, has(X_ACCEPTED) ? type + ": unexpected field 'accepted' (only a zombie's write, ZombieToken or ZombiePage, has one)"
+        if (has(X_ACCEPTED) != (a == Action.ZOMBIE_TOKEN || a == Action.ZOMBIE_PAGE || a == Action.ZOMBIE_ACK)) {
+            throw error(eventLine, has(X_ACCEPTED) ? type + ": unexpected field 'accepted' (only a zombie's write, ZombieToken, ZombiePage or"
+                    + " ZombieAck, has one)"
                     : type + ": missing field 'accepted' (whether the fence refused this write of a fenced incarnation: false, or let it through: true)");
         }
         onlyFields(type, a);
@@ -1291,6 +1294,9 @@ public final class TraceReader implements Closeable {
             }
             case ZOMBIE_STOPS -> {
                 return new Event.ZombieStops(workerField(type, F_WORKER));
+            }
+            case ZOMBIE_ACK -> {
+                return new Event.ZombieAck(workerField(type, F_WORKER), need(type, F_REQ), has(F_EPOCH) ? ints[F_EPOCH] : -1, accepted);
             }
         }
         throw new AssertionError(a);

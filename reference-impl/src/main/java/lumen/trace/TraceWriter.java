@@ -326,6 +326,15 @@ public final class TraceWriter implements Closeable {
                 g.writeBooleanField("accepted", z.accepted());
             }
             case ZOMBIE_STOPS -> g.writeNumberField("worker", e.worker());
+            case ZOMBIE_ACK -> {
+                Event.ZombieAck z = (Event.ZombieAck) e;
+                g.writeNumberField("worker", z.worker());
+                g.writeNumberField("req", z.req());
+                if (z.epoch() >= 0) {
+                    g.writeNumberField("epoch", z.epoch());
+                }
+                g.writeBooleanField("accepted", z.accepted());
+            }
         }
         g.writeEndObject();
     }

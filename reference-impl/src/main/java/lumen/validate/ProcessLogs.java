@@ -629,7 +629,7 @@ public final class ProcessLogs {
         String type = e.path("type").asText();
         return switch (type) {
             // a zombie's token is refused (or taken) by the gateway, its page by the holder it went to
-            case "Arrive", "Place", "Route", "Fail", "ZombieToken" -> GATEWAY;
+            case "Arrive", "Place", "Route", "Fail", "ZombieToken", "ZombieAck" -> GATEWAY;
             case "ZombiePage" -> "worker-" + e.path("holder").asInt();
             // a size report (observes.StreamPage=sizes) is what the gateway learns of several copies
             case "StreamPage" -> e.has("sizes") ? GATEWAY : "worker-" + e.path("holder").asInt();

@@ -121,6 +121,9 @@ final class RandomWalk {
                         options.add(() -> Core.zombiePage(s, ww, r, null));
                     }
                 }
+                for (int r : z.held().keys()) {
+                    options.add(() -> Core.zombieAck(s, ww, r));
+                }
             }
         }
         if (options.isEmpty()) {

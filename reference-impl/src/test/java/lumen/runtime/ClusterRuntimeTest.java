@@ -119,6 +119,7 @@ class ClusterRuntimeTest {
         int zombies = 0;
         int tokens = 0;
         int pages = 0;
+        int acks = 0;
         for (String policy : Policies.keys()) {
             for (Fault.Point point : List.of(Fault.Point.AT_TIME, Fault.Point.MID_DECODE, Fault.Point.MID_STREAM)) {
                 Config cfg = new Config(policy, 4, 1, 1, 200, 16, 2048, 16, 4);
@@ -135,7 +136,7 @@ class ClusterRuntimeTest {
                 assertThat(zw).as(policy + " " + point + ": every zombie write refused")
                         .allMatch(e -> e instanceof Event.ZombieToken t ? !t.accepted() : !((Event.ZombiePage) e).accepted());
                 String text = new String(r.trace(), java.nio.charset.StandardCharsets.UTF_8);
-                for (String kind : List.of("ZombieToken", "ZombiePage")) {
+                for (String kind : List.of("ZombieToken", "ZombiePage", "ZombieAck")) {
                     int at = text.indexOf("\"type\":\"" + kind + "\"");
                     if (at < 0) {
                         continue;
@@ -145,10 +146,13 @@ class ClusterRuntimeTest {
                     assertThat(v.verdict()).isEqualTo(Verdict.REJECTED);
                     assertThat(v.divergence().finding().property()).as(policy + " " + point + " " + kind)
                             .isEqualTo(kind.equals("ZombieToken") ? lumen.core.PropertyId.S18 : lumen.core.PropertyId.S19);
+                    if (kind.equals("ZombieAck")) {
+                        acks++;
+                    }
                     assertThat(v.divergence().line()).isEqualTo(text.substring(0, at).chars().filter(c -> c == '\n').count() + 1);
                     if (kind.equals("ZombieToken")) {
                         tokens++;
-                    } else {
+                    } else if (kind.equals("ZombiePage")) {
                         pages++;
                     }
                 }
@@ -157,6 +161,7 @@ class ClusterRuntimeTest {
         assertThat(zombies).as("gray failures that left a zombie").isGreaterThanOrEqualTo(Policies.keys().size());
         assertThat(tokens).as("zombie tokens let through, caught").isGreaterThan(0);
         assertThat(pages).as("zombie pages let through, caught").isGreaterThan(0);
+        assertThat(acks).as("zombie acknowledgements let through, caught").isGreaterThan(0);
     }
 
     @Test

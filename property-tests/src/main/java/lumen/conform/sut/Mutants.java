@@ -664,6 +664,28 @@ public enum Mutants implements Bug {
         }
     },
     /**
+     * Gray failures: the gateway checks the epoch on tokens and on pages but not on
+     * acknowledgements: a holder failed while it lived acknowledges the copy it still holds of a
+     * request that has no holder now, and the gateway takes it back as the request's checkpoint.
+     */
+    ACK_NO_FENCE("S19") {
+        @Override
+        public boolean gray() {
+            return true;
+        }
+
+        @Override
+        public Event rewrite(ClusterState before, Event e, Config c) {
+            if (e instanceof Event.ZombieAck a) {
+                RequestRec r = before.request(a.req());
+                if (r != null && r.phase() != RequestPhase.DONE && r.holder() < 0) {
+                    return new Event.ZombieAck(a.worker(), a.req(), a.epoch(), true);
+                }
+            }
+            return e;
+        }
+    },
+    /**
      * Gray failures: a restarted worker registers under the epoch it had (an epoch kept per worker
      * id, not raised on restart). The gateway and the holders refuse a failed worker's writes
      * until it restarts, and then take its zombie's, whose epoch is now the current one again.

@@ -90,6 +90,8 @@ public final class LiveBench {
         List<Figures> floor = new ArrayList<>();
         List<Figures> gateway = new ArrayList<>();
         String callsLine = "";
+        int suspicions = 0;
+        double silence = 0;
         for (int run = 0; run < runs; run++) {
             org.eclipse.jetty.server.Server bare = bareEndpoint();
             try {
@@ -100,6 +102,9 @@ public final class LiveBench {
             try (LiveServer s = LiveServer.start(settings(lumen.core.Config.defaults("lumen").withWorkers(3), cost,
                     Files.createDirectories(dir.resolve("overhead-" + run))), null, 60_000)) {
                 gateway.add(measure(s.url(), n));
+                // nothing is failed in this run: every failure the detector declared is a false suspicion
+                suspicions += s.cluster().suspicions().size();
+                silence = Math.max(silence, s.cluster().longestSilenceMs());
                 org.HdrHistogram.Histogram calls = s.cluster().callLatency();
                 callsLine = String.format(Locale.ROOT, "  the gateway's calls to its workers (last run, %d, the warm-up included): p50 %.2f ms,"
                         + " p99 %.2f ms%n", calls.getTotalCount(), calls.getValueAtPercentile(50) / 1000.0, calls.getValueAtPercentile(99) / 1000.0);
@@ -119,6 +124,10 @@ public final class LiveBench {
                 ratio(gateway, floor, Figures::perSecond));
         out.printf(Locale.ROOT, "  %d at a time: %s requests/s%n", OVERHEAD_CONCURRENCY, spread(gateway, Figures::perSecond, 0, 0));
         out.print(callsLine);
+        LiveCluster.Options det = LiveCluster.Options.defaults();
+        out.printf(Locale.ROOT, "  the failure detector under this load (heartbeat every %d ms, timeout %d ms): %d false suspicions in %d runs"
+                + " (no worker was failed); the longest a live worker went unheard %.0f ms, %.2f of the timeout%n", det.heartbeatMs(),
+                det.timeoutMs(), suspicions, runs, silence, silence / det.timeoutMs());
         out.flush();
     }
 

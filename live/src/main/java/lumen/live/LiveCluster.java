@@ -221,6 +221,18 @@ public final class LiveCluster implements AutoCloseable {
         return List.copyOf(detections);
     }
 
+    /** The longest a worker not known failed went without answering a heartbeat before it answered again, ms (the detector's margin). */
+    private volatile double longestSilence;
+
+    public double longestSilenceMs() {
+        return longestSilence;
+    }
+
+    /** The detector's failures of live workers: its Fail steps not caused by a death, one line each (the suspicions a heartbeat timeout made). */
+    public List<String> suspicions() {
+        return detections.stream().filter(d -> d.contains(" silent for ")).toList();
+    }
+
     /**
      * Admits a request: its prompt length, its output length and its seed (the kit's token model);
      * returns its id and the queue its tokens arrive on, ending with {@link #END}.
@@ -424,6 +436,9 @@ public final class LiveCluster implements AutoCloseable {
                 guarded(() -> failOrWait(w));
             }
             return;
+        }
+        if (boot[w] != 0 && lastOk[w] > 0 && rt.state().worker(w).state() != WorkerState.FAILED) {
+            longestSilence = Math.max(longestSilence, t - lastOk[w]);
         }
         lastOk[w] = t;
         if (boot[w] == 0) {

@@ -61,7 +61,7 @@ final class FuzzCommand implements Callable<Integer> {
             throw new UserError("--minutes must be positive and --workers at least 1");
         }
         PrintWriter pw = spec.commandLine().getOut();
-        ScheduleGenerator gen = new ScheduleGenerator(Policies.keys());
+        ScheduleGenerator gen = new ScheduleGenerator(Policies.keys()).withGrayFailures(true);
         long deadline = System.nanoTime() + (long) (minutes * 60e9);
         AtomicBoolean stop = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(workers);

@@ -75,7 +75,7 @@ final class VerifyCommand implements Callable<Integer> {
         out.println("== stage 3/5: properties (random failure schedules through the runtime) ==");
         out.flush();
         long t3 = System.nanoTime();
-        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys());
+        ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys()).withGrayFailures(true);
         Harness.Result props = Harness.run(gen, 1, PROPERTY_SCHEDULES);
         out.print(props.coverageTable());
         if (props.failure != null) {

@@ -272,7 +272,12 @@ public final class History {
         return v.asLong();
     }
 
+    /**
+     * A value the history holds (a request id, an error), as a report shows it: in single quotes,
+     * a quote or a backslash in it escaped, so that a report's own words and the history's text
+     * stay apart ({@link HistoryCheck} rewords the former only).
+     */
     static String quote(String s) {
-        return "'" + Echo.cut(s) + "'";
+        return "'" + Echo.cut(s).replace("\\", "\\\\").replace("'", "\\'") + "'";
     }
 }

@@ -162,8 +162,42 @@ public final class HistoryCheck {
                 r.summary(), r.baseline(), r.ttft(), r.tpot());
     }
 
-    private static String characters(String s) {
-        return s == null ? null : s.replace("token ids", "code points").replace("tokens", "characters").replace("token", "character");
+    /**
+     * A finding's words as a text-only judgement says them: "token" becomes "character", in the
+     * report's own words only, never inside a value quoted from the history (a request id, an
+     * error text, a character shown), which {@link History#quote} sets apart.
+     */
+    static String characters(String s) {
+        if (s == null) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder(s.length() + 16);
+        StringBuilder words = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (quoted) {
+                out.append(c);
+                if (c == '\\' && i + 1 < s.length()) {
+                    out.append(s.charAt(++i));
+                } else if (c == '\'') {
+                    quoted = false;
+                }
+            } else if (c == '\'' && (i == 0 || " ([,:=".indexOf(s.charAt(i - 1)) >= 0)) {
+                // a quote that opens a value (not the apostrophe of "request '5''s")
+                out.append(reworded(words));
+                words.setLength(0);
+                out.append(c);
+                quoted = true;
+            } else {
+                words.append(c);
+            }
+        }
+        return out.append(reworded(words)).toString();
+    }
+
+    private static String reworded(CharSequence words) {
+        return words.toString().replace("token ids", "code points").replace("tokens", "characters").replace("token", "character");
     }
 
     private static Result judge(History h, Reference ref, History baseline, boolean complete) {
@@ -367,7 +401,7 @@ public final class HistoryCheck {
 
     /** A token as a report shows it: its id, or, judged by text, the character quoted. */
     private static String shown(Seen s, int tok) {
-        return s.text ? "'" + new String(Character.toChars(tok)) + "'" : Integer.toString(tok);
+        return s.text ? History.quote(new String(Character.toChars(tok))) : Integer.toString(tok);
     }
 
     /** Judged by text: whether what the client got from position i on, up to 8 characters, is the reference's from j on. */

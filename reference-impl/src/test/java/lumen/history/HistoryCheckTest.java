@@ -386,6 +386,18 @@ class HistoryCheckTest {
         assertThat(dup.finding().property()).as(dup.finding().toString()).isEqualTo(PropertyId.S16);
         assertThat(dup.line()).isEqualTo(i + 2);
         assertThat(dup.finding().message()).contains("is sent character").contains("judged by text").doesNotContain("sent token");
+        // the report's own words are reworded, never what it quotes from the history: a request id that says "token" stays
+        List<ObjectNode> named = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", "")
+                .replaceAll("\"request\":\"([0-9]+)\"", "\"request\":\"tokens-$1\""));
+        named.add(i + 1, named.get(i).deepCopy());
+        List<ObjectNode> namedRef = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", "")
+                .replaceAll("\"request\":\"([0-9]+)\"", "\"request\":\"tokens-$1\""));
+        History nref = read(text(namedRef), "ref.jsonl");
+        HistoryCheck.Result nd = HistoryCheck.check(read(text(named), "run.jsonl"), HistoryCheck.Reference.of(nref), nref, true);
+        assertThat(nd.finding().property()).isEqualTo(PropertyId.S16);
+        assertThat(nd.finding().message()).contains("request 'tokens-").contains("is sent character").doesNotContain("'characters-");
+        assertThat(HistoryCheck.characters("request '5''s output: token 3 and the error 'max_tokens' (tokens)"))
+                .isEqualTo("request '5''s output: character 3 and the error 'max_tokens' (characters)");
         // one character altered to one the text holds earlier: still an altered character, not a repeat
         List<ObjectNode> recurring = asText(history("single-failure-restore").replaceAll(",\"seed\":-?[0-9]+", ""));
         ObjectNode rc = (ObjectNode) recurring.get(i).get("choices").get(0);

@@ -434,6 +434,14 @@ public final class HistoryCheck {
      * preferred), with at least one more token of the first and two of the second.
      */
     static boolean interleaved(Output ref, com.carrotsearch.hppc.IntArrayList got, int i) {
+        // one answer explains it when the rest is the reference from its start: a restart (S16), not two answers
+        boolean restart = true;
+        for (int k = i; restart && k < got.size(); k++) {
+            restart = k - i < ref.length() && got.get(k) == ref.at(k - i);
+        }
+        if (restart) {
+            return false;
+        }
         int p = i;
         int q = 0;
         for (int k = i; k < got.size(); k++) {

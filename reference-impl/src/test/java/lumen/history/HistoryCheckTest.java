@@ -396,6 +396,11 @@ class HistoryCheckTest {
         HistoryCheck.Result nd = HistoryCheck.check(read(text(named), "run.jsonl"), HistoryCheck.Reference.of(nref), nref, true);
         assertThat(nd.finding().property()).isEqualTo(PropertyId.S16);
         assertThat(nd.finding().message()).contains("request 'tokens-").contains("is sent character").doesNotContain("'characters-");
+        // a stream that starts again from its first character, its text the same as before: a restart, not two answers
+        com.carrotsearch.hppc.IntArrayList got = new com.carrotsearch.hppc.IntArrayList();
+        "HelloHello, world!".codePoints().forEach(got::add);
+        int[] hello = "Hello, world!".codePoints().toArray();
+        assertThat(HistoryCheck.interleaved(HistoryCheck.Output.of(hello), got, 5)).as("a restart is one answer").isFalse();
         assertThat(HistoryCheck.characters("request '5''s output: token 3 and the error 'max_tokens' (tokens)"))
                 .isEqualTo("request '5''s output: character 3 and the error 'max_tokens' (characters)");
         // one character altered to one the text holds earlier: still an altered character, not a repeat

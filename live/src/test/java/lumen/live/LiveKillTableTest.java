@@ -27,7 +27,8 @@ class LiveKillTableTest {
         for (LiveKillTable.Row r : rows) {
             out.println(r.mutant().key + ": " + LiveKillTable.why(r.result()) + " | " + r.result().faults());
         }
-        assertThat(rows).hasSize(LiveMutant.values().length);
+        // every mutant but holder-no-fence, which needs a stall rather than a kill (LiveServeTest)
+        assertThat(rows).hasSize(LiveMutant.values().length - 1);
         assertThat(rows).allSatisfy(r -> assertThat(r.ok()).as(r.mutant().key + " " + LiveKillTable.why(r.result())).isTrue());
         LiveKillTable.Row ref = rows.get(0);
         assertThat(ref.result().history().verdict()).isEqualTo(Verdict.ACCEPTED);
@@ -37,9 +38,6 @@ class LiveKillTableTest {
         assertThat(row(rows, LiveMutant.DROP_INTERRUPTED).result().caughtBy()).contains("history");
         assertThat(row(rows, LiveMutant.APPEND_UNACKED).result().caughtBy()).isEqualTo("history and logs");
         assertThat(row(rows, LiveMutant.LATE_DRAFT).result().caughtBy()).contains("logs");
-        // a zombie's page has the right bytes: only the holder's own log, which shows it taken, tells
-        assertThat(row(rows, LiveMutant.HOLDER_NO_FENCE).result().caughtBy()).isEqualTo("logs");
-        assertThat(ref.result().logs().byType()).as("the stalled worker's late page, refused").containsKey("ZombiePage");
     }
 
     private static LiveKillTable.Row row(List<LiveKillTable.Row> rows, LiveMutant m) {

@@ -304,6 +304,11 @@ public sealed interface Event {
         public Action action() {
             return Action.ZOMBIE_TOKEN;
         }
+
+        /** This write as a fence that let it through reports it. */
+        public ZombieToken taken() {
+            return new ZombieToken(worker, req, token, epoch, true);
+        }
     }
 
     /**
@@ -315,6 +320,11 @@ public sealed interface Event {
     record ZombiePage(int worker, int req, int holder, int epoch, PageDigest[] pages, boolean accepted) implements Event {
         public Action action() {
             return Action.ZOMBIE_PAGE;
+        }
+
+        /** This write as a fence that let it through reports it. */
+        public ZombiePage taken() {
+            return new ZombiePage(worker, req, holder, epoch, pages, true);
         }
 
         @Override
@@ -345,6 +355,11 @@ public sealed interface Event {
     record ZombieAck(int worker, int req, int epoch, boolean accepted) implements Event {
         public Action action() {
             return Action.ZOMBIE_ACK;
+        }
+
+        /** This write as a fence that let it through reports it. */
+        public ZombieAck taken() {
+            return new ZombieAck(worker, req, epoch, true);
         }
     }
 }

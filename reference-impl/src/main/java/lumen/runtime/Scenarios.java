@@ -147,7 +147,7 @@ public final class Scenarios {
                     public Event apply(Event e) {
                         if (!done && e instanceof Event.ZombieToken t) {
                             done = true;
-                            return new Event.ZombieToken(t.worker(), t.req(), t.token(), t.epoch(), true);
+                            return t.taken();
                         }
                         return e;
                     }
@@ -160,7 +160,7 @@ public final class Scenarios {
                     public Event apply(Event e) {
                         if (!done && e instanceof Event.ZombiePage p) {
                             done = true;
-                            return new Event.ZombiePage(p.worker(), p.req(), p.holder(), p.epoch(), p.pages(), true);
+                            return p.taken();
                         }
                         return e;
                     }

@@ -214,6 +214,13 @@ public final class TraceWriter implements Closeable {
         g.writeEndArray();
     }
 
+    /** A zombie write's epoch, when the system showed one (-1: not shown). */
+    private static void epoch(JsonGenerator g, int epoch) throws IOException {
+        if (epoch >= 0) {
+            g.writeNumberField("epoch", epoch);
+        }
+    }
+
     static void writeEvent(JsonGenerator g, Event e, double t, boolean content) throws IOException {
         g.writeStartObject();
         g.writeStringField("type", e.action().specName());
@@ -309,9 +316,7 @@ public final class TraceWriter implements Closeable {
                 g.writeNumberField("worker", z.worker());
                 g.writeNumberField("req", z.req());
                 g.writeNumberField("token", z.token());
-                if (z.epoch() >= 0) {
-                    g.writeNumberField("epoch", z.epoch());
-                }
+                epoch(g, z.epoch());
                 g.writeBooleanField("accepted", z.accepted());
             }
             case ZOMBIE_PAGE -> {
@@ -319,9 +324,7 @@ public final class TraceWriter implements Closeable {
                 g.writeNumberField("worker", z.worker());
                 g.writeNumberField("req", z.req());
                 g.writeNumberField("holder", z.holder());
-                if (z.epoch() >= 0) {
-                    g.writeNumberField("epoch", z.epoch());
-                }
+                epoch(g, z.epoch());
                 pages(g, z.pages(), content);
                 g.writeBooleanField("accepted", z.accepted());
             }
@@ -330,9 +333,7 @@ public final class TraceWriter implements Closeable {
                 Event.ZombieAck z = (Event.ZombieAck) e;
                 g.writeNumberField("worker", z.worker());
                 g.writeNumberField("req", z.req());
-                if (z.epoch() >= 0) {
-                    g.writeNumberField("epoch", z.epoch());
-                }
+                epoch(g, z.epoch());
                 g.writeBooleanField("accepted", z.accepted());
             }
         }

@@ -629,32 +629,22 @@ public enum Mutants implements Bug {
      * Gray failures: the gateway streams every token a worker sends it into its request's stream,
      * whatever epoch the write carries, so a paused worker that wakes delivers its late tokens.
      */
-    GATEWAY_NO_FENCE("S18") {
-        @Override
-        public boolean gray() {
-            return true;
-        }
-
+    GATEWAY_NO_FENCE("S18", true) {
         @Override
         public Event rewrite(ClusterState before, Event e, Config c) {
-            return e instanceof Event.ZombieToken t ? new Event.ZombieToken(t.worker(), t.req(), t.token(), t.epoch(), true) : e;
+            return e instanceof Event.ZombieToken t ? t.taken() : e;
         }
     },
     /**
      * Gray failures: the gateway fences tokens, but a holder stores every page a worker streams to
      * it, whatever its epoch: a woken zombie's pages enter the checkpoint a later restore reads.
      */
-    HOLDER_NO_FENCE("S19") {
-        @Override
-        public boolean gray() {
-            return true;
-        }
-
+    HOLDER_NO_FENCE("S19", true) {
         @Override
         public Event rewrite(ClusterState before, Event e, Config c) {
             // the holder keeps pages by (request, position): it takes the page into the copy of the request it holds now, if any
             if (e instanceof Event.ZombiePage p && holdsCopy(before.request(p.req()), p.holder())) {
-                return new Event.ZombiePage(p.worker(), p.req(), p.holder(), p.epoch(), p.pages(), true);
+                return p.taken();
             }
             return e;
         }
@@ -668,18 +658,13 @@ public enum Mutants implements Bug {
      * acknowledgements: a holder failed while it lived acknowledges the copy it still holds of a
      * request that has no holder now, and the gateway takes it back as the request's checkpoint.
      */
-    ACK_NO_FENCE("S19") {
-        @Override
-        public boolean gray() {
-            return true;
-        }
-
+    ACK_NO_FENCE("S19", true) {
         @Override
         public Event rewrite(ClusterState before, Event e, Config c) {
             if (e instanceof Event.ZombieAck a) {
                 RequestRec r = before.request(a.req());
                 if (r != null && r.phase() != RequestPhase.DONE && r.holder() < 0) {
-                    return new Event.ZombieAck(a.worker(), a.req(), a.epoch(), true);
+                    return a.taken();
                 }
             }
             return e;
@@ -690,19 +675,14 @@ public enum Mutants implements Bug {
      * id, not raised on restart). The gateway and the holders refuse a failed worker's writes
      * until it restarts, and then take its zombie's, whose epoch is now the current one again.
      */
-    RESTART_REUSES_EPOCH("S18") {
-        @Override
-        public boolean gray() {
-            return true;
-        }
-
+    RESTART_REUSES_EPOCH("S18", true) {
         @Override
         public Event rewrite(ClusterState before, Event e, Config c) {
             if (e instanceof Event.ZombieToken t && registered(before, t.worker())) {
-                return new Event.ZombieToken(t.worker(), t.req(), t.token(), t.epoch(), true);
+                return t.taken();
             }
             if (e instanceof Event.ZombiePage p && registered(before, p.worker())) {
-                return new Event.ZombiePage(p.worker(), p.req(), p.holder(), p.epoch(), p.pages(), true);
+                return p.taken();
             }
             return e;
         }
@@ -714,6 +694,7 @@ public enum Mutants implements Bug {
     };
 
     private final String expected;
+    private final boolean gray;
     /** For a reading mutant: its policy, the reading, the value it claims and the value it runs; else null. */
     private final String readingPolicy;
     private final String reading;
@@ -724,8 +705,18 @@ public enum Mutants implements Bug {
         this(expected, null, null, null, null);
     }
 
+    /** A mutant whose bug is in a fence ({@code gray}): the kit runs it with gray failures. */
+    Mutants(String expected, boolean gray) {
+        this(expected, null, null, null, null, gray);
+    }
+
     /** A mutant that is told reading {@code reading=claimed} and runs {@code reading=runs} under {@code policy}. */
     Mutants(String expected, String policy, String reading, String claimed, String runs) {
+        this(expected, policy, reading, claimed, runs, false);
+    }
+
+    Mutants(String expected, String policy, String reading, String claimed, String runs, boolean gray) {
+        this.gray = gray;
         this.expected = expected;
         this.readingPolicy = policy;
         this.reading = reading;
@@ -750,7 +741,7 @@ public enum Mutants implements Bug {
 
     /** Whether the kit runs this mutant's schedules with gray failures (its bug is in a fence). */
     public boolean gray() {
-        return false;
+        return gray;
     }
 
     /** The policies the kit runs this mutant under (LUMEN, unless its bug lives in another policy). */

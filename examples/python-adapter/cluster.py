@@ -12,7 +12,11 @@ declares it failed (`Fail`, which fences it: its epoch rises), and it wakes
 gateway and its next page to each request's holder, tagged with the epoch it
 still has; the gateway and the holders take a write only under the worker's
 current epoch, so each is refused (`ZombieToken`, `ZombiePage` with
-`"accepted": false`), and the zombie, told so, stops (`ZombieStops`).
+`"accepted": false`), and the zombie, told so, stops (`ZombieStops`). The
+`partition` command cuts the worker off from the gateway instead: declared
+failed the same, it works on, so its pages reach the holders at once (refused),
+and its tokens and acknowledgements reach the gateway when the partition heals
+(refused), or are lost in it (`lossy`); at the heal it learns of its fence.
 
 Policies (the init config's `policy`):
 
@@ -103,8 +107,8 @@ class Cluster:
         self.emit, self.bugs = emit, set(bugs)
         self.now, self.timers, self.seq = 0.0, [], 0
         self.armed = {w.id: [] for w in self.workers}   # failures waiting for a phase of work
-        self.pauses = {w.id: [] for w in self.workers}  # of those, the pauses: [point, for_ms]
-        self.pausing = None                             # the pause (ms) of the failure firing now
+        self.pauses = {w.id: [] for w in self.workers}  # of those, the gray ones: [point, (for_ms, cut)]
+        self.pausing = None                             # the gray failure firing now: (ms, cut or None)
 
     # ----------------------------------------------------------------- loads
     def up(self):
@@ -186,14 +190,15 @@ class Cluster:
         self.place(r)
         self.start_prefill(r, 0)
 
-    def pause_at(self, w, point, for_ms):
-        """The `pause` command: a gray failure, fired as `fail_at` fires, that leaves a zombie."""
+    def pause_at(self, w, point, for_ms, cut=None):
+        """The `pause` command (cut None) and the `partition` command (cut "delayed" or "lost"):
+        a gray failure, fired as `fail_at` fires, that leaves a zombie."""
         if point == "AT_TIME":
-            self.pausing = for_ms
+            self.pausing = (for_ms, cut)
             self.fail_at(w, point)
             self.pausing = None
             return
-        self.pauses[w].append([point, for_ms])
+        self.pauses[w].append([point, (for_ms, cut)])
         self.fail_at(w, point)
 
     def fail_at(self, w, point):
@@ -249,7 +254,13 @@ class Cluster:
                 for r in self.live() if r.server == w and r.phase in ACTIVE},
                 # the copies it held as a holder, which its host memory still has when it wakes
                 "held": {r.id: list(r.copies[w]) for r in self.live() if r.holder == w and r.copies.get(w)}}
-            self.at(self.now + pause, self.zombie_wakes, w, zombie)
+            for_ms, cut = pause
+            if cut is None:                       # a pause: it wakes and writes all it was writing
+                self.at(self.now + for_ms, self.zombie_writes, w, zombie, True, True, True)
+            else:                                 # cut off from the gateway, it works on: its pages reach the
+                # holders now; its tokens and acks reach the gateway at the heal, or are lost
+                self.at(self.now, self.zombie_writes, w, zombie, False, True, False, False)
+                self.at(self.now + for_ms, self.zombie_writes, w, zombie, cut == "delayed", False, cut == "delayed")
         worker.state, worker.epoch, worker.target = "FAILED", worker.epoch + 1, None
         self.seen[w] = 0.0                       # the monitor forgets a failed worker's report
         interrupted = sorted(r.id for r in self.live() if r.server == w and r.phase in ACTIVE)
@@ -290,8 +301,9 @@ class Cluster:
         """A holder stores a worker's page only under the worker's current epoch."""
         return epoch == self.workers[w].epoch or "holder-no-fence" in self.bugs
 
-    def zombie_wakes(self, w, zombie):
-        """The paused worker carries on where it stood: its next token and next page per request."""
+    def zombie_writes(self, w, zombie, tokens, pages, acks, stops=True):
+        """The zombie carries on where it stood: its next token and next page per request, its
+        acknowledgements as a holder; then, told of its fence, it stops."""
         e = zombie["epoch"]
         if self.workers[w].epoch != e + 1:
             # the worker was failed again while this incarnation stalled: the trace contract knows one
@@ -299,14 +311,14 @@ class Cluster:
             return
         for rid in sorted(zombie["reqs"]):
             z, r = zombie["reqs"][rid], self.requests[rid]
-            if z["out"] < z["out_len"]:
+            if tokens and z["out"] < z["out_len"]:
                 token = kv.token(z["seed"], z["out"] + 1, self.vocab)
                 taken = self.gateway_takes(w, e) and r.phase != "DONE"
                 if taken:                          # a gateway without the fence: the client gets it
                     r.out.append(token)
                 self.event("ZombieToken", worker=w, req=rid, token=token, epoch=e, accepted=taken)
             h = z["holder"]
-            if h is not None and z["next"] <= len(z["kv"]):
+            if pages and h is not None and z["next"] <= len(z["kv"]):
                 copy = r.copies.get(h)
                 # the holder keeps pages by (request, position): it takes the page into the copy of the
                 # request it holds now, if any, at the page's position
@@ -318,13 +330,14 @@ class Cluster:
                     else:
                         copy.append(word)
                 self.event("ZombiePage", worker=w, req=rid, holder=h, epoch=e, accepted=taken)
-        for rid in sorted(zombie["held"]):          # a holder: its late acknowledgements of the copies it kept
+        for rid in sorted(zombie["held"]) if acks else []:  # a holder: its late acknowledgements of the copies it kept
             r = self.requests[rid]
             taken = self.ack_takes(w, e) and r.phase != "DONE" and r.holder is None
             if taken:                              # a gateway without the fence: the copy is a checkpoint again
                 r.holder, r.copies[w] = w, list(zombie["held"][rid])
             self.event("ZombieAck", worker=w, req=rid, epoch=e, accepted=taken)
-        self.event("ZombieStops", worker=w)        # told of its fence, it resets
+        if stops:
+            self.event("ZombieStops", worker=w)    # told of its fence, it resets
 
     def restart(self, w):
         worker = self.workers[w]

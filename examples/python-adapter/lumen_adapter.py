@@ -72,6 +72,9 @@ def main():
                     cluster.fail_at(cmd["worker"], cmd.get("point", "AT_TIME"))
                 elif name == "pause":
                     cluster.pause_at(cmd["worker"], cmd.get("point", "AT_TIME"), float(cmd["forMs"]))
+                elif name == "partition":
+                    cluster.pause_at(cmd["worker"], cmd.get("point", "AT_TIME"), float(cmd["forMs"]),
+                                     "lost" if cmd.get("lossy") else "delayed")
                 elif name == "restart":
                     cluster.restart(cmd["worker"])
                 elif name != "advance":

@@ -111,9 +111,10 @@ final class ConformCommand implements Callable<Integer> {
             + " re-prefill, ...) fails the run; with --live, a drill whose faults interrupted no request fails")
     boolean requireCoverage;
 
-    @Option(names = "--gray-failures", description = "one failure in two is gray: a pause command, the worker declared failed"
-            + " and woken later with its old state, a zombie whose every late write the system must refuse (S18, S19);"
-            + " the adapter must implement pause (docs/conformance.md)")
+    @Option(names = "--gray-failures", description = "one failure in two is gray: a pause (the worker declared failed and woken"
+            + " later with its old state) or a partition from the gateway (declared failed, it works on, its writes to the gateway"
+            + " delayed to the heal or lost), a zombie whose every late write the system must refuse (S18, S19);"
+            + " the adapter must implement pause and partition (docs/conformance.md)")
     boolean grayFailures;
 
     @Option(names = "--fairness-steps", paramLabel = "N", description = "the bound of the finite-trace fairness checks L3 and L4,"

@@ -506,7 +506,10 @@ public final class Conformance {
                     "{\"cmd\":\"arrive\",\"t\":%s,\"req\":%d,\"promptLen\":%d,\"outLen\":%d,\"seed\":%d}", a.atMs(), a.id(), a.promptLen(), a.outLen(), a.seed())));
         }
         for (Fault f : sc.faults()) {
-            cmds.add(new Cmd(f.afterMs(), f.paused()
+            cmds.add(new Cmd(f.afterMs(), f.partitioned()
+                    ? String.format(java.util.Locale.ROOT, "{\"cmd\":\"partition\",\"t\":%s,\"worker\":%d,\"point\":\"%s\",\"forMs\":%s,\"lossy\":%s}",
+                            f.afterMs(), f.worker(), f.point().name(), f.pauseMs(), f.partition() == Fault.Partition.LOST)
+                    : f.paused()
                     ? String.format(java.util.Locale.ROOT, "{\"cmd\":\"pause\",\"t\":%s,\"worker\":%d,\"point\":\"%s\",\"forMs\":%s}",
                             f.afterMs(), f.worker(), f.point().name(), f.pauseMs())
                     : String.format(java.util.Locale.ROOT, "{\"cmd\":\"fail\",\"t\":%s,\"worker\":%d,\"point\":\"%s\"}",

@@ -56,7 +56,9 @@ public record Schedule(Config config, double draftAgreement, List<Arrival> arriv
         }
         for (Fault f : faults) {
             lines.add(String.format(Locale.ROOT, "%10.1f ms  worker %d %s %s", f.afterMs(), f.worker(),
-                    f.paused() ? String.format(Locale.ROOT, "pauses for %.1f ms (declared failed, it wakes a zombie)", f.pauseMs()) : "fails",
+                    f.partitioned() ? String.format(Locale.ROOT, "is cut off from the gateway for %.1f ms (declared failed, it works on as a zombie;"
+                            + " its tokens and acks %s)", f.pauseMs(), f.partition() == Fault.Partition.LOST ? "lost" : "delayed to the heal")
+                    : f.paused() ? String.format(Locale.ROOT, "pauses for %.1f ms (declared failed, it wakes a zombie)", f.pauseMs()) : "fails",
                     f.point() == Fault.Point.AT_TIME ? "" : "(at the first " + f.point().name().toLowerCase(Locale.ROOT).replace('_', '-') + " from then)"));
         }
         lines.sort(null);

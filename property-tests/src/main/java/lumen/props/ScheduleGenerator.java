@@ -188,8 +188,12 @@ public final class ScheduleGenerator {
             SplittableRandom g = new SplittableRandom(seed ^ 0x67A7F41L);
             for (int i = 0; i < faults.size(); i++) {
                 if (g.nextBoolean()) {
+                    // a gray failure: one in two a pause, else a partition from the gateway (one in two of those lossy)
                     Fault f = faults.get(i);
-                    faults.set(i, new Fault(f.worker(), f.afterMs(), f.point(), 20 + g.nextDouble() * 500));
+                    double forMs = 20 + g.nextDouble() * 500;
+                    int kind = g.nextInt(4);
+                    faults.set(i, new Fault(f.worker(), f.afterMs(), f.point(), forMs,
+                            kind < 2 ? Fault.Partition.NONE : kind == 2 ? Fault.Partition.DELAYED : Fault.Partition.LOST));
                 }
             }
         }

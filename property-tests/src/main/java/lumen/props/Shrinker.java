@@ -60,10 +60,16 @@ public final class Shrinker {
         }
         for (int i = 0; i < fs.size(); i++) {
             if (fs.get(i).paused()) {
-                // a crash is plainer than a gray failure: kept only where the pause is what fails
+                // a crash is plainer than a gray failure, and a pause than a partition: kept only where the gray failure is what fails
                 List<Fault> g = new ArrayList<>(fs);
                 g.set(i, fs.get(i).asCrash());
                 out.add(s.withFaults(g));
+                if (fs.get(i).partitioned()) {
+                    Fault f = fs.get(i);
+                    List<Fault> p = new ArrayList<>(fs);
+                    p.set(i, new Fault(f.worker(), f.afterMs(), f.point(), f.pauseMs()));
+                    out.add(s.withFaults(p));
+                }
             }
         }
         for (int i = 0; i < fs.size(); i++) {

@@ -279,43 +279,83 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
         fail(wid);
         if (f.paused() && state.failures() > failures) {
             int epoch = state.worker(wid).zombie().epoch();
-            at(now + f.pauseMs(), () -> zombieWakes(wid, epoch));
+            if (f.partitioned()) {
+                // cut off from the gateway, it goes on: its pages reach its holders now, its tokens and acks wait for the heal
+                at(now, () -> zombieWrites(wid, epoch, false, true, false, false));
+                boolean lost = f.partition() == Fault.Partition.LOST;
+                at(now + f.pauseMs(), () -> zombieWrites(wid, epoch, !lost, false, !lost, true));
+            } else {
+                at(now + f.pauseMs(), () -> zombieWrites(wid, epoch, true, true, true, true));
+            }
         }
     }
 
     /**
-     * The paused worker wakes with the state it had when it was failed, and carries on where it
-     * stood: for each request it served, it sends the next token it computes (right: the target's,
-     * from its own KV) to the gateway, and the next page of the request's KV to the holder it
-     * streamed to. The gateway and the holder answer each with the fence (its epoch is not the
-     * worker's current one), so the zombie learns that it was failed and stops; its writes are in
-     * the trace, refused. A zombie a later failure of the same worker replaced is gone.
+     * The zombie of worker wid's incarnation {@code epoch} writes what it was writing, from the
+     * state it had when it was failed: for each request it served, its next token (right: the
+     * target's, from its own KV) to the gateway, and the next page of the request's KV to the
+     * holder it streamed to; as a holder then, its acknowledgement of each copy its host memory
+     * kept. A paused worker that wakes writes all three, and learns of its fence from the answers
+     * and stops; a worker cut off from the gateway writes its pages at once (the holders answer
+     * with the fence, but it goes on, as it cannot reach the gateway), and its tokens and acks
+     * when the partition heals, and stops then. Every write is in the trace, refused. A zombie a
+     * later failure of the same worker replaced is gone.
      */
-    private void zombieWakes(int wid, int epoch) {
+    private void zombieWrites(int wid, int epoch, boolean tokens, boolean pages, boolean acks, boolean stops) {
         lumen.core.Zombie z = state.worker(wid).zombie();
         if (z == null || z.epoch() != epoch) {
             return;
         }
-        stats.zombies++;
+        if (pages) {
+            stats.zombies++;
+        }
         for (int r : z.reqs().keys()) {
             lumen.core.Zombie.Req q = state.worker(wid).zombie().reqs().get(r);
-            if (q.out() < q.refLen()) {
+            if (tokens && q.out() < q.refLen()) {
                 emit(Core.zombieToken(state, wid, r, reqs.get(r).ref[q.out()]));
                 stats.zombieWritesRefused++;
             }
-            if (q.holder() >= 0 && q.next() <= q.kv().length()) {
+            if (pages && q.holder() >= 0 && q.next() <= q.kv().length()) {
                 emit(Core.zombiePage(state, wid, r, null));
                 stats.zombieWritesRefused++;
             }
         }
-        // a holder when it was failed: it acknowledges the copies its host memory still has, each refused
         for (int r : z.held().keys()) {
-            if (state.worker(wid).zombie().held().containsKey(r)) {
+            if (acks && state.worker(wid).zombie().held().containsKey(r)) {
                 emit(Core.zombieAck(state, wid, r));
                 stats.zombieWritesRefused++;
             }
         }
-        emit(Core.zombieStops(state, wid));
+        if (stops) {
+            // a pause's wake, or a partition's heal (lossy or not): the zombie hears of its fence
+            emit(Core.zombieStops(state, wid));
+        }
+    }
+
+    /**
+     * Tokens the fenced incarnation {@code epoch} of worker {@code wid} wrote for request {@code r}
+     * after its Fail, as the edge heard them (in a live cluster: an iteration's answer that came
+     * after the gateway had given up on it): each is that zombie's next token for r, refused by
+     * the fence. Nothing when that incarnation's zombie is gone (it stopped, or a later Fail
+     * replaced it) or did not serve r; none past r's output.
+     */
+    public void zombieTokens(int wid, int epoch, int r, int[] tokens) {
+        for (int token : tokens) {
+            lumen.core.Zombie z = state.worker(wid).zombie();
+            lumen.core.Zombie.Req q = z == null || z.epoch() != epoch ? null : z.reqs().get(r);
+            if (q == null || q.out() >= q.refLen()) {
+                return;
+            }
+            emit(Core.zombieToken(state, wid, r, token));
+            stats.zombieWritesRefused++;
+        }
+    }
+
+    /** Worker wid's zombie learned of its fence (in a live cluster: the gateway reset it): ZombieStops, when it has one. */
+    public void zombieStops(int wid) {
+        if (state.worker(wid).zombie() != null) {
+            emit(Core.zombieStops(state, wid));
+        }
     }
 
     // ---- requests ----------------------------------------------------------------------------

@@ -164,6 +164,59 @@ class ClusterRuntimeTest {
         assertThat(acks).as("zombie acknowledgements let through, caught").isGreaterThan(0);
     }
 
+    /**
+     * A partition from the gateway under every policy: the worker is declared failed and works on;
+     * its pages reach its holders at once and are refused there, its tokens and acknowledgements
+     * reach the gateway at the heal, refused (or are lost in a lossy partition), and it stops at
+     * the heal. Every run is a behaviour of the spec with every output its reference.
+     */
+    @Test
+    void aWorkerCutOffFromTheGatewayWorksOnAndEveryLateWriteIsRefused() throws IOException {
+        int delayedTokens = 0;
+        int earlyPages = 0;
+        for (String policy : Policies.keys()) {
+            for (Fault.Partition cut : List.of(Fault.Partition.DELAYED, Fault.Partition.LOST)) {
+                Config cfg = new Config(policy, 4, 1, 1, 200, 16, 2048, 16, 4);
+                ByteArrayOutputStream buf = new ByteArrayOutputStream();
+                List<Object[]> timed = new ArrayList<>();
+                ClusterRuntime rt = new ClusterRuntime(cfg, Scenarios.FAST_RELOAD, ClusterRuntime.Options.defaults(16),
+                        (e, t) -> timed.add(new Object[] {e, t}));
+                rt.run(work(10), List.of(new Fault(1, 60, Fault.Point.MID_DECODE, 30, cut)));
+                String what = policy + " " + cut;
+                assertThat(rt.stats().completed).as(what).isEqualTo(10);
+                double failAt = timed.stream().filter(x -> x[0] instanceof Event.Fail).mapToDouble(x -> (double) x[1]).findFirst().orElseThrow();
+                List<Object[]> zw = timed.stream().filter(x -> x[0] instanceof Event.ZombieToken || x[0] instanceof Event.ZombiePage
+                        || x[0] instanceof Event.ZombieAck || x[0] instanceof Event.ZombieStops).toList();
+                assertThat(zw).as(what + ": the zombie stops at the heal").last()
+                        .satisfies(x -> assertThat(x[0]).isInstanceOf(Event.ZombieStops.class))
+                        .satisfies(x -> assertThat((double) x[1]).isEqualTo(failAt + 30));
+                for (Object[] x : zw) {
+                    if (x[0] instanceof Event.ZombiePage p) {
+                        assertThat(p.accepted()).isFalse();
+                        assertThat((double) x[1]).as(what + ": a page reaches its holder at once").isEqualTo(failAt);
+                        earlyPages++;
+                    } else if (x[0] instanceof Event.ZombieToken || x[0] instanceof Event.ZombieAck) {
+                        assertThat(cut).as(what + ": a lossy partition loses the tokens and acks").isEqualTo(Fault.Partition.DELAYED);
+                        assertThat((double) x[1]).as(what + ": tokens and acks at the heal").isEqualTo(failAt + 30);
+                        assertThat(x[0] instanceof Event.ZombieToken t ? t.accepted() : ((Event.ZombieAck) x[0]).accepted()).isFalse();
+                        delayedTokens += x[0] instanceof Event.ZombieToken ? 1 : 0;
+                    }
+                }
+                try (TraceWriter w = new TraceWriter(buf, cfg)) {
+                    for (Object[] x : timed) {
+                        w.write((Event) x[0], (double) x[1]);
+                    }
+                } catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+                ValidationResult v = Validator.validate(new ByteArrayInputStream(buf.toByteArray()), what);
+                assertThat(v.verdict()).as(what + ": %s", v.divergence()).isEqualTo(Verdict.ACCEPTED);
+            }
+        }
+        assertThat(delayedTokens).as("tokens delivered at a heal").isGreaterThan(0);
+        assertThat(earlyPages).as("pages sent during a partition").isGreaterThan(0);
+    }
+
     @Test
     void concurrentAndRepeatedFailures() {
         Config cfg = new Config("lumen", 5, 1, 1, 200, 16, 2048, 16, 4);

@@ -117,6 +117,19 @@ public final class Adapter {
                 rt.inject(new Fault(integer(m, "worker"), t,
                         Fault.Point.valueOf(m.path("point").asText("AT_TIME").toUpperCase(Locale.ROOT).replace('-', '_')), forMs));
             }
+            case "partition" -> {
+                double forMs = m.path("forMs").asDouble(Double.NaN);
+                if (!(forMs > 0) || Double.isInfinite(forMs)) {
+                    throw new IllegalArgumentException("command partition needs a number 'forMs' above 0");
+                }
+                JsonNode lossy = m.path("lossy");
+                if (!lossy.isMissingNode() && !lossy.isBoolean()) {
+                    throw new IllegalArgumentException("command partition: 'lossy' is true or false");
+                }
+                rt.inject(new Fault(integer(m, "worker"), t,
+                        Fault.Point.valueOf(m.path("point").asText("AT_TIME").toUpperCase(Locale.ROOT).replace('-', '_')), forMs,
+                        lossy.asBoolean(false) ? Fault.Partition.LOST : Fault.Partition.DELAYED));
+            }
             case "restart" -> rt.restartWorker(integer(m, "worker"));
             case "advance" -> rt.advanceTo(t);
             case "quit" -> {

@@ -111,6 +111,15 @@ public final class LiveCluster implements AutoCloseable {
      */
     public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut, LiveMutant mutant,
                        java.nio.file.Path processLogs) throws IOException {
+        this(cfg, cost, addresses, opt, traceOut, mutant, processLogs, addresses);
+    }
+
+    /**
+     * The same, the gateway dialling worker i at {@code dial.get(i)} (a link a drill can cut,
+     * {@link LinkProxy}) while the workers reach each other at {@code addresses}.
+     */
+    public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut, LiveMutant mutant,
+                       java.nio.file.Path processLogs, List<String> dial) throws IOException {
         this.mutant = mutant;
         if (addresses.size() != cfg.workers()) {
             throw new IllegalArgumentException(cfg.workers() + " workers configured, " + addresses.size() + " addresses given");
@@ -120,7 +129,7 @@ public final class LiveCluster implements AutoCloseable {
         KvGeometry g = KvGeometry.small(cfg.pageTokens());
         this.workers = new java.util.ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
-            workers.add(new Remote(i, addresses.get(i), g, clock));
+            workers.add(new Remote(i, addresses.get(i), dial.get(i), g, clock));
         }
         this.trace = traceOut == null ? null : new TraceWriter(traceOut, cfg);
         this.ownLog = new boolean[addresses.size()];
@@ -144,6 +153,10 @@ public final class LiveCluster implements AutoCloseable {
         ClusterRuntime.Options ro = ClusterRuntime.Options.defaults(cfg.pageTokens()).withMemories(workers::get)
                 .withLateDrafts(mutant == LiveMutant.LATE_DRAFT);
         this.rt = new ClusterRuntime(cfg, cost, ro, this::emitted).withExternalRestarts().withExternalLoads();
+        for (Remote w : workers) {
+            // the epoch each iteration's call is made under, read on the loop, which makes every call
+            w.onLateAnswers(() -> rt.state().worker(w.id()).epoch(), this::lateAnswer);
+        }
         this.boot = new long[addresses.size()];
         this.lastOk = new double[addresses.size()];
         this.staleBefore = new double[addresses.size()];
@@ -264,8 +277,29 @@ public final class LiveCluster implements AutoCloseable {
         inbox.add(r);
     }
 
+    /**
+     * An iteration's answer that came after the gateway gave up on it and failed its worker: the
+     * writes of a fenced incarnation (a zombie's tokens), which the runtime logs as such, refused.
+     * Warm-up requests (negative ids) are not the trace's.
+     */
+    private void lateAnswer(int w, int epoch, List<lumen.runtime.TargetPass.Job> jobs, List<lumen.runtime.TargetPass.Pass> passes) {
+        if (closed || crashed != null || passes == null) {
+            return;
+        }
+        inbox.add(() -> {
+            for (int i = 0; i < jobs.size() && i < passes.size(); i++) {
+                int r = jobs.get(i).req();
+                if (r >= 0) {
+                    rt.zombieTokens(w, epoch, r, passes.get(i).tokens());
+                }
+            }
+        });
+    }
+
     /** On the loop: where the runtime's events go. */
-    private void emitted(Event e, double t) {
+    private void emitted(Event event, double t) {
+        // the gateway-no-fence bug: a fenced incarnation's token is taken into its request's stream
+        Event e = mutant == LiveMutant.GATEWAY_NO_FENCE && event instanceof Event.ZombieToken z ? z.taken() : event;
         double ms = Math.round(t * 1000) / 1000.0;
         try {
             if (trace != null) {
@@ -280,6 +314,11 @@ public final class LiveCluster implements AutoCloseable {
             throw new java.io.UncheckedIOException(ex);
         }
         int[] toks = e instanceof Event.Prefill p ? p.tokens() : e instanceof Event.Decode d ? d.tokens() : null;
+        if (e instanceof Event.ZombieToken z) {
+            detections.add(String.format(java.util.Locale.ROOT, "worker %d's fenced incarnation (epoch %d) sent a token of request %d at %.1f ms: %s",
+                    z.worker(), z.epoch(), z.req(), t, z.accepted() ? "streamed to its client" : "refused"));
+            toks = z.accepted() ? new int[] {z.token()} : null;
+        }
         if (toks != null && toks.length > 0) {
             BlockingQueue<int[]> q = streams.get(e.req());
             if (q != null) {
@@ -456,6 +495,10 @@ public final class LiveCluster implements AutoCloseable {
             // failed while it only stalled: its memories are stale, so it wipes them and comes back as new
             boolean reset = workers.get(w).reset();
             staleBefore[w] = nowMs();
+            if (reset) {
+                // the zombie learned of its fence; behind any late answer of its already in the inbox, which it sent before
+                inbox.add(() -> guarded(() -> rt.zombieStops(w)));
+            }
             detections.add(String.format(java.util.Locale.ROOT, "worker %d answered again at %.1f ms after it was failed; %s", w, t,
                     reset ? "reset" : "not reset (no answer)"));
             return;

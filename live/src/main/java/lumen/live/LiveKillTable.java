@@ -10,11 +10,11 @@ import java.util.List;
  * {@code lumen conform --live-mutants}: runs {@code lumen serve} and each of its seeded bugs
  * ({@link LiveMutant}) on loopback, drives each with the same workload and the same
  * {@code kill -9} of a worker through {@link LiveConform}, and reports which check caught each: the
- * reference must pass, every mutant must be caught. {@link LiveMutant#HOLDER_NO_FENCE} needs a
- * worker that stalls mid-transfer rather than a kill, and is not in the default table: a stalled
- * worker that holds checkpoints makes the reference's copies lag past L3's finite bound before the
- * detector fails it, which L3's reading cannot yet tell from a server that does not stream
- * (LiveServeTest runs it, with the stall on a server).
+ * reference must pass, every mutant must be caught. The fence mutants ({@link LiveMutant#gray()})
+ * need a worker that stalls and wakes rather than a kill, and are not in the default table: a
+ * stalled worker that holds checkpoints makes the reference's copies lag past L3's finite bound
+ * before the detector fails it, which L3's reading cannot yet tell from a server that does not
+ * stream (LiveServeTest runs each, with the stall on a server: mid-transfer, mid-iteration).
  */
 public final class LiveKillTable {
     private LiveKillTable() {}
@@ -47,7 +47,7 @@ public final class LiveKillTable {
         List<LiveMutant> systems = new ArrayList<>();
         systems.add(LiveMutant.NONE);
         for (LiveMutant m : mutants.isEmpty() ? List.of(LiveMutant.values()) : mutants) {
-            if (m != LiveMutant.NONE && !(mutants.isEmpty() && m == LiveMutant.HOLDER_NO_FENCE)) {
+            if (m != LiveMutant.NONE && !(mutants.isEmpty() && m.gray())) {
                 systems.add(m);
             }
         }

@@ -14,7 +14,9 @@ public enum LiveMutant {
             + " a page whose acknowledgement was lost"),
     LATE_DRAFT("late-draft", "the handover races a late draft: a draft that arrives after its worker handed over is still verified"),
     HOLDER_NO_FENCE("holder-no-fence", "a holder stores a page whatever epoch its sender wrote it under: a worker that stalled and was"
-            + " failed meanwhile gets its late page into a checkpoint");
+            + " failed meanwhile gets its late page into a checkpoint"),
+    GATEWAY_NO_FENCE("gateway-no-fence", "the gateway streams every token a worker's answer carries to its client, also an answer that"
+            + " came after the gateway failed the worker: a worker that stalled in an iteration wakes and its late tokens reach the client");
 
     public final String key;
     public final String bug;
@@ -22,6 +24,11 @@ public enum LiveMutant {
     LiveMutant(String key, String bug) {
         this.key = key;
         this.bug = bug;
+    }
+
+    /** Whether only a gray failure (a worker failed while it lives, then waking) reaches the bug: a kill -9 leaves no zombie. */
+    public boolean gray() {
+        return this == HOLDER_NO_FENCE || this == GATEWAY_NO_FENCE;
     }
 
     /** The mutant of this name; null when none is. */

@@ -19,7 +19,19 @@ public final class LiveServer implements AutoCloseable {
      * @param processLogs     where each process writes its own log (null: none; docs/serve.md, Logs)
      */
     public record Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster,
-                           long requestTimeoutMs, Path logDir, LiveMutant mutant, int dropAckEvery, String dieAt, Path processLogs) {
+                           long requestTimeoutMs, Path logDir, LiveMutant mutant, int dropAckEvery, String dieAt, Path processLogs,
+                           boolean links) {
+        public Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster, long requestTimeoutMs,
+                        Path logDir, LiveMutant mutant, int dropAckEvery, String dieAt, Path processLogs) {
+            this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, dieAt, processLogs, false);
+        }
+
+        /** The same with the gateway reaching each worker through a link on loopback that a drill can cut ({@link LiveServer#partition}). */
+        public Settings withLinks() {
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, dieAt,
+                    processLogs, true);
+        }
+
         public Settings(Config config, CostModel cost, int port, long restartDelayMs, LiveCluster.Options cluster, long requestTimeoutMs,
                         Path logDir) {
             this(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, LiveMutant.NONE, 0, null, null);
@@ -32,7 +44,7 @@ public final class LiveServer implements AutoCloseable {
 
         /** The same with a seeded bug and every {@code dropAckEvery}-th page acknowledgement lost (0: none). */
         public Settings with(LiveMutant m, int dropAcks) {
-            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, m, dropAcks, dieAt, processLogs);
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, m, dropAcks, dieAt, processLogs, links);
         }
 
         /**
@@ -44,23 +56,59 @@ public final class LiveServer implements AutoCloseable {
          */
         public Settings dyingAt(String pointAndCount) {
             return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, pointAndCount,
-                    processLogs);
+                    processLogs, links);
         }
 
         /** The same with each process writing its own log in {@code dir}. */
         public Settings withProcessLogs(Path dir) {
-            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, dieAt, dir);
+            return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, dieAt, dir, links);
         }
     }
 
     private final Workers workers;
     private final LiveCluster cluster;
     private final Gateway gateway;
+    /** Per worker, the link the gateway reaches it through (a drill may cut it); empty when the gateway dials the workers directly. */
+    private final List<LinkProxy> links;
 
-    private LiveServer(Workers workers, LiveCluster cluster, Gateway gateway) {
+    private LiveServer(Workers workers, LiveCluster cluster, Gateway gateway, List<LinkProxy> links) {
         this.workers = workers;
         this.cluster = cluster;
         this.gateway = gateway;
+        this.links = links;
+    }
+
+    /**
+     * Partitions worker w from the gateway (both ways; the worker still reaches its holders) for
+     * {@code ms}: delaying (what is sent meanwhile goes through at the heal) or {@code lossy}
+     * (connections reset, what was in flight lost). The heal comes on its own; a drill may heal
+     * earlier ({@link #heal}), and closing the server heals every link. Only a server started
+     * with {@link Settings#withLinks()} has links to cut.
+     */
+    public void partition(int w, long ms, boolean lossy) {
+        if (links.isEmpty()) {
+            throw new IllegalStateException("this server's gateway dials its workers directly: start it with links to cut one");
+        }
+        LinkProxy l = links.get(w);
+        l.cut(lossy);
+        Thread heal = new Thread(() -> {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            } finally {
+                l.heal();
+            }
+        }, "lumen-heal-" + w);
+        heal.setDaemon(true);
+        heal.start();
+    }
+
+    /** Heals worker w's link to the gateway now. */
+    public void heal(int w) {
+        if (!links.isEmpty()) {
+            links.get(w).heal();
+        }
     }
 
     /** Starts the workers, waits until each answers (up to {@code readyMs}), then the endpoint; the trace goes to {@code trace} (null: none). */
@@ -91,17 +139,28 @@ public final class LiveServer implements AutoCloseable {
         }
         Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra, die, dieWorker);
         LiveCluster c = null;
+        List<LinkProxy> links = new java.util.ArrayList<>();
         try {
-            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant(), s.processLogs());
+            List<String> dial = ws.addresses();
+            if (s.links()) {
+                dial = new java.util.ArrayList<>();
+                for (String a : ws.addresses()) {
+                    LinkProxy l = new LinkProxy(a);
+                    links.add(l);
+                    dial.add(l.address());
+                }
+            }
+            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant(), s.processLogs(), dial);
             if (!c.awaitReady(readyMs)) {
                 throw new IllegalStateException("the workers did not all answer within " + readyMs + " ms"
                         + (s.logDir() != null ? " (their output is in " + s.logDir() + ")" : ""));
             }
-            return new LiveServer(ws, c, new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs(), history));
+            return new LiveServer(ws, c, new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs(), history), links);
         } catch (Exception | Error ex) {
             if (c != null) {
                 c.close();
             }
+            links.forEach(LinkProxy::close);
             ws.close();
             throw ex;
         }
@@ -131,7 +190,11 @@ public final class LiveServer implements AutoCloseable {
             try {
                 cluster.close();
             } finally {
-                workers.close();
+                try {
+                    workers.close();
+                } finally {
+                    links.forEach(LinkProxy::close);
+                }
             }
         }
     }

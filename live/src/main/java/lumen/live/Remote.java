@@ -37,10 +37,15 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     /** A worker at {@code address}, every call to it carrying the gateway's {@code clock}. */
     Remote(int id, String address, KvGeometry g, Clock clock) {
+        this(id, address, address, g, clock);
+    }
+
+    /** The same, the gateway dialling it at {@code dial} (a link that may be cut), the other workers at {@code address}. */
+    Remote(int id, String address, String dial, KvGeometry g, Clock clock) {
         this.id = id;
         this.address = address;
         this.g = g;
-        this.channel = channel(address, clock.client());
+        this.channel = channel(dial, clock.client());
     }
 
     /** A channel to host:port whose calls carry a process's clock. */
@@ -102,12 +107,80 @@ final class Remote implements WorkerMemory, KvDataPlane {
         try {
             return checked(call(channel, m, op, CALL_MS));
         } catch (StatusRuntimeException ex) {
-            Status.Code c = ex.getStatus().getCode();
-            if (c == Status.Code.INVALID_ARGUMENT) {
-                // the worker refused the call: a bug of the gateway, not a failure of the worker
-                throw new IllegalStateException(ex.getStatus().getDescription(), ex);
+            throw lost(ex);
+        } finally {
+            calls.recordValue(Math.min(60_000_000L, (System.nanoTime() - t) / 1000));
+        }
+    }
+
+    /** A call that failed: the worker is lost, unless it refused the call (a bug of the gateway's, not a failure of the worker). */
+    private RuntimeException lost(StatusRuntimeException ex) {
+        if (ex.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
+            return new IllegalStateException(ex.getStatus().getDescription(), ex);
+        }
+        return new WorkerLost(id, ex.getStatus().toString());
+    }
+
+    /**
+     * How long an iteration's call stays open after the gateway gave up on its answer, ms: an
+     * answer in that time is a fenced incarnation's write, which reaches the gateway as a late
+     * answer does on a real transport, and which the gateway must refuse ({@link LateAnswers}).
+     */
+    static final long LATE_MS = 60_000;
+
+    /** Where the answer to an iteration goes when it comes after the gateway gave up on it (and failed the worker). */
+    interface LateAnswers {
+        /** Worker {@code worker}'s incarnation of {@code epoch} answered {@code jobs} with {@code passes}, too late. */
+        void late(int worker, int epoch, List<lumen.runtime.TargetPass.Job> jobs, List<lumen.runtime.TargetPass.Pass> passes);
+    }
+
+    private volatile LateAnswers lateAnswers;
+    private volatile java.util.function.IntSupplier epoch = () -> 0;
+
+    /** Late answers go to {@code to}, each with the epoch {@code epoch} gave (on the caller's thread) when its call was made. */
+    void onLateAnswers(java.util.function.IntSupplier epoch, LateAnswers to) {
+        this.epoch = epoch;
+        this.lateAnswers = to;
+    }
+
+    /**
+     * One iteration's call: the gateway waits {@link #CALL_MS} for the answer, then takes the
+     * worker as lost; the call itself stays open ({@link #LATE_MS}), as a stalled worker's
+     * connection does, so that an answer it sends when it wakes reaches the gateway, which hands
+     * it to {@link LateAnswers} instead of the runtime.
+     */
+    private Wire.Reply iteration(List<lumen.runtime.TargetPass.Job> jobs) {
+        long t = System.nanoTime();
+        int at = epoch.getAsInt();
+        com.google.common.util.concurrent.ListenableFuture<Wire.Reply> f = ClientCalls.futureUnaryCall(
+                channel.newCall(Wire.RUN, CallOptions.DEFAULT.withDeadlineAfter(LATE_MS, TimeUnit.MILLISECONDS)), Wire.Op.jobs(jobs));
+        try {
+            return checked(f.get(CALL_MS, TimeUnit.MILLISECONDS));
+        } catch (java.util.concurrent.TimeoutException ex) {
+            LateAnswers to = lateAnswers;
+            if (to == null) {
+                f.cancel(true);
+            } else {
+                f.addListener(() -> {
+                    Wire.Reply late;
+                    try {
+                        late = com.google.common.util.concurrent.Futures.getDone(f);
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException gone) {
+                        return; // no answer after all: the process died, or the call ran out
+                    }
+                    to.late(id, at, jobs, late.passes());
+                }, com.google.common.util.concurrent.MoreExecutors.directExecutor());
             }
-            throw new WorkerLost(id, ex.getStatus().toString());
+            throw new WorkerLost(id, "its iteration had no answer within " + CALL_MS + " ms");
+        } catch (java.util.concurrent.ExecutionException ex) {
+            if (ex.getCause() instanceof StatusRuntimeException s) {
+                throw lost(s);
+            }
+            throw new WorkerLost(id, String.valueOf(ex.getCause()));
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            f.cancel(true);
+            throw new WorkerLost(id, "interrupted while waiting for its iteration");
         } finally {
             calls.recordValue(Math.min(60_000_000L, (System.nanoTime() - t) / 1000));
         }
@@ -161,7 +234,7 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     @Override
     public lumen.runtime.TargetPass.Pass[] run(List<lumen.runtime.TargetPass.Job> jobs) {
-        lumen.runtime.TargetPass.Pass[] out = call(Wire.RUN, Wire.Op.jobs(jobs)).passes().toArray(new lumen.runtime.TargetPass.Pass[0]);
+        lumen.runtime.TargetPass.Pass[] out = iteration(jobs).passes().toArray(new lumen.runtime.TargetPass.Pass[0]);
         for (int i = 0; i < out.length; i++) {
             positions.put(jobs.get(i).req(), out[i].positions());
         }

@@ -436,6 +436,84 @@ class LiveServeTest {
     }
 
     /**
+     * A worker that stalls in the middle of an iteration for longer than the gateway waits for its
+     * answer: the gateway fails it and resumes its requests elsewhere; the worker wakes and its
+     * answer, the tokens it computed, reaches the gateway late. The gateway refuses them (its log
+     * shows each as a ZombieToken, refused) and resets the worker, which rejoins as a new
+     * incarnation; the clients see nothing of it. Under gateway-no-fence the late tokens reach
+     * their clients: the history rejects the run, and the logs name S18 at the token's line.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"none", "gateway-no-fence"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aWorkerStalledInAnIterationHasItsLateTokensRefused(String mutant) throws Exception {
+        // the stall outlasts the gateway's wait for an answer (1 s), and the requests outlast the stall
+        LiveServer.Settings set = settings(3).with(LiveMutant.of(mutant), 0).dyingAt("1:decode:40:1300");
+        Run r = run(set, 9, 512, 1, "y", (s, client, pid) -> {
+            client.fault("1 (stalled in an iteration)");
+            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 answered again")); i++) {
+                Thread.sleep(20);
+            }
+        });
+        assertThat(r.detections()).as("the late answer reached the gateway").anyMatch(d -> d.startsWith("worker 1's fenced incarnation"));
+        assertThat(r.logs().byType()).containsKey("ZombieToken");
+        HistoryCheck.Result h = r.checked("stalled-iteration-" + mutant);
+        if (mutant.equals("none")) {
+            assertThat(h.verdict()).as("the clients see nothing: %s", h).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.detections()).filteredOn(d -> d.contains("fenced incarnation")).allMatch(d -> d.endsWith("refused"));
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.validated("stalled-iteration").verdict()).isEqualTo(Verdict.ACCEPTED);
+        } else {
+            assertThat(h.verdict()).as("the clients got the zombie's tokens: %s", h).isEqualTo(Verdict.REJECTED);
+            System.out.println("gateway-no-fence, from the history: " + h);
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.REJECTED);
+            assertThat(r.logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S18);
+            System.out.println("gateway-no-fence, from the logs: " + r.logs().divergence().finding().message());
+        }
+    }
+
+    /**
+     * A partition between the gateway and worker 1 for 1.5 s, on loopback (the gateway reaches
+     * each worker through a link it can cut; the workers still reach each other). Delaying: what
+     * was sent meanwhile goes through at the heal, so the worker's answers to calls the gateway
+     * gave up on arrive late, and the gateway refuses them. Lossy: the connections are reset and
+     * what was in flight is lost. Either way the detector fails the worker, the gateway resets
+     * it when it is heard again, and no client sees anything; under gateway-no-fence a delaying
+     * partition's late tokens reach their clients, and the history and the logs catch it.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"delaying:none", "lossy:none", "delaying:gateway-no-fence"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aWorkerPartitionedFromTheGatewayIsFencedAndRejoins(String how) throws Exception {
+        boolean lossy = how.startsWith("lossy");
+        String mutant = how.substring(how.indexOf(':') + 1);
+        LiveServer.Settings set = settings(3).with(LiveMutant.of(mutant), 0).withLinks();
+        Run r = run(set, 9, 512, 1, "p", (s, client, pid) -> {
+            client.fault("1 (partitioned from the gateway" + (lossy ? ", lossy)" : ")"));
+            s.partition(1, 1_500, lossy);
+            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 answered again")); i++) {
+                Thread.sleep(20);
+            }
+        });
+        assertThat(r.detections()).as("the detector failed the worker").anyMatch(d -> d.startsWith("worker 1 failed"));
+        assertThat(r.detections()).as("it was heard again after the heal, and reset").anyMatch(d -> d.startsWith("worker 1 answered again"));
+        HistoryCheck.Result h = r.checked("partition-" + how);
+        if (mutant.equals("none")) {
+            assertThat(h.verdict()).as("the clients see nothing: %s", h).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.detections()).filteredOn(d -> d.contains("fenced incarnation")).allMatch(d -> d.endsWith("refused"));
+            if (lossy) {
+                assertThat(r.detections()).as("a lossy partition loses the late answers").noneMatch(d -> d.contains("fenced incarnation"));
+            }
+        } else {
+            assertThat(h.verdict()).as("the late tokens reached the clients: %s", h).isEqualTo(Verdict.REJECTED);
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.REJECTED);
+            assertThat(r.logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S18);
+        }
+        System.out.println("partition " + how + ": " + r.detections().stream().filter(d -> d.startsWith("worker 1")).toList());
+    }
+
+    /**
      * A worker that dies in the middle of its work, as near as a live system allows: its process
      * halts (no cleanup, like kill -9) right after it wrote a prefill's or a decode step's KV, after
      * a holder stored a streamed page, or in the middle of a restore; and a restarted worker killed

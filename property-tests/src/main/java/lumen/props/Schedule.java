@@ -39,7 +39,8 @@ public record Schedule(Config config, double draftAgreement, List<Arrival> arriv
             s += a.promptLen() + a.outLen();
         }
         for (Fault f : faults) {
-            s += (long) f.afterMs() + (f.paused() ? 500 : 0);
+            // a gray failure is bigger than a crash, and a partition than a pause: the shrinker makes them plainer
+            s += (long) f.afterMs() + (f.paused() ? 500 : 0) + (f.partitioned() ? 250 : 0);
         }
         return s;
     }

@@ -105,7 +105,10 @@ VARIABLES
     wdig,   \* wdig[r]: <<first, count>> :> digest of r's pages as its server wrote them
     hdig,   \* hdig[r]: the same for the copy on r's holder
     bdig,   \* bdig[r]: the same for the copy on r's backup
-    slag,   \* slag[<<r, c>>]: r's decode steps with copy c ("h" or "b") a page behind, no StreamPage
+    slag,   \* slag[<<r, c>>]: r's decode steps with copy c ("h" or "b") a page behind, no StreamPage, at which
+            \* r's server had streamed nothing since r's previous decode step
+    sst,    \* sst.sent[w]: the StreamPage steps of requests w served; sst.seen[r]: sst.sent of r's server
+            \* at r's last decode step (none since r was placed, routed or streamed: no entry)
     amiss,  \* amiss[w]: "none" while ASSISTING w has proposed nothing in this stint, "some" once it has
     aopp,   \* aopp[<<w, r>>]: r's latest consecutive decode steps at which w could have proposed, in a stint with none
     aexc,   \* the <<w, r>> where another worker proposed for r during w's stint with none (excused at w's handover)
@@ -116,7 +119,7 @@ VARIABLES
     hl      \* <<l, loads>>: the loads the hidden View chose for event l (HiddenLoads), <<-l, loads>> for the
             \* hidden Place before it, or <<0, <<>>>>
 
-auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, aexc, lh, lfrom, syn, hid, hl>>
+auxVars == <<tR, tW, pending, wdig, hdig, bdig, slag, sst, amiss, aopp, aexc, lh, lfrom, syn, hid, hl>>
 traceVars == <<vars, l, auxVars>>
 
 \* The event the next step applies: the next logged one, or a hidden Place the search chose.
@@ -496,15 +499,22 @@ Missed(w, r) == /\ w \in DOMAIN amiss /\ amiss[w] = "none" /\ wstate[w] = "ASSIS
                 /\ Server(r) # None /\ wstate[Server(r)] = "UP"
                 /\ MayPropose(w, Server(r))
 
+\* Whether r's server, w, streamed nothing since r's previous decode step (true at r's first decode
+\* since it was placed, routed or streamed). Only such a step counts for L3: a server streams one
+\* page at a time, and one busy with other requests' pages has not failed to stream.
+StreamIdle(r, w) == ~Has(sst.seen, r) \/ sst.seen[r] = sst.sent[w]
+
 Fair ==
     CASE Ev.type = "Decode" ->
            LET r == Ev.req
-               lagH == IF Behind(r, holder[r], ckpt[r]) THEN (IF Has(slag, <<r, "h">>) THEN slag[<<r, "h">>] ELSE 0) + 1 ELSE 0
-               lagB == IF Behind(r, backup[r], bckpt[r]) THEN (IF Has(slag, <<r, "b">>) THEN slag[<<r, "b">>] ELSE 0) + 1 ELSE 0
+               idle == IF Ev.worker \in Workers /\ StreamIdle(r, Ev.worker) THEN 1 ELSE IF Ev.worker \in Workers THEN 0 ELSE 1
+               lagH == IF Behind(r, holder[r], ckpt[r]) THEN (IF Has(slag, <<r, "h">>) THEN slag[<<r, "h">>] ELSE 0) + idle ELSE 0
+               lagB == IF Behind(r, backup[r], bckpt[r]) THEN (IF Has(slag, <<r, "b">>) THEN slag[<<r, "b">>] ELSE 0) + idle ELSE 0
                opp == {w \in DOMAIN amiss : Missed(w, r)}
            IN  /\ slag' = [k \in (DOMAIN slag \ LagKeys(r))
                                  \cup {x \in LagKeys(r) : (x[2] = "h" /\ lagH > 0) \/ (x[2] = "b" /\ lagB > 0)} |->
                               IF k = <<r, "h">> THEN lagH ELSE IF k = <<r, "b">> THEN lagB ELSE slag[k]]
+               /\ sst' = IF Ev.worker \in Workers THEN [sst EXCEPT !.seen = (r :> sst.sent[Ev.worker]) @@ sst.seen] ELSE sst
                \* a worker that could not propose for r at this step starts its count on r over: weak
                \* fairness asks only for an action that stays possible, so the steps counted are consecutive
                /\ aopp' = [k \in {x \in DOMAIN aopp : x[2] # r} \cup {<<w, r>> : w \in opp} |->
@@ -512,23 +522,26 @@ Fair ==
                /\ UNCHANGED <<amiss, aexc>>
       [] Ev.type \in {"StreamPage", "Place", "Route", "Complete"} ->
            /\ slag' = [k \in DOMAIN slag \ LagKeys(Ev.req) |-> slag[k]]
+           /\ LET sent == IF Ev.type = "StreamPage" /\ Server(Ev.req) # None
+                           THEN [sst.sent EXCEPT ![Server(Ev.req)] = @ + 1] ELSE sst.sent
+              IN  sst' = [sent |-> sent, seen |-> [x \in DOMAIN sst.seen \ {Ev.req} |-> sst.seen[x]]]
            /\ UNCHANGED <<amiss, aopp, aexc>>
       [] Ev.type = "DraftReady" ->
            /\ amiss' = (Ev.worker :> "none") @@ amiss
            /\ aexc' = {k \in aexc : k[1] # Ev.worker}
-           /\ UNCHANGED <<slag, aopp>>
+           /\ UNCHANGED <<slag, sst, aopp>>
       [] Ev.type = "Assist" ->
            /\ amiss' = (Ev.worker :> "some") @@ amiss
            /\ aopp' = [k \in {x \in DOMAIN aopp : x[1] # Ev.worker} |-> aopp[k]]
            \* the request was assisted: every other idle worker's missed steps on it are excused
            /\ aexc' = aexc \cup {<<w, Ev.req>> : w \in {v \in DOMAIN amiss : amiss[v] = "none" /\ v # Ev.worker}}
-           /\ UNCHANGED slag
+           /\ UNCHANGED <<slag, sst>>
       [] Ev.type \in {"FullReady", "Fail"} ->
            /\ amiss' = [w \in DOMAIN amiss \ {Ev.worker} |-> amiss[w]]
            /\ aopp' = [k \in {x \in DOMAIN aopp : x[1] # Ev.worker} |-> aopp[k]]
            /\ aexc' = {k \in aexc : k[1] # Ev.worker}
-           /\ UNCHANGED slag
-      [] OTHER -> UNCHANGED <<slag, amiss, aopp, aexc>>
+           /\ UNCHANGED <<slag, sst>>
+      [] OTHER -> UNCHANGED <<slag, sst, amiss, aopp, aexc>>
 
 \* L3 at a completion: a request may not complete with a copy that lagged its KV by a whole page, on a
 \* live holder with room, across CompleteBound of its decode steps with no StreamPage: the bound is
@@ -811,7 +824,7 @@ HiddenPlaceStep ==
     /\ HiddenPlace /\ syn = NoEv /\ l <= Len(TraceLog) /\ Clean
     /\ \E r \in Requests : /\ Placeable(r)
                            /\ \E c \in PlaceChoices(r) : syn' = [type |-> "Place", req |-> r, holder |-> c[1], backup |-> c[2]]
-    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, aexc, lh, lfrom, hid, hl>>
+    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, sst, amiss, aopp, aexc, lh, lfrom, hid, hl>>
 
 \* The loads a hidden View may bring for worker w: any it had in the event's window (0 for a worker not UP, unread).
 \* A logged decision that cites none chooses them under HiddenLoads (hl[1] = l); a hidden Place always does (hl[1] = -l).
@@ -827,7 +840,7 @@ HiddenViewPending == /\ l <= Len(TraceLog) /\ UsesView
 ChooseLoads ==
     /\ HiddenViewPending /\ Clean
     /\ \E v \in LoadVectors(Cardinality(Workers)) : hl' = <<IF syn = NoEv THEN l ELSE -l, v>>
-    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, amiss, aopp, aexc, lh, lfrom, syn, hid>>
+    /\ UNCHANGED <<vars, l, tR, tW, pending, wdig, hdig, bdig, slag, sst, amiss, aopp, aexc, lh, lfrom, syn, hid>>
 
 EventStep ==
     /\ l <= Len(TraceLog)
@@ -871,6 +884,7 @@ TraceInit ==
     /\ hdig = [r \in Requests |-> NoDigests]
     /\ bdig = [r \in Requests |-> NoDigests]
     /\ slag = [x \in {} |-> 0]
+    /\ sst = [sent |-> [w \in Workers |-> 0], seen |-> [x \in {} |-> 0]]
     /\ amiss = [x \in {} |-> "none"]
     /\ aopp = [x \in {} |-> 0]
     /\ aexc = {}

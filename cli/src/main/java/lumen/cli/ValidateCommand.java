@@ -227,7 +227,8 @@ final class ValidateCommand implements Callable<Integer> {
     private Integer callProcesses(PrintWriter out, Validator.Options opt) throws IOException {
         List<byte[]> files = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        for (String t : traces) {
+        // a folder is its *.jsonl files, as for every other run of this command
+        for (String t : expand(traces)) {
             try (InputStream in = open(t)) {
                 files.add(in.readAllBytes());
                 names.add(name(t));

@@ -29,6 +29,10 @@ class ProcessLogsCliTest {
         CliRun ok = CliRun.of(args);
         assertThat(ok.exit()).as(ok.out() + ok.err()).isEqualTo(ExitCodes.OK);
         assertThat(ok.out()).contains("ACCEPTED (" + good.size() + " per-process logs");
+        // a folder is its logs, as the command's usage says
+        CliRun folder = CliRun.of("validate", "--processes", tmp.resolve("single-failure-restore").toString());
+        assertThat(folder.exit()).as(folder.out() + folder.err()).isEqualTo(ExitCodes.OK);
+        assertThat(folder.out()).contains("ACCEPTED (" + good.size() + " per-process logs");
 
         List<String> bad = logs("corrupt-holder-is-server");
         String[] tlcArgs = java.util.stream.Stream.concat(java.util.stream.Stream.of("validate", "--processes", "--tlc"), bad.stream())

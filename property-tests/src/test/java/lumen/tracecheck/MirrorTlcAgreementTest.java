@@ -108,11 +108,52 @@ class MirrorTlcAgreementTest {
         // which takes the room a placement relied on
         out.add(new Case("maxOut declared as the output", "edge", withMaxOut(valid.get(0), 0)));
         out.add(new Case("maxOut declared large", "edge", withMaxOut(valid.get(0), 4096)));
+        // L3 counts a decode step only when the request's server streamed nothing since its previous one
+        out.add(new Case("L3: a request completes behind its server's other pages", "edge", streamingBehind(true),
+                Validator.Options.defaults(), "ACCEPTED"));
+        out.add(new Case("L3: a request completes lagging, its server streaming nothing", "invalid", streamingBehind(false),
+                Validator.Options.defaults(), "L3"));
         if (Boolean.getBoolean("lumen.differential.mutants")) {
             // the deeper tier: ConformanceTest catches every mutant in every build, on the mirror
             out.addAll(mutantCases());
         }
         return out;
+    }
+
+    /**
+     * Two workers, requests 0 and 2 served by worker 0 with worker 1 their holder (a page is one
+     * position): request 0 decodes five times, a page behind, and completes; between its decode
+     * steps its server streams request 2's pages ({@code busy}) or nothing.
+     */
+    static byte[] streamingBehind(boolean busy) throws java.io.IOException {
+        lumen.core.Config cfg = new lumen.core.Config("lumen", 2, 1, 1, 5, 3, 40, 1, 3);
+        int[] ref = {11, 12, 13, 14, 15, 16};
+        List<java.util.function.Function<lumen.core.ClusterState, lumen.core.Step>> steps = new ArrayList<>();
+        for (int r = 0; r < 3; r++) {
+            int id = r;
+            steps.add(st -> lumen.core.Core.arrive(st, id, 4, ref));
+            steps.add(st -> lumen.core.Core.place(st, id));
+            steps.add(st -> lumen.core.Core.prefill(st, id));
+        }
+        steps.add(st -> lumen.core.Core.decode(st, 0));
+        for (int page = 1; page <= 4; page++) {
+            int upTo = page;
+            if (busy) {
+                steps.add(st -> lumen.core.Core.streamPage(st, 2, upTo));
+            }
+            steps.add(st -> lumen.core.Core.decode(st, 0));
+        }
+        steps.add(st -> lumen.core.Core.complete(st, 0));
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        lumen.core.ClusterState st = lumen.core.ClusterState.initial(cfg);
+        try (lumen.trace.TraceWriter w = new lumen.trace.TraceWriter(b, cfg)) {
+            for (var f : steps) {
+                lumen.core.Step step = f.apply(st);
+                st = step.state();
+                w.write(step.event(), 1.5);
+            }
+        }
+        return b.toByteArray();
     }
 
     /**

@@ -66,7 +66,9 @@ final class HotRequests {
     private static final int PENDING = 15;
     /** The output position (0-based) of the window's first token. */
     private static final int WINDOW_AT = 16;
-    private static final int WINDOW = 17;
+    /** Its server's count of pages streamed at its last decode step, -1 for none (L3, {@link Mirror#streamIdle}). */
+    private static final int SEEN = 17;
+    private static final int WINDOW = 18;
     /** Ints per slot: two cache lines of 64 bytes. */
     private static final int STRIDE = 32;
     private static final int WINDOW_LEN = STRIDE - WINDOW;
@@ -261,8 +263,9 @@ final class HotRequests {
         if (fairness > 0) {
             int up = m[b + UP];
             ClusterState s = mirror.current();
-            lh = Mirror.lagging(s, holder, (up & 1) != 0, kv, m[b + CKPT]) ? lh + 1 : 0;
-            lb = Mirror.lagging(s, backup, (up & 2) != 0, kv, m[b + BCKPT]) ? lb + 1 : 0;
+            int idle = Mirror.streamIdle(m[b + SEEN], mirror.streamedBy(server)) ? 1 : 0;
+            lh = Mirror.lagging(s, holder, (up & 1) != 0, kv, m[b + CKPT]) ? lh + idle : 0;
+            lb = Mirror.lagging(s, backup, (up & 2) != 0, kv, m[b + BCKPT]) ? lb + idle : 0;
             if (lh > fairness || lb > fairness) {
                 return false; // L3's bound: the full step says so
             }
@@ -290,6 +293,9 @@ final class HotRequests {
         m[b + KV] = kv + 1;
         m[b + LAG_HOLDER] = lh;
         m[b + LAG_BACKUP] = lb;
+        if (fairness > 0) {
+            m[b + SEEN] = mirror.streamedBy(server);
+        }
         taken++;
         return true;
     }
@@ -342,6 +348,7 @@ final class HotRequests {
         m[b + KV] = r.kv().length();
         m[b + LAG_HOLDER] = mirror.lagOf(id * 2L);
         m[b + LAG_BACKUP] = mirror.lagOf(id * 2L + 1);
+        m[b + SEEN] = mirror.streamSeenOf(id);
         m[b + REF_LEN] = r.refLen();
         m[b + SERVER] = r.server();
         m[b + HOLDER] = r.holder();
@@ -440,5 +447,6 @@ final class HotRequests {
         }
         mirror.setLag(id * 2L, meta[b + LAG_HOLDER]);
         mirror.setLag(id * 2L + 1, meta[b + LAG_BACKUP]);
+        mirror.setStreamSeen(id, meta[b + SEEN]);
     }
 }

@@ -60,8 +60,15 @@ public final class Mirror {
     private ClusterState state;
     private final ContentTracker content;
     private final int fairnessSteps;
-    /** Per request (key r*2, and r*2+1 for the backup's copy): decode steps since its copy could grow and did not. */
+    /**
+     * Per request (key r*2, and r*2+1 for the backup's copy): its decode steps, while its copy
+     * lagged, at which its server had streamed nothing since the request's previous decode step.
+     */
     private final com.carrotsearch.hppc.LongIntHashMap streamLag = new com.carrotsearch.hppc.LongIntHashMap();
+    /** Per worker: the pages (StreamPage steps) of requests it served that it has streamed so far. */
+    private int[] streamed;
+    /** Per request: its server's {@link #streamed} count at the request's last decode step (none: no decode since it was placed, routed or streamed). */
+    private final com.carrotsearch.hppc.IntIntHashMap streamSeen = new com.carrotsearch.hppc.IntIntHashMap();
     /** The ASSISTING workers that have proposed nothing in this stint; visited in ascending id, so L4 names the same worker in every mirror. */
     private final java.util.BitSet assistIdle = new java.util.BitSet();
     /**
@@ -124,6 +131,7 @@ public final class Mirror {
         this.content = new ContentTracker(config.pageTokens(), copiesObserved);
         this.fairnessSteps = fairnessSteps;
         this.window = config.readings().staleLoads() ? new LoadWindow(config.readings().citedLoads(), config.workers()) : null;
+        this.streamed = new int[config.workers()];
     }
 
     /** An independent mirror in the same state, for a candidate of a partial trace ({@link Candidates}). */
@@ -132,6 +140,8 @@ public final class Mirror {
         this.content = m.content.copy();
         this.fairnessSteps = m.fairnessSteps;
         this.streamLag.putAll(m.streamLag);
+        this.streamed = m.streamed.clone();
+        this.streamSeen.putAll(m.streamSeen);
         this.assistIdle.or(m.assistIdle);
         this.assistOpportunities.putAll(m.assistOpportunities);
         this.assistExcused.addAll(m.assistExcused);
@@ -273,6 +283,35 @@ public final class Mirror {
         return streamLag.getOrDefault(key, 0);
     }
 
+    /** Worker w's count of pages streamed ({@link #streamed}). */
+    int streamedBy(int w) {
+        return streamed[w];
+    }
+
+    /** Request r's {@link #streamSeen} (-1: none). */
+    int streamSeenOf(int r) {
+        return streamSeen.getOrDefault(r, -1);
+    }
+
+    void setStreamSeen(int r, int n) {
+        if (n < 0) {
+            streamSeen.remove(r);
+        } else {
+            streamSeen.put(r, n);
+        }
+    }
+
+    /**
+     * L3 counts a decode step of a request only when its server streamed nothing since the
+     * request's previous decode step ({@code seen}: the server's count then, -1: no such step):
+     * a server whose stream is busy with other requests' pages has streamed, so streaming did not
+     * fail to act. (A server streams one page at a time; after a recovery many requests may get a
+     * holder at once, and a short request may complete behind the others' pages.)
+     */
+    static boolean streamIdle(int seen, int streamedNow) {
+        return seen < 0 || seen == streamedNow;
+    }
+
     void setLag(long key, int n) {
         if (n == 0) {
             streamLag.remove(key);
@@ -329,6 +368,14 @@ public final class Mirror {
             lags += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
         }
         h = lumen.core.Fingerprint.add(h, lags);
+        long seen = streamSeen.size();
+        for (com.carrotsearch.hppc.cursors.IntIntCursor c : streamSeen) {
+            seen += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key + 0x5EE0L, c.value));
+        }
+        for (int w = 0; w < streamed.length; w++) {
+            seen += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(w + 0x57EAL, streamed[w]));
+        }
+        h = lumen.core.Fingerprint.add(h, seen);
         long idle = assistIdle.cardinality();
         for (int w = assistIdle.nextSetBit(0); w >= 0; w = assistIdle.nextSetBit(w + 1)) {
             idle += lumen.core.Fingerprint.mix(w + 0x1D1EL);
@@ -613,16 +660,28 @@ public final class Mirror {
                 if (r == null) {
                     return;
                 }
-                lag(s, r, r.holder(), r.ckpt().length(), r.id() * 2L, found);
-                lag(s, r, r.backup(), r.bckpt().length(), r.id() * 2L + 1, found);
+                int w = e.worker();
+                boolean idle = w < 0 || w >= streamed.length || streamIdle(streamSeen.getOrDefault(r.id(), -1), streamed[w]);
+                lag(s, r, r.holder(), r.ckpt().length(), r.id() * 2L, idle, found);
+                lag(s, r, r.backup(), r.bckpt().length(), r.id() * 2L + 1, idle, found);
+                if (w >= 0 && w < streamed.length) {
+                    streamSeen.put(r.id(), streamed[w]);
+                }
                 missedAssists(s, r, found);
             }
             case STREAM_PAGE, PLACE, ROUTE, COMPLETE -> {
                 if (e.action() == lumen.core.Action.COMPLETE) {
                     completedLagging(e.req(), found);
                 }
+                if (e.action() == lumen.core.Action.STREAM_PAGE) {
+                    RequestRec r = s.request(e.req());
+                    if (r != null && r.server() >= 0) {
+                        streamed[r.server()]++;
+                    }
+                }
                 streamLag.remove(e.req() * 2L);
                 streamLag.remove(e.req() * 2L + 1);
+                streamSeen.remove(e.req());
             }
             case DRAFT_READY -> {
                 int w = e.worker();
@@ -711,11 +770,14 @@ public final class Mirror {
         return holder >= 0 && up && kv - saved >= pt && s.streamRoom(holder) >= pt;
     }
 
-    private void lag(ClusterState s, RequestRec r, int holder, int saved, long key, List<Finding> found) {
+    private void lag(ClusterState s, RequestRec r, int holder, int saved, long key, boolean idle, List<Finding> found) {
         int pt = s.config().pageTokens();
         if (!lagging(s, holder, holder >= 0 && s.isUp(holder), r.kv().length(), saved)) {
             streamLag.remove(key);
             return;
+        }
+        if (!idle) {
+            return; // its server streamed since this request's previous decode step: this one is not counted
         }
         int n = streamLag.addTo(key, 1);
         if (n == fairnessSteps + 1) {

@@ -303,6 +303,38 @@ class ValidatorTest {
         assertThat(streamed.validate(new Event.Complete(0, 0, 5)).verdict()).isEqualTo(Verdict.ACCEPTED);
     }
 
+    /**
+     * A server streams one page at a time: while it streams another request's pages between a
+     * request's decode steps, those steps are not streaming failing to act, and the request may
+     * complete behind them (after a recovery many requests get a holder at once). A server that
+     * streams nothing at all between them is still caught.
+     */
+    @Test
+    void l3AServerBusyStreamingOtherPagesIsNotIdle() throws Exception {
+        Config two = new Config("lumen", 2, 1, 1, 5, 3, 40, 1, 3);
+        java.util.function.Supplier<Trace> start = () -> new Trace(two)
+                .step(s -> Core.arrive(s, 0, 4, REF)).step(s -> Core.place(s, 0)).step(s -> Core.prefill(s, 0))
+                .step(s -> Core.arrive(s, 1, 4, REF)).step(s -> Core.place(s, 1)).step(s -> Core.prefill(s, 1))
+                .step(s -> Core.arrive(s, 2, 4, REF)).step(s -> Core.place(s, 2)).step(s -> Core.prefill(s, 2));
+        Trace busy = start.get();
+        assertThat(busy.s.request(0).server()).isEqualTo(0);
+        assertThat(busy.s.request(2).server()).as("requests 0 and 2 share server 0").isEqualTo(0);
+        assertThat(busy.s.request(0).holder()).isEqualTo(1);
+        assertThat(busy.s.request(2).holder()).isEqualTo(1);
+        busy.step(s -> Core.decode(s, 0));
+        for (int page = 1; page <= 4; page++) {
+            int upTo = page;
+            busy.step(s -> Core.streamPage(s, 2, upTo)).step(s -> Core.decode(s, 0));
+        }
+        assertThat(busy.validate(new Event.Complete(0, 0, 0)).verdict()).as("r0 completes behind r2's pages").isEqualTo(Verdict.ACCEPTED);
+        // the same decode steps with the server's stream idle: the completion's bound catches it
+        Trace idle = start.get();
+        for (int i = 0; i < 5; i++) {
+            idle.step(s -> Core.decode(s, 0));
+        }
+        rejectedBy(PropertyId.L3, idle.validate(new Event.Complete(0, 0, 0)), 16);
+    }
+
     @Test
     void a4AFixedCheckpointingThatPlacesLikeLumen() throws Exception {
         Trace t = new Trace(new Config("fixed-checkpointing", 3, 1, 1, 5, 3, 40, 1, 3)).step(s -> Core.arrive(s, 0, 4, REF));

@@ -52,7 +52,7 @@ public final class LiveServer implements AutoCloseable {
          * when W is {@code *}) halts, like kill -9, the N-th time it reaches POINT
          * ({@link WorkerProcess#DIE_POINTS}), in the middle of that work. {@code W:POINT:N:MS} is a
          * planned stall instead: the process stops answering there for MS ms, with its state, and
-         * carries on (a gray failure).
+         * carries on (a gray failure). Several, one per worker, are comma-separated.
          */
         public Settings dyingAt(String pointAndCount) {
             return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, pointAndCount,
@@ -125,19 +125,23 @@ public final class LiveServer implements AutoCloseable {
         if (s.processLogs() != null) {
             extra.addAll(List.of("--log-dir", s.processLogs().toString()));
         }
-        List<String> die = List.of();
-        int dieWorker = -1;
+        // planned deaths and stalls, one per worker: W:POINT:N (a death) or W:POINT:N:MS (a stall), comma-separated
+        java.util.Map<Integer, List<String>> planned = new java.util.HashMap<>();
         if (s.dieAt() != null) {
-            String[] p = s.dieAt().split(":", 2);
-            if (p.length != 2) {
-                throw new IllegalArgumentException("a planned death is W:POINT:N or *:POINT:N, not " + s.dieAt());
+            for (String spec : s.dieAt().split(",")) {
+                String[] p = spec.split(":", 2);
+                if (p.length != 2) {
+                    throw new IllegalArgumentException("a planned death is W:POINT:N or *:POINT:N, not " + spec);
+                }
+                String[] at = p[1].split(":");
+                // W:POINT:N:MS is a planned stall of MS ms instead of a death (a gray failure)
+                List<String> args = at.length == 3 ? List.of("--die-at", at[0] + ":" + at[1], "--stall-ms", at[2]) : List.of("--die-at", p[1]);
+                if (planned.put(p[0].equals("*") ? -1 : Integer.parseInt(p[0]), args) != null) {
+                    throw new IllegalArgumentException("one planned death or stall per worker: " + s.dieAt());
+                }
             }
-            String[] at = p[1].split(":");
-            // W:POINT:N:MS is a planned stall of MS ms instead of a death (a gray failure)
-            die = at.length == 3 ? List.of("--die-at", at[0] + ":" + at[1], "--stall-ms", at[2]) : List.of("--die-at", p[1]);
-            dieWorker = p[0].equals("*") ? -1 : Integer.parseInt(p[0]);
         }
-        Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra, die, dieWorker);
+        Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra, planned);
         LiveCluster c = null;
         List<LinkProxy> links = new java.util.ArrayList<>();
         try {

@@ -29,8 +29,8 @@ public final class Workers implements AutoCloseable {
     });
     private volatile boolean closed;
     private final List<String> extra;
-    private final List<String> firstOnly;
-    private final int firstOnlyWorker;
+    /** Per worker (-1: every worker not named), the arguments of its first process only (planned deaths and stalls). */
+    private final java.util.Map<Integer, List<String>> firstOnly;
     private final int[] starts;
     private final List<String> restarts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -54,9 +54,17 @@ public final class Workers implements AutoCloseable {
      */
     public Workers(int n, int pageTokens, long restartDelayMs, Path logDir, List<String> extra, List<String> firstOnly, int firstOnlyWorker)
             throws IOException {
+        this(n, pageTokens, restartDelayMs, logDir, extra, firstOnly.isEmpty() ? java.util.Map.of() : java.util.Map.of(firstOnlyWorker, firstOnly));
+    }
+
+    /**
+     * The same, the first process of each worker in {@code firstOnly} (key -1: every worker not
+     * named) also started with its arguments there (planned deaths and stalls, {@code --die-at}).
+     */
+    public Workers(int n, int pageTokens, long restartDelayMs, Path logDir, List<String> extra, java.util.Map<Integer, List<String>> firstOnly)
+            throws IOException {
         this.extra = List.copyOf(extra);
-        this.firstOnly = List.copyOf(firstOnly);
-        this.firstOnlyWorker = firstOnlyWorker;
+        this.firstOnly = java.util.Map.copyOf(firstOnly);
         this.starts = new int[n];
         this.n = n;
         this.ports = new int[n];
@@ -85,9 +93,9 @@ public final class Workers implements AutoCloseable {
                 "--id", Integer.toString(w), "--port", Integer.toString(ports[w]), "--page-tokens", Integer.toString(pageTokens),
                 "--parent-pid", Long.toString(ProcessHandle.current().pid())));
         cmd.addAll(extra);
-        if (starts[w]++ == 0 && (firstOnlyWorker < 0 || firstOnlyWorker == w)) {
+        if (starts[w]++ == 0) {
             // a fault planned inside the worker (--die-at) hits its first process only, not the restarted one
-            cmd.addAll(firstOnly);
+            cmd.addAll(firstOnly.getOrDefault(w, firstOnly.getOrDefault(-1, List.of())));
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         if (logDir != null) {

@@ -421,11 +421,23 @@ public final class LiveCluster implements AutoCloseable {
         }
     }
 
-    /** On the loop: worker w is gone; its Fail step now, or as soon as another worker is UP. */
+    /**
+     * On the loop: worker w is gone; its Fail step now, or as soon as another worker is UP. It is
+     * known gone before the step is tried: when no other worker is UP the runtime keeps it and goes
+     * on serving (failNow's kick), and a call that finds it gone again must be dropped as known, not
+     * taken for a new failure (which retried the same Fail until the loop gave up and stopped).
+     */
     private void failOrWait(int w) {
-        rt.failNow(w);
-        if (rt.state().worker(w).state() != WorkerState.FAILED && pendingFail.add(w)) {
-            detections.add(String.format(java.util.Locale.ROOT, "worker %d is gone and no other worker is up: its Fail step waits", w));
+        boolean waiting = pendingFail.contains(w);
+        pendingFail.add(w);
+        try {
+            rt.failNow(w);
+        } finally {
+            if (rt.state().worker(w).state() == WorkerState.FAILED) {
+                pendingFail.remove(w);
+            } else if (!waiting) {
+                detections.add(String.format(java.util.Locale.ROOT, "worker %d is gone and no other worker is up: its Fail step waits", w));
+            }
         }
     }
 

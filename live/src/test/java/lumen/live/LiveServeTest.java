@@ -514,6 +514,31 @@ class LiveServeTest {
     }
 
     /**
+     * Workers 0 and 2 stall (and are failed), and worker 1, the last one UP, is killed meanwhile:
+     * the spec has no Fail step for it until another worker is UP again, and the gateway must
+     * wait for one without stopping (it once retried the Fail on every call that found the worker
+     * gone, until its loop gave up). Every client still gets its whole answer.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void theLastWorkerUpDyingWhileTheOthersStallStopsNothing() throws Exception {
+        LiveServer.Settings set = settings(3).dyingAt("0:decode:20:2500,2:decode:20:2500");
+        Run r = run(set, 9, 256, 1, "q", (s, client, pid) -> {
+            for (int i = 0; i < 300 && s.cluster().detections().stream().filter(d -> d.matches("worker [02] failed.*")).count() < 2; i++) {
+                Thread.sleep(10);
+            }
+            client.fault("1 (the last worker up)");
+            s.workers().kill(1);
+            Thread.sleep(1_500);
+            assertThat(s.cluster().stopped()).as("the gateway's loop").isNull();
+        });
+        assertThat(r.detections()).anyMatch(d -> d.startsWith("worker 0 failed")).anyMatch(d -> d.startsWith("worker 2 failed"));
+        HistoryCheck.Result h = r.checked("last-up");
+        assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
+        System.out.println("last up: " + r.detections());
+    }
+
+    /**
      * A worker that dies in the middle of its work, as near as a live system allows: its process
      * halts (no cleanup, like kill -9) right after it wrote a prefill's or a decode step's KV, after
      * a holder stored a streamed page, or in the middle of a restore; and a restarted worker killed

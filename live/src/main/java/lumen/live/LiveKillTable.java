@@ -14,7 +14,7 @@ import java.util.List;
  * failure ({@link #STALLS}), which holder-no-fence needs. gateway-no-fence needs a worker that
  * stalls in the middle of an iteration, and is not in the default table: with a second stall (of
  * worker 0, in its 30th decode) besides the first and the kill, all three workers were down at once
- * and the reference's gateway loop stopped on a lost worker (found on 2026-12-06, open);
+ * and the reference's gateway loop stopped (docs/serve.md: one defect fixed, one open);
  * LiveServeTest runs it with one stall.
  */
 public final class LiveKillTable {

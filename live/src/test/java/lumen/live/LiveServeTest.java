@@ -121,6 +121,22 @@ class LiveServeTest {
         }
     }
 
+    /** Waits (up to 8 s) until the gateway has heard again from worker w after failing it. */
+    static void awaitAnsweredAgain(LiveServer s, int w) throws InterruptedException {
+        for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker " + w + " answered again")); i++) {
+            Thread.sleep(20);
+        }
+    }
+
+    /** Nine requests of {@code outLen} tokens on lumen serve with {@code mutant}, worker 1's first process stalling as {@code at} plans. */
+    static Run stalled(String mutant, String at, int outLen, String name, String what) throws Exception {
+        LiveServer.Settings set = settings(3).with(LiveMutant.of(mutant), 0).dyingAt(at);
+        return run(set, 9, outLen, 1, name, (s, client, pid) -> {
+            client.fault("1 (" + what + ")");
+            awaitAnsweredAgain(s, 1);
+        });
+    }
+
     /** What is done to the worker. */
     interface Fault {
         void inject(LiveServer s, HistoryClient client, long pid) throws Exception;
@@ -410,13 +426,7 @@ class LiveServeTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"none", "holder-no-fence"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aWorkerStalledWhileItSendsAPageIsFencedAtItsHolder(String mutant) throws Exception {
-        LiveServer.Settings set = settings(3).with(LiveMutant.of(mutant), 0).dyingAt("1:sending:4:1500");
-        Run r = run(set, 9, 128, 1, "z", (s, client, pid) -> {
-            client.fault("1 (stalled sending a page)");
-            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 answered again")); i++) {
-                Thread.sleep(20);
-            }
-        });
+        Run r = stalled(mutant, "1:sending:4:1500", 128, "z", "stalled sending a page");
         assertThat(r.detections()).anyMatch(d -> d.startsWith("worker 1 "));
         HistoryCheck.Result h = r.checked("stalled-" + mutant);
         assertThat(h.verdict()).as("the clients see nothing either way: %s", h).isEqualTo(Verdict.ACCEPTED);
@@ -448,13 +458,7 @@ class LiveServeTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aWorkerStalledInAnIterationHasItsLateTokensRefused(String mutant) throws Exception {
         // the stall outlasts the gateway's wait for an answer (1 s), and the requests outlast the stall
-        LiveServer.Settings set = settings(3).with(LiveMutant.of(mutant), 0).dyingAt("1:decode:40:1300");
-        Run r = run(set, 9, 512, 1, "y", (s, client, pid) -> {
-            client.fault("1 (stalled in an iteration)");
-            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 answered again")); i++) {
-                Thread.sleep(20);
-            }
-        });
+        Run r = stalled(mutant, "1:decode:40:1300", 512, "y", "stalled in an iteration");
         assertThat(r.detections()).as("the late answer reached the gateway").anyMatch(d -> d.startsWith("worker 1's fenced incarnation"));
         assertThat(r.logs().byType()).containsKey("ZombieToken");
         HistoryCheck.Result h = r.checked("stalled-iteration-" + mutant);
@@ -491,9 +495,7 @@ class LiveServeTest {
         Run r = run(set, 9, 512, 1, "p", (s, client, pid) -> {
             client.fault("1 (partitioned from the gateway" + (lossy ? ", lossy)" : ")"));
             s.partition(1, 1_500, lossy);
-            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker 1 answered again")); i++) {
-                Thread.sleep(20);
-            }
+            awaitAnsweredAgain(s, 1);
         });
         assertThat(r.detections()).as("the detector failed the worker").anyMatch(d -> d.startsWith("worker 1 failed"));
         assertThat(r.detections()).as("it was heard again after the heal, and reset").anyMatch(d -> d.startsWith("worker 1 answered again"));

@@ -430,11 +430,13 @@ public final class LiveCluster implements AutoCloseable {
     private void failOrWait(int w) {
         boolean waiting = pendingFail.contains(w);
         pendingFail.add(w);
+        workers.get(w).gone(true);
         try {
             rt.failNow(w);
         } finally {
             if (rt.state().worker(w).state() == WorkerState.FAILED) {
                 pendingFail.remove(w);
+                workers.get(w).gone(false);
             } else if (!waiting) {
                 detections.add(String.format(java.util.Locale.ROOT, "worker %d is gone and no other worker is up: its Fail step waits", w));
             }

@@ -102,7 +102,26 @@ final class Remote implements WorkerMemory, KvDataPlane {
     /** Every call's round trip to this worker, µs (the loop's calls; not the heartbeats). */
     final org.HdrHistogram.ConcurrentHistogram calls = new org.HdrHistogram.ConcurrentHistogram(3);
 
+    /**
+     * Whether the gateway knows this worker gone while its Fail step waits for another UP worker:
+     * no call reaches it meanwhile. A worker found gone by a slow call may still live, and one that
+     * went on serving would hold memories the runtime's view of it no longer has when its Fail
+     * comes (the gateway wipes a failed worker that answers again, before it rejoins).
+     */
+    private volatile boolean gone;
+
+    void gone(boolean g) {
+        gone = g;
+    }
+
+    private void notGone() {
+        if (gone) {
+            throw new WorkerLost(id, "known gone: its Fail step waits for another UP worker");
+        }
+    }
+
     private Wire.Reply call(MethodDescriptor<Wire.Op, Wire.Reply> m, Wire.Op op) {
+        notGone();
         long t = System.nanoTime();
         try {
             return checked(call(channel, m, op, CALL_MS));
@@ -150,6 +169,7 @@ final class Remote implements WorkerMemory, KvDataPlane {
      * it to {@link LateAnswers} instead of the runtime.
      */
     private Wire.Reply iteration(List<lumen.runtime.TargetPass.Job> jobs) {
+        notGone();
         long t = System.nanoTime();
         int at = epoch.getAsInt();
         com.google.common.util.concurrent.ListenableFuture<Wire.Reply> f = ClientCalls.futureUnaryCall(
@@ -214,7 +234,9 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     @Override
     public long sendPage(int r, int page, WorkerMemory holder, int epoch) {
+        notGone();
         Remote h = (Remote) holder;
+        h.notGone();
         try {
             return checked(call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address).withEpoch(id, epoch),
                     CALL_MS)).value();

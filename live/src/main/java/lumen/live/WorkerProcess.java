@@ -192,7 +192,7 @@ public final class WorkerProcess {
             }
             return Wire.Reply.of(1);
         });
-        bind(b, Wire.RESET, op -> {
+        bindAfterSends(b, Wire.RESET, op -> {
             // the gateway failed this worker while it lived (a stall): its memories count as gone, so they go
             target.clear();
             host.clear();
@@ -253,41 +253,55 @@ public final class WorkerProcess {
             return Wire.Reply.OK;
         });
         b.addMethod(Wire.SEND_PAGE, ServerCalls.asyncUnaryCall((op, out) -> {
-            byte[] page;
-            synchronized (this) {
-                page = gpu.gather(op.req(), op.page());
-            }
-            // a server stalled (or dead) here has gathered the page and not sent it
-            point("sending", op.req());
-            // the page goes from this process to the holder's, not through the gateway, with the epoch the gateway sent it under
+            // a transfer in flight ends before a reset (sendsDone): the incarnation's last write lands before the gateway hears it stopped
+            inFlight.readLock().lock();
             try {
-                // the transfer is a call of its own, as a KV transfer on its own connection is: the gateway's call that asked for
-                // it may have given up (its deadline passed while this process stalled), and the page still goes
-                ManagedChannel to = holders.computeIfAbsent(op.holder(), a -> Remote.channel(a, clock.client()));
-                Wire.Op store = new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null).withEpoch(id, op.epoch());
-                Wire.Reply[] answer = new Wire.Reply[1];
-                io.grpc.Context.ROOT.run(() -> answer[0] = Remote.call(to, Wire.STORE, store, Remote.CALL_MS));
-                Wire.Reply stored = answer[0];
-                // the holder has the page; the server dies before its acknowledgement goes back
-                point("send", op.req());
-                if (dropAckEvery > 0 && sends.incrementAndGet() % dropAckEvery == 0) {
-                    // a network fault: the holder stored the page, and its acknowledgement is lost on the way back
-                    out.onError(Status.ABORTED.withDescription(Wire.ACK_LOST).asRuntimeException());
-                    return;
-                }
-                out.onNext(new Wire.Reply(stored.value(), null, null, boot, 0, null));
-                out.onCompleted();
-            } catch (StatusRuntimeException ex) {
-                if (Wire.FENCED.equals(ex.getStatus().getDescription())) {
-                    // the holder refused the page: this incarnation was failed while it stalled
-                    System.out.println("worker " + id + " was fenced (epoch " + op.epoch() + "): its page of request " + op.req() + " refused");
-                    System.out.flush();
-                }
-                out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED.equals(ex.getStatus().getDescription()) ? Wire.FENCED
-                        : Wire.HOLDER_LOST).asRuntimeException());
+                sendPage(op, out);
+            } finally {
+                inFlight.readLock().unlock();
             }
         }));
         return b.build();
+    }
+
+    /** Page transfers in flight (read: one transfer; write: a reset, which waits for them). Taken before this worker's lock. */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock inFlight = new java.util.concurrent.locks.ReentrantReadWriteLock();
+
+    /** One page transfer: gather under this worker's lock, then the page goes to its holder on a call of its own. */
+    private void sendPage(Wire.Op op, io.grpc.stub.StreamObserver<Wire.Reply> out) {
+        byte[] page;
+        synchronized (this) {
+            page = gpu.gather(op.req(), op.page());
+        }
+        // a server stalled (or dead) here has gathered the page and not sent it
+        point("sending", op.req());
+        // the page goes from this process to the holder's, not through the gateway, with the epoch the gateway sent it under
+        try {
+            // the transfer is a call of its own, as a KV transfer on its own connection is: the gateway's call that asked for
+            // it may have given up (its deadline passed while this process stalled), and the page still goes
+            ManagedChannel to = holders.computeIfAbsent(op.holder(), a -> Remote.channel(a, clock.client()));
+            Wire.Op store = new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null).withEpoch(id, op.epoch());
+            Wire.Reply[] answer = new Wire.Reply[1];
+            io.grpc.Context.ROOT.run(() -> answer[0] = Remote.call(to, Wire.STORE, store, Remote.CALL_MS));
+            Wire.Reply stored = answer[0];
+            // the holder has the page; the server dies before its acknowledgement goes back
+            point("send", op.req());
+            if (dropAckEvery > 0 && sends.incrementAndGet() % dropAckEvery == 0) {
+                // a network fault: the holder stored the page, and its acknowledgement is lost on the way back
+                out.onError(Status.ABORTED.withDescription(Wire.ACK_LOST).asRuntimeException());
+                return;
+            }
+            out.onNext(new Wire.Reply(stored.value(), null, null, boot, 0, null));
+            out.onCompleted();
+        } catch (StatusRuntimeException ex) {
+            if (Wire.FENCED.equals(ex.getStatus().getDescription())) {
+                // the holder refused the page: this incarnation was failed while it stalled
+                System.out.println("worker " + id + " was fenced (epoch " + op.epoch() + "): its page of request " + op.req() + " refused");
+                System.out.flush();
+            }
+            out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED.equals(ex.getStatus().getDescription()) ? Wire.FENCED
+                    : Wire.HOLDER_LOST).asRuntimeException());
+        }
     }
 
     /** A write its fence refused: said as such, not as the worker's bug of an invalid call. */
@@ -328,26 +342,47 @@ public final class WorkerProcess {
         }
     }
 
+    /**
+     * As {@link #bind}, once every page transfer in flight has ended (for a reset: the writes of the
+     * incarnation it ends have landed, and their answers raised this process's clock, before the
+     * gateway hears of the reset and logs the zombie's stop after them). The transfers' lock is taken
+     * before this worker's, as a transfer takes them.
+     */
+    private void bindAfterSends(ServerServiceDefinition.Builder b, io.grpc.MethodDescriptor<Wire.Op, Wire.Reply> m,
+                                Function<Wire.Op, Wire.Reply> f) {
+        b.addMethod(m, ServerCalls.asyncUnaryCall((op, out) -> {
+            inFlight.writeLock().lock();
+            try {
+                answer(op, out, f);
+            } finally {
+                inFlight.writeLock().unlock();
+            }
+        }));
+    }
+
     private void bind(ServerServiceDefinition.Builder b, io.grpc.MethodDescriptor<Wire.Op, Wire.Reply> m,
                       Function<Wire.Op, Wire.Reply> f) {
-        b.addMethod(m, ServerCalls.asyncUnaryCall((op, out) -> {
-            Wire.Reply r;
-            try {
-                synchronized (this) {
-                    r = f.apply(op);
-                }
-            } catch (Fenced ex) {
-                out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED).asRuntimeException());
-                return;
-            } catch (RuntimeException ex) {
-                // a call this worker's memories refuse (a bug of the caller): said, not swallowed
-                out.onError(Status.INVALID_ARGUMENT.withDescription("worker " + id + ": " + ex.getMessage()).asRuntimeException());
-                return;
+        b.addMethod(m, ServerCalls.asyncUnaryCall((op, out) -> answer(op, out, f)));
+    }
+
+    /** One call: {@code f} under this worker's lock, its answer naming this process's boot. */
+    private void answer(Wire.Op op, io.grpc.stub.StreamObserver<Wire.Reply> out, Function<Wire.Op, Wire.Reply> f) {
+        Wire.Reply r;
+        try {
+            synchronized (this) {
+                r = f.apply(op);
             }
-            // every answer names this process's boot: a caller that finds another knows the worker restarted
-            out.onNext(new Wire.Reply(r.value(), r.data(), r.pages(), boot, r.pid(), r.passes(), r.models()));
-            out.onCompleted();
-        }));
+        } catch (Fenced ex) {
+            out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED).asRuntimeException());
+            return;
+        } catch (RuntimeException ex) {
+            // a call this worker's memories refuse (a bug of the caller): said, not swallowed
+            out.onError(Status.INVALID_ARGUMENT.withDescription("worker " + id + ": " + ex.getMessage()).asRuntimeException());
+            return;
+        }
+        // every answer names this process's boot: a caller that finds another knows the worker restarted
+        out.onNext(new Wire.Reply(r.value(), r.data(), r.pages(), boot, r.pid(), r.passes(), r.models()));
+        out.onCompleted();
     }
 
     /** Starts the service on host:port; the server, already listening. */

@@ -45,8 +45,11 @@ final class LinkProxy implements AutoCloseable {
         return "127.0.0.1:" + server.getLocalPort();
     }
 
-    /** Cuts the link: delaying (bytes wait for the heal) or lossy (connections reset, new ones refused). */
-    void cut(boolean lossy) {
+    /**
+     * Cuts the link for {@code ms}: delaying (bytes wait for the heal) or lossy (connections reset,
+     * new ones refused); the heal comes on its own then, or at {@link #close}.
+     */
+    void cut(boolean lossy, long ms) {
         synchronized (gate) {
             cut = lossy ? 2 : 1;
         }
@@ -55,11 +58,17 @@ final class LinkProxy implements AutoCloseable {
                 reset(s);
             }
         }
-    }
-
-    /** Whether the link is cut now. */
-    boolean isCut() {
-        return cut != 0;
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            } finally {
+                heal();
+            }
+        }, "lumen-heal-" + target.getPort());
+        t.setDaemon(true);
+        t.start();
     }
 
     /** Heals the link: what waited goes through. */

@@ -81,34 +81,15 @@ public final class LiveServer implements AutoCloseable {
     /**
      * Partitions worker w from the gateway (both ways; the worker still reaches its holders) for
      * {@code ms}: delaying (what is sent meanwhile goes through at the heal) or {@code lossy}
-     * (connections reset, what was in flight lost). The heal comes on its own; a drill may heal
-     * earlier ({@link #heal}), and closing the server heals every link. Only a server started
-     * with {@link Settings#withLinks()} has links to cut.
+     * (connections reset, what was in flight lost). The heal comes on its own, and closing the
+     * server heals every link. Only a server started with {@link Settings#withLinks()} has links
+     * to cut.
      */
     public void partition(int w, long ms, boolean lossy) {
         if (links.isEmpty()) {
             throw new IllegalStateException("this server's gateway dials its workers directly: start it with links to cut one");
         }
-        LinkProxy l = links.get(w);
-        l.cut(lossy);
-        Thread heal = new Thread(() -> {
-            try {
-                Thread.sleep(ms);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            } finally {
-                l.heal();
-            }
-        }, "lumen-heal-" + w);
-        heal.setDaemon(true);
-        heal.start();
-    }
-
-    /** Heals worker w's link to the gateway now. */
-    public void heal(int w) {
-        if (!links.isEmpty()) {
-            links.get(w).heal();
-        }
+        links.get(w).cut(lossy, ms);
     }
 
     /** Starts the workers, waits until each answers (up to {@code readyMs}), then the endpoint; the trace goes to {@code trace} (null: none). */

@@ -45,16 +45,7 @@ public final class Workers implements AutoCloseable {
 
     /** The same, each worker started with {@code extra} arguments (a seeded bug, a network fault). */
     public Workers(int n, int pageTokens, long restartDelayMs, Path logDir, List<String> extra) throws IOException {
-        this(n, pageTokens, restartDelayMs, logDir, extra, List.of(), -1);
-    }
-
-    /**
-     * The same, the first process of worker {@code firstOnlyWorker} (every worker when negative) also
-     * started with {@code firstOnly} (a planned death, {@code --die-at}).
-     */
-    public Workers(int n, int pageTokens, long restartDelayMs, Path logDir, List<String> extra, List<String> firstOnly, int firstOnlyWorker)
-            throws IOException {
-        this(n, pageTokens, restartDelayMs, logDir, extra, firstOnly.isEmpty() ? java.util.Map.of() : java.util.Map.of(firstOnlyWorker, firstOnly));
+        this(n, pageTokens, restartDelayMs, logDir, extra, java.util.Map.of());
     }
 
     /**

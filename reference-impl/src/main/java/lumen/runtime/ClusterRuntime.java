@@ -320,8 +320,9 @@ public final class ClusterRuntime extends Driver<ClusterRuntime.W> {
                 stats.zombieWritesRefused++;
             }
         }
-        for (int r : z.held().keys()) {
-            if (acks && state.worker(wid).zombie().held().containsKey(r)) {
+        // a holder when it was failed: it acknowledges the copies its host memory still has, each refused
+        for (int r : acks ? z.held().keys() : new int[0]) {
+            if (state.worker(wid).zombie().held().containsKey(r)) {
                 emit(Core.zombieAck(state, wid, r));
                 stats.zombieWritesRefused++;
             }

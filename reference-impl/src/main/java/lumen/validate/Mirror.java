@@ -661,10 +661,11 @@ public final class Mirror {
                     return;
                 }
                 int w = e.worker();
-                boolean idle = w < 0 || w >= streamed.length || streamIdle(streamSeen.getOrDefault(r.id(), -1), streamed[w]);
+                boolean known = w >= 0 && w < streamed.length;
+                boolean idle = !known || streamIdle(streamSeenOf(r.id()), streamed[w]);
                 lag(s, r, r.holder(), r.ckpt().length(), r.id() * 2L, idle, found);
                 lag(s, r, r.backup(), r.bckpt().length(), r.id() * 2L + 1, idle, found);
-                if (w >= 0 && w < streamed.length) {
+                if (known) {
                     streamSeen.put(r.id(), streamed[w]);
                 }
                 missedAssists(s, r, found);

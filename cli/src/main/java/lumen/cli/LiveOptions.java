@@ -109,6 +109,20 @@ final class LiveOptions {
             + " output go (default: a new temporary directory, printed)")
     Path liveDir;
 
+    @Option(names = "--partition-at", paramLabel = "S:W:MS", split = ",", description = "with --live: a gray failure: run"
+            + " --partition-cmd for worker W at S seconds into the workload (it cuts the worker off from the gateway) and --heal-cmd"
+            + " MS ms later (the drill heals every partition before it ends, whatever happens)")
+    List<String> partitionAt = new ArrayList<>();
+
+    @Option(names = "--partition-cmd", paramLabel = "CMD", description = "with --partition-at: the command that cuts worker {worker}"
+            + " off from the gateway for {ms} ms (for lumen serve --links: a POST to URL/admin/partition?worker={worker}&ms={ms};"
+            + " add &lossy=true to lose what is in flight)")
+    String partitionCmd;
+
+    @Option(names = "--heal-cmd", paramLabel = "CMD", description = "with --partition-at: the command that joins it again"
+            + " (for lumen serve --links: a POST to URL/admin/heal?worker={worker})")
+    String healCmd;
+
     private List<LiveConform.Fault> faults(boolean mutants) {
         List<LiveConform.Fault> out = new ArrayList<>();
         List<String> specs = failAt.isEmpty() && mutants ? List.of("3:1") : failAt;
@@ -128,7 +142,14 @@ final class LiveOptions {
                 throw new UserError("--fail-at takes SECONDS:WORKER (3.5:1), found '" + f + "'");
             }
         }
-        for (String f : pauseAt) {
+        grayFaults(pauseAt, "--pause-at", "a pause", false, out);
+        grayFaults(partitionAt, "--partition-at", "a partition", true, out);
+        return out;
+    }
+
+    /** The gray failures of {@code option}: SECONDS:WORKER:MS each, undone MS ms after they start. */
+    private static void grayFaults(List<String> specs, String option, String what, boolean cut, List<LiveConform.Fault> out) {
+        for (String f : specs) {
             String[] p = f.split(":");
             try {
                 if (p.length != 3) {
@@ -140,12 +161,11 @@ final class LiveOptions {
                 if (!(at >= 0) || w < 0 || !(ms > 0) || ms > 600_000) {
                     throw new NumberFormatException();
                 }
-                out.add(new LiveConform.Fault(at * 1000, w, ms));
+                out.add(new LiveConform.Fault(at * 1000, w, ms, cut));
             } catch (NumberFormatException ex) {
-                throw new UserError("--pause-at takes SECONDS:WORKER:MS, a pause of MS ms (above 0, at most 600000), found '" + f + "'");
+                throw new UserError(option + " takes SECONDS:WORKER:MS, " + what + " of MS ms (above 0, at most 600000), found '" + f + "'");
             }
         }
-        return out;
     }
 
     private void check(boolean mutants) {
@@ -172,6 +192,13 @@ final class LiveOptions {
         if (mutants && !pauseAt.isEmpty()) {
             throw new UserError("--pause-at is for --live URL: --live-mutants gives every system the same planned stall");
         }
+        if (!mutants && !partitionAt.isEmpty() && (partitionCmd == null || healCmd == null)) {
+            throw new UserError("--partition-at needs --partition-cmd and --heal-cmd (how to cut a worker off from the gateway, and join"
+                    + " it again; for lumen serve --links, POSTs to URL/admin/partition?worker={worker}&ms={ms} and URL/admin/heal?worker={worker})");
+        }
+        if (mutants && !partitionAt.isEmpty()) {
+            throw new UserError("--partition-at is for --live URL: --live-mutants gives every system the same planned stalls");
+        }
     }
 
     /** No progress bar (conform's --quiet). */
@@ -182,7 +209,8 @@ final class LiveOptions {
         check(mutants);
         List<LiveConform.Fault> fs = faults(mutants);
         LiveConform.Options o = new LiveConform.Options(url, workload, rateScale, durationS * 1000, maxPrompt, maxOutput, seed, fs, failCmd,
-                restartCmd, restartAfterMs, requestTimeoutS * 1000, history, logs).withPauseCommands(pauseCmd, resumeCmd);
+                restartCmd, restartAfterMs, requestTimeoutS * 1000, history, logs).withPauseCommands(pauseCmd, resumeCmd)
+                .withPartitionCommands(partitionCmd, healCmd);
         if (mutants) {
             Path dir = liveDir != null ? Files.createDirectories(liveDir) : Files.createTempDirectory("lumen-live-mutants-");
             out.printf("lumen conform --live-mutants: lumen serve (3 workers) and %d seeded bugs, each with the same workload and faults"

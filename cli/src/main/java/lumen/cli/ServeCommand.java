@@ -94,10 +94,16 @@ final class ServeCommand implements Callable<Integer> {
             + " gathered a page and has not sent it), send, store or restore")
     String dieAt;
 
-    @Option(names = "--stall-at", paramLabel = "W:POINT:N:MS", description = "a planned stall (a gray failure): worker W's first"
+    @Option(names = "--stall-at", paramLabel = "W:POINT:N:MS[:engine]", description = "a planned stall (a gray failure): worker W's first"
             + " process stops answering for MS ms the N-th time it is in the middle of POINT (as --die-at), with its state, and then"
-            + " carries on; the gateway fails it meanwhile and its late writes meet the fences")
+            + " carries on; the gateway fails it meanwhile and its late writes meet the fences. With :engine only the work it is in"
+            + " stalls (a stuck engine): the process answers its heartbeats and its reset meanwhile")
     String stallAt;
+
+    @Option(names = "--links", description = "the gateway reaches each worker through a TCP proxy on 127.0.0.1 that a drill can cut:"
+            + " POST /admin/partition?worker=W&ms=MS[&lossy=true] cuts worker W off from the gateway for MS ms, POST"
+            + " /admin/heal?worker=W joins it again")
+    boolean links;
 
     @Option(names = "--connect", paramLabel = "HOST:PORT", split = ",", description = "run the gateway only, over these workers"
             + " (worker i at the i-th address)")
@@ -142,6 +148,9 @@ final class ServeCommand implements Callable<Integer> {
         if (dropAckEvery < 0) {
             throw new UserError("--drop-ack-every: 0 or more, not " + dropAckEvery);
         }
+        if (connect != null && links) {
+            throw new UserError("--links puts a proxy in front of the workers lumen serve starts; with --connect it starts none");
+        }
         if (connect != null && (bug != lumen.live.LiveMutant.NONE || dropAckEvery > 0)) {
             throw new UserError("--mutant and --drop-ack-every start the workers with them; with --connect the workers are started by you");
         }
@@ -184,9 +193,9 @@ final class ServeCommand implements Callable<Integer> {
             if (dieAt != null && !dieAt.matches("(\\*|[0-9]+):(prefill|decode|sending|send|store|restore)(:[1-9][0-9]*)?")) {
                 throw new UserError("--die-at takes W:POINT:N (POINT: prefill, decode, sending, send, store, restore), found '" + dieAt + "'");
             }
-            if (stallAt != null && !stallAt.matches("(\\*|[0-9]+):(prefill|decode|sending|send|store|restore):[1-9][0-9]*:[1-9][0-9]{0,6}")) {
-                throw new UserError("--stall-at takes W:POINT:N:MS (POINT: prefill, decode, sending, send, store, restore; MS up to"
-                        + " 9999999), found '" + stallAt + "'");
+            if (stallAt != null && !stallAt.matches("(\\*|[0-9]+):(prefill|decode|sending|send|store|restore):[1-9][0-9]*:[1-9][0-9]{0,6}(:engine)?")) {
+                throw new UserError("--stall-at takes W:POINT:N:MS or W:POINT:N:MS:engine (POINT: prefill, decode, sending, send, store,"
+                        + " restore; MS up to 9999999), found '" + stallAt + "'");
             }
             if (stallAt != null && dieAt != null) {
                 throw new UserError("--stall-at and --die-at: one planned fault per run");
@@ -196,6 +205,9 @@ final class ServeCommand implements Callable<Integer> {
             }
             LiveServer.Settings ls = new LiveServer.Settings(cfg, cm, port, restartDelayMs, co, 120_000, dir).with(bug, dropAckEvery)
                     .withProcessLogs(logs);
+            if (links) {
+                ls = ls.withLinks();
+            }
             LiveServer s = LiveServer.start(dieAt == null ? ls : ls.dyingAt(dieAt), traceOut, historyOut, 60_000);
             running = s;
             url = s.url();

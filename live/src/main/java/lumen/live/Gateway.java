@@ -125,9 +125,74 @@ public final class Gateway implements AutoCloseable {
             send(res, 200, "application/json", "{\"object\":\"list\",\"data\":[{\"id\":\"" + MODEL + "\",\"object\":\"model\",\"owned_by\":\"lumen\"}]}");
         } else if (path.equals("/v1/completions") && method.equals("POST")) {
             completions(req, res);
+        } else if ((path.equals("/admin/partition") || path.equals("/admin/heal")) && method.equals("POST")) {
+            admin(path.substring("/admin/".length()), req.getHttpURI().getQuery(), res);
         } else {
-            error(res, 404, "no route " + method + " " + path + " (POST /v1/completions, GET /v1/models, GET /health)");
+            error(res, 404, "no route " + method + " " + path + " (POST /v1/completions, GET /v1/models, GET /health"
+                    + (links != null ? ", POST /admin/partition, POST /admin/heal" : "") + ")");
         }
+    }
+
+    /** How a drill outside cuts a worker off from the gateway and joins it again (a server started with links). */
+    public interface Links {
+        /** Cuts worker w's link for {@code ms}, delaying or {@code lossy}; it heals on its own then. */
+        void partition(int w, long ms, boolean lossy);
+
+        /** Heals worker w's link now. */
+        void heal(int w);
+    }
+
+    private volatile Links links;
+
+    /** Takes {@code POST /admin/partition} and {@code /admin/heal} through {@code l}. */
+    void links(Links l) {
+        links = l;
+    }
+
+    /** The longest partition the endpoint makes, ms: every fault is bounded in time. */
+    static final long MAX_PARTITION_MS = 600_000;
+
+    /**
+     * {@code POST /admin/partition?worker=W&ms=MS[&lossy=true]} cuts worker W off from the gateway
+     * for MS ms (1 to {@link #MAX_PARTITION_MS}), healing on its own then; {@code POST
+     * /admin/heal?worker=W} heals it now. 409 when the server dials its workers directly.
+     */
+    private void admin(String what, String query, Response res) throws IOException {
+        Links l = links;
+        if (l == null) {
+            error(res, 409, "this server's gateway dials its workers directly: start lumen serve with --links to cut a link");
+            return;
+        }
+        java.util.Map<String, String> q = new java.util.HashMap<>();
+        for (String kv : query == null ? new String[0] : query.split("&")) {
+            int eq = kv.indexOf('=');
+            q.put(java.net.URLDecoder.decode(eq < 0 ? kv : kv.substring(0, eq), StandardCharsets.UTF_8),
+                    eq < 0 ? "" : java.net.URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        int workers = cluster.config().workers();
+        String w = q.getOrDefault("worker", "");
+        if (!w.matches("[0-9]{1,4}") || Integer.parseInt(w) >= workers) {
+            error(res, 400, "worker: a worker of this server, 0 to " + (workers - 1) + ", found '" + w + "'");
+            return;
+        }
+        int worker = Integer.parseInt(w);
+        if (what.equals("heal")) {
+            l.heal(worker);
+            send(res, 200, "application/json", "{\"worker\":" + worker + ",\"healed\":true}");
+            return;
+        }
+        String ms = q.getOrDefault("ms", "");
+        String lossy = q.getOrDefault("lossy", "false");
+        if (!ms.matches("[0-9]{1,9}") || Long.parseLong(ms) < 1 || Long.parseLong(ms) > MAX_PARTITION_MS) {
+            error(res, 400, "ms: the partition's length, 1 to " + MAX_PARTITION_MS + ", found '" + ms + "'");
+            return;
+        }
+        if (!lossy.equals("true") && !lossy.equals("false")) {
+            error(res, 400, "lossy: true or false, found '" + lossy + "'");
+            return;
+        }
+        l.partition(worker, Long.parseLong(ms), lossy.equals("true"));
+        send(res, 200, "application/json", "{\"worker\":" + worker + ",\"ms\":" + ms + ",\"lossy\":" + lossy + "}");
     }
 
     /** A request the endpoint accepts: its prompt's length in tokens, its output length, its seed, whether streamed. */

@@ -50,8 +50,10 @@ final class LinkProxy implements AutoCloseable {
      * new ones refused); the heal comes on its own then, or at {@link #close}.
      */
     void cut(boolean lossy, long ms) {
+        int mine;
         synchronized (gate) {
             cut = lossy ? 2 : 1;
+            mine = ++cuts;
         }
         if (lossy) {
             for (Socket s : open) {
@@ -64,12 +66,20 @@ final class LinkProxy implements AutoCloseable {
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             } finally {
-                heal();
+                synchronized (gate) {
+                    // a heal on command, or a later cut, may have come first: this timer heals its own cut only
+                    if (cuts == mine) {
+                        heal();
+                    }
+                }
             }
         }, "lumen-heal-" + target.getPort());
         t.setDaemon(true);
         t.start();
     }
+
+    /** Cuts so far: a heal timer heals only the latest. */
+    private int cuts;
 
     /** Heals the link: what waited goes through. */
     void heal() {

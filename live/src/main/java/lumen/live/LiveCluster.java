@@ -158,6 +158,8 @@ public final class LiveCluster implements AutoCloseable {
             w.onLateAnswers(() -> rt.state().worker(w.id()).epoch(), this::lateAnswer);
         }
         this.boot = new long[addresses.size()];
+        this.reused = new int[addresses.size()];
+        java.util.Arrays.fill(reused, -1);
         this.lastOk = new double[addresses.size()];
         this.staleBefore = new double[addresses.size()];
         this.ready = new java.util.concurrent.CountDownLatch(addresses.size());
@@ -287,6 +289,11 @@ public final class LiveCluster implements AutoCloseable {
             return;
         }
         inbox.add(() -> {
+            if (epoch == reused[w] && rt.state().worker(w).state() != WorkerState.FAILED) {
+                // restart-reuses-epoch: the call's epoch is the worker's again, so its answer passes the fence as the worker's own
+                reusedEpochAnswer(w, epoch, jobs, passes);
+                return;
+            }
             for (int i = 0; i < jobs.size() && i < passes.size(); i++) {
                 int r = jobs.get(i).req();
                 if (r >= 0) {
@@ -294,6 +301,26 @@ public final class LiveCluster implements AutoCloseable {
                 }
             }
         });
+    }
+
+    /** restart-reuses-epoch: the epoch each worker's restart registered it under again, its fenced incarnation's (-1: none). */
+    private final int[] reused;
+
+    /**
+     * The restart-reuses-epoch bug: a late answer whose call carried the epoch the worker has again
+     * is taken as the worker's: its tokens go to their requests' clients as the answer carries them.
+     * The gateway's runtime has no step for them (their requests are served elsewhere by now).
+     */
+    private void reusedEpochAnswer(int w, int epoch, List<lumen.runtime.TargetPass.Job> jobs, List<lumen.runtime.TargetPass.Pass> passes) {
+        for (int i = 0; i < jobs.size() && i < passes.size(); i++) {
+            int r = jobs.get(i).req();
+            BlockingQueue<int[]> q = r < 0 ? null : streams.get(r);
+            if (q != null && passes.get(i).tokens().length > 0) {
+                q.add(passes.get(i).tokens());
+                detections.add(String.format(java.util.Locale.ROOT, "worker %d's answer of epoch %d, its epoch again since its restart, streamed"
+                        + " %d token(s) of request %d at %.1f ms", w, epoch, passes.get(i).tokens().length, r, nowMs()));
+            }
+        }
     }
 
     /** On the loop: where the runtime's events go. */
@@ -375,7 +402,8 @@ public final class LiveCluster implements AutoCloseable {
                     // how late the loop takes its earliest due timer: the live cluster's own delay
                     late.recordValue(Math.min(60_000_000L, (long) ((wall - due) * 1000)));
                 }
-                guarded(() -> rt.advanceTo(wall));
+                // the earliest due timer only, then the inbox again: heartbeats and late answers are not held behind a backlog
+                guarded(() -> rt.advanceTo(Math.min(wall, due)));
                 if (!pendingFail.isEmpty()) {
                     failPending();
                 }
@@ -480,8 +508,13 @@ public final class LiveCluster implements AutoCloseable {
 
     /** On the loop: worker w answered with boot id b (0: no answer), having loaded {@code models} (Wire#PING), at time t. */
     private void heartbeat(int w, long b, int models, double t) {
-        // what the heartbeat decides happens now: the timers due before it run first, so its events carry the time they happen at
-        guarded(() -> rt.advanceTo(nowMs()));
+        // what the heartbeat decides happens now when no timer is due; when the loop is behind (a call blocked it), it decides at
+        // the runtime's time, ahead of the timers due, which the loop takes one at a time between its inbox's tasks: a detector
+        // that waited for the backlog would hear a failed worker again, and reset it, seconds late
+        double now = nowMs();
+        if (rt.nextTimer() > now) {
+            guarded(() -> rt.advanceTo(now));
+        }
         WorkerState st = rt.state().worker(w).state();
         if (b == 0) {
             if (st != WorkerState.FAILED && boot[w] != 0 && t - lastOk[w] > opt.timeoutMs() && !pendingFail.contains(w)) {
@@ -507,14 +540,15 @@ public final class LiveCluster implements AutoCloseable {
         }
         if (b == boot[w] && rt.state().worker(w).state() == WorkerState.FAILED) {
             // failed while it only stalled: its memories are stale, so it wipes them and comes back as new
-            boolean reset = workers.get(w).reset();
+            int stuck = workers.get(w).reset();
             staleBefore[w] = nowMs();
-            if (reset) {
+            if (stuck == 0) {
                 // the zombie learned of its fence; behind any late answer of its already in the inbox, which it sent before
                 inbox.add(() -> guarded(() -> rt.zombieStops(w)));
             }
+            // a zombie whose engine is stuck in an iteration has not stopped: it may still answer, and is refused then
             detections.add(String.format(java.util.Locale.ROOT, "worker %d answered again at %.1f ms after it was failed; %s", w, t,
-                    reset ? "reset" : "not reset (no answer)"));
+                    stuck < 0 ? "not reset (no answer)" : stuck == 0 ? "reset" : "reset, " + stuck + " iteration(s) of its fenced incarnation still stuck"));
             return;
         }
         if (b != boot[w]) {
@@ -537,6 +571,11 @@ public final class LiveCluster implements AutoCloseable {
                 if (u != w) {
                     workers.get(w).fence(u, rt.state().worker(u).epoch());
                 }
+            }
+            if (mutant == LiveMutant.RESTART_REUSES_EPOCH) {
+                // the bug: the restart registers the worker under the epoch its fenced incarnation had
+                lumen.core.Zombie z = rt.state().worker(w).zombie();
+                reused[w] = z == null ? -1 : z.epoch();
             }
             guarded(() -> rt.restartWorker(w));
             guarded(() -> rt.advanceTo(nowMs()));

@@ -42,16 +42,32 @@ public final class LiveConform {
 
     /**
      * A fault: at {@code atMs} after the workload starts, on worker {@code worker}: a crash (its
-     * fail command), or, with {@code pauseMs} above 0, a pause (a gray failure: its pause command,
-     * and its resume command {@code pauseMs} later, which the drill runs whatever happens meanwhile).
+     * fail command), or, with {@code pauseMs} above 0, a gray failure undone {@code pauseMs} later,
+     * whatever happens meanwhile: a pause (its pause command, then its resume command) or, with
+     * {@code cut}, a partition of the worker from the gateway (its partition command, then its heal
+     * command).
      */
-    public record Fault(double atMs, int worker, double pauseMs) {
+    public record Fault(double atMs, int worker, double pauseMs, boolean cut) {
         public Fault(double atMs, int worker) {
-            this(atMs, worker, 0);
+            this(atMs, worker, 0, false);
         }
 
+        public Fault(double atMs, int worker, double pauseMs) {
+            this(atMs, worker, pauseMs, false);
+        }
+
+        /** A gray failure the drill undoes: a pause or a partition. */
         public boolean paused() {
             return pauseMs > 0;
+        }
+
+        /** The commands' names: what starts the fault, and what undoes it. */
+        String startName() {
+            return !paused() ? "fail" : cut ? "partition" : "pause";
+        }
+
+        String undoName() {
+            return !paused() ? "restart" : cut ? "heal" : "resume";
         }
     }
 
@@ -79,12 +95,13 @@ public final class LiveConform {
      */
     public record Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                           List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
-                          Path history, Path logs, boolean equivalence, Aim aim, String pauseCmd, String resumeCmd) {
+                          Path history, Path logs, boolean equivalence, Aim aim, String pauseCmd, String resumeCmd, String partitionCmd,
+                          String healCmd) {
         public Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
                        List<Fault> faults, String failCmd, String restartCmd, long restartAfterMs, long requestTimeoutMs,
                        Path history, Path logs, boolean equivalence, Aim aim) {
             this(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs, requestTimeoutMs,
-                    history, logs, equivalence, aim, null, null);
+                    history, logs, equivalence, aim, null, null, null, null);
         }
 
         /**
@@ -94,7 +111,18 @@ public final class LiveConform {
          */
         public Options withPauseCommands(String pause, String resume) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, history, logs, equivalence, aim, pause, resume);
+                    requestTimeoutMs, history, logs, equivalence, aim, pause, resume, partitionCmd, healCmd);
+        }
+
+        /**
+         * The same with the commands of a partition fault ({@code --partition-at}): {@code partition}
+         * cuts the worker off from the gateway ({@code {worker}} and {@code {ms}}, the partition's
+         * length, replaced; for lumen serve, a call to its {@code POST /admin/partition}) and
+         * {@code heal} joins it again.
+         */
+        public Options withPartitionCommands(String partition, String heal) {
+            return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
+                    requestTimeoutMs, history, logs, equivalence, aim, pauseCmd, resumeCmd, partition, heal);
         }
 
         public Options(String url, String workload, double rateScale, double durationMs, int maxPrompt, int maxOutput, long seed,
@@ -106,13 +134,13 @@ public final class LiveConform {
         /** The same, each fault aimed at a busy worker ({@code --fail-when-busy}); null: each fires when due. */
         public Options withAim(Aim a) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, history, logs, equivalence, a, pauseCmd, resumeCmd);
+                    requestTimeoutMs, history, logs, equivalence, a, pauseCmd, resumeCmd, partitionCmd, healCmd);
         }
 
         /** The same, its history recorded to {@code h}. */
         public Options withHistory(Path h) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, h, logs, equivalence, aim, pauseCmd, resumeCmd);
+                    requestTimeoutMs, h, logs, equivalence, aim, pauseCmd, resumeCmd, partitionCmd, healCmd);
         }
 
         /**
@@ -122,7 +150,7 @@ public final class LiveConform {
          */
         public Options withEquivalence(boolean e) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults, failCmd, restartCmd, restartAfterMs,
-                    requestTimeoutMs, history, logs, e, aim, pauseCmd, resumeCmd);
+                    requestTimeoutMs, history, logs, e, aim, pauseCmd, resumeCmd, partitionCmd, healCmd);
         }
 
         /** Where the failure-free run's history goes under equivalence: beside the history, ".failure-free" before its extension. */
@@ -140,8 +168,18 @@ public final class LiveConform {
         public Options againstServe(String url, Path runDir, long seed, Path h) {
             return new Options(url, workload, rateScale, durationMs, maxPrompt, maxOutput, seed, faults,
                     "kill -9 $(cat '" + runDir + "'/worker-{worker}.pid)", null, 0, requestTimeoutMs, h, null)
-                    .withPauseCommands("kill -STOP $(cat '" + runDir + "'/worker-{worker}.pid)", "kill -CONT $(cat '" + runDir + "'/worker-{worker}.pid)");
+                    .withPauseCommands("kill -STOP $(cat '" + runDir + "'/worker-{worker}.pid)", "kill -CONT $(cat '" + runDir + "'/worker-{worker}.pid)")
+                    .withPartitionCommands(adminCall(url, "partition?worker={worker}&ms={ms}"), adminCall(url, "heal?worker={worker}"));
         }
+    }
+
+    /**
+     * A shell command that posts to lumen serve's {@code /admin/} endpoint {@code what} at
+     * {@code url} with python3 (a failure, an answer other than 2xx included, exits non-zero).
+     */
+    public static String adminCall(String url, String what) {
+        return "python3 -c \"import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], method='POST'), timeout=5)\" '"
+                + url + "/admin/" + what + "'";
     }
 
     /**
@@ -572,7 +610,7 @@ public final class LiveConform {
             Runnable resumeAll = () -> {
                 for (Integer i : List.copyOf(paused)) {
                     if (paused.remove(i)) {
-                        command("resume", o.resumeCmd(), faults.get(i), client.nowMs(), faultLog, notDone);
+                        command(faults.get(i).undoName(), undo(o, faults.get(i)), faults.get(i), client.nowMs(), faultLog, notDone);
                     }
                 }
             };
@@ -594,7 +632,7 @@ public final class LiveConform {
                     Fault f = faults.get(i);
                     String failKey = "fail " + i;
                     expected.add(failKey);
-                    String restartKey = (f.paused() ? "resume " : "restart ") + i;
+                    String restartKey = f.undoName() + " " + i;
                     if (f.paused() || o.restartCmd() != null) {
                         expected.add(restartKey);
                     }
@@ -603,16 +641,17 @@ public final class LiveConform {
                         if (o.aim() != null) {
                             aim(o, f, client, faultLog, notDone);
                         }
-                        double at = client.fault(f.worker() + (f.paused() ? String.format(Locale.ROOT, " (paused for %.0f ms)", f.pauseMs()) : ""));
+                        double at = client.fault(f.worker() + (f.paused() ? String.format(Locale.ROOT, " (%s for %.0f ms)",
+                                f.cut() ? "partitioned" : "paused", f.pauseMs()) : ""));
                         if (f.paused()) {
                             paused.add(index);
                         }
-                        command(f.paused() ? "pause" : "fail", f.paused() ? o.pauseCmd() : o.failCmd(), f, client.nowMs(), faultLog, notDone);
+                        command(f.startName(), start(o, f), f, client.nowMs(), faultLog, notDone);
                         until.put(at, client.nowMs());
                         if (f.paused()) {
                             restarts.schedule(() -> guarded(restartKey, f, client, ran, notDone, () -> {
                                 if (paused.remove(index)) {
-                                    command("resume", o.resumeCmd(), f, client.nowMs(), faultLog, notDone);
+                                    command(f.undoName(), undo(o, f), f, client.nowMs(), faultLog, notDone);
                                 }
                             }), (long) f.pauseMs(), TimeUnit.MILLISECONDS);
                         } else if (o.restartCmd() != null) {
@@ -639,8 +678,8 @@ public final class LiveConform {
                     if (!ran.contains(key)) {
                         Fault f = faults.get(Integer.parseInt(key.substring(key.indexOf(' ') + 1)));
                         notDone.add(String.format(Locale.ROOT, "%s worker %d (due at %.0f ms): never ran, the drill ended first (after %d ms)",
-                                key.substring(0, key.indexOf(' ')), f.worker(), f.atMs() + (key.startsWith("restart") ? o.restartAfterMs()
-                                        : key.startsWith("resume") ? f.pauseMs() : 0), boundMs));
+                                key.startsWith("fail ") ? f.startName() : key.substring(0, key.indexOf(' ')), f.worker(), f.atMs() + (key.startsWith("restart") ? o.restartAfterMs()
+                                        : key.startsWith("fail ") ? 0 : f.pauseMs()), boundMs));
                     }
                 }
                 senders.shutdown();
@@ -758,8 +797,17 @@ public final class LiveConform {
     }
 
     /** Runs a fault command with {worker} replaced: a line for the report in {@code log}, and in {@code notDone} too when it failed. */
+    /** The command that starts fault f, and the one that undoes it (a gray failure's resume or heal; a crash's restart). */
+    private static String start(Options o, Fault f) {
+        return !f.paused() ? o.failCmd() : f.cut() ? o.partitionCmd() : o.pauseCmd();
+    }
+
+    private static String undo(Options o, Fault f) {
+        return !f.paused() ? o.restartCmd() : f.cut() ? o.healCmd() : o.resumeCmd();
+    }
+
     private static void command(String what, String template, Fault f, double atMs, List<String> log, List<String> notDone) {
-        String cmd = template.replace("{worker}", Integer.toString(f.worker()));
+        String cmd = template.replace("{worker}", Integer.toString(f.worker())).replace("{ms}", Long.toString((long) f.pauseMs()));
         String line;
         boolean ok = false;
         try {

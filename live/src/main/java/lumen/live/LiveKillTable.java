@@ -18,12 +18,14 @@ public final class LiveKillTable {
 
     /**
      * The gray failures every system of the table goes through besides the drill's faults: worker 2
-     * stalls for 1.5 s in the middle of its 4th page transfer, and worker 0 for 1.3 s in the middle
-     * of its 600th decode; each is failed meanwhile and wakes to send what it was sending under its
-     * fenced epoch (a page to its holder; the answer to the iteration the gateway gave up on). The
-     * reference must refuse both; holder-no-fence takes the page, gateway-no-fence the tokens.
+     * stalls for 1.5 s in the middle of its 4th page transfer, worker 0 for 1.3 s in the middle of
+     * its 600th decode, and worker 2's engine for 3 s in the middle of its 250th decode (its
+     * heartbeats go on). Each is failed meanwhile and wakes to send what it was sending under its
+     * fenced epoch (a page to its holder; the answer to the iteration the gateway gave up on; that
+     * answer after the worker's restart). The reference must refuse all three; holder-no-fence takes
+     * the page, gateway-no-fence the tokens, restart-reuses-epoch the tokens after the restart.
      */
-    public static final String STALLS = "2:sending:4:1500,0:decode:600:1300";
+    public static final String STALLS = "2:sending:4:1500,0:decode:600:1300,2:decode:250:3000:engine";
 
     /** The most runs of a mutant: a run whose faults happened not to reach its bug (no restore of a damaged copy, say) is run again with the next seed. */
     public static final int ATTEMPTS = 3;

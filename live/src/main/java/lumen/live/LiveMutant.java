@@ -16,7 +16,10 @@ public enum LiveMutant {
     HOLDER_NO_FENCE("holder-no-fence", "a holder stores a page whatever epoch its sender wrote it under: a worker that stalled and was"
             + " failed meanwhile gets its late page into a checkpoint"),
     GATEWAY_NO_FENCE("gateway-no-fence", "the gateway streams every token a worker's answer carries to its client, also an answer that"
-            + " came after the gateway failed the worker: a worker that stalled in an iteration wakes and its late tokens reach the client");
+            + " came after the gateway failed the worker: a worker that stalled in an iteration wakes and its late tokens reach the client"),
+    RESTART_REUSES_EPOCH("restart-reuses-epoch", "the gateway fences a failed worker, but its restart registers it under the epoch it had: an"
+            + " iteration stuck in the engine of the fenced incarnation answers after the restart, passes the fence, and its tokens reach"
+            + " the client");
 
     public final String key;
     public final String bug;
@@ -28,7 +31,7 @@ public enum LiveMutant {
 
     /** Whether only a gray failure (a worker failed while it lives, then waking) reaches the bug: a kill -9 leaves no zombie. */
     public boolean gray() {
-        return this == HOLDER_NO_FENCE || this == GATEWAY_NO_FENCE;
+        return this == HOLDER_NO_FENCE || this == GATEWAY_NO_FENCE || this == RESTART_REUSES_EPOCH;
     }
 
     /** The mutant of this name; null when none is. */

@@ -52,7 +52,9 @@ public final class LiveServer implements AutoCloseable {
          * when W is {@code *}) halts, like kill -9, the N-th time it reaches POINT
          * ({@link WorkerProcess#DIE_POINTS}), in the middle of that work. {@code W:POINT:N:MS} is a
          * planned stall instead: the process stops answering there for MS ms, with its state, and
-         * carries on (a gray failure). Several, one per worker, are comma-separated.
+         * carries on (a gray failure). {@code W:POINT:N:MS:engine} stalls only the work it is in (a
+         * stuck engine): the process answers its heartbeats and a reset meanwhile. Several are
+         * comma-separated, a worker's in the order they are given.
          */
         public Settings dyingAt(String pointAndCount) {
             return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, pointAndCount,
@@ -92,6 +94,14 @@ public final class LiveServer implements AutoCloseable {
         links.get(w).cut(lossy, ms);
     }
 
+    /** Heals worker w's link now, before its partition's time is up (nothing when it is not cut). */
+    public void heal(int w) {
+        if (links.isEmpty()) {
+            throw new IllegalStateException("this server's gateway dials its workers directly: start it with links to cut one");
+        }
+        links.get(w).heal();
+    }
+
     /** Starts the workers, waits until each answers (up to {@code readyMs}), then the endpoint; the trace goes to {@code trace} (null: none). */
     public static LiveServer start(Settings s, OutputStream trace, long readyMs) throws Exception {
         return start(s, trace, null, readyMs);
@@ -106,20 +116,24 @@ public final class LiveServer implements AutoCloseable {
         if (s.processLogs() != null) {
             extra.addAll(List.of("--log-dir", s.processLogs().toString()));
         }
-        // planned deaths and stalls, one per worker: W:POINT:N (a death) or W:POINT:N:MS (a stall), comma-separated
+        // planned deaths and stalls: W:POINT:N (a death), W:POINT:N:MS (a stall) or W:POINT:N:MS:engine (an engine stall), comma-separated
         java.util.Map<Integer, List<String>> planned = new java.util.HashMap<>();
         if (s.dieAt() != null) {
             for (String spec : s.dieAt().split(",")) {
                 String[] p = spec.split(":", 2);
-                if (p.length != 2) {
-                    throw new IllegalArgumentException("a planned death is W:POINT:N or *:POINT:N, not " + spec);
+                String[] at = p.length == 2 ? p[1].split(":") : new String[0];
+                if (at.length < 2 || at.length > 4 || at.length == 4 && !at[3].equals("engine") || !p[0].matches("\\*|[0-9]{1,4}")) {
+                    throw new IllegalArgumentException("a planned death is W:POINT:N (W a worker, or *), a stall W:POINT:N:MS or"
+                            + " W:POINT:N:MS:engine, not " + spec);
                 }
-                String[] at = p[1].split(":");
-                // W:POINT:N:MS is a planned stall of MS ms instead of a death (a gray failure)
-                List<String> args = at.length == 3 ? List.of("--die-at", at[0] + ":" + at[1], "--stall-ms", at[2]) : List.of("--die-at", p[1]);
-                if (planned.put(p[0].equals("*") ? -1 : Integer.parseInt(p[0]), args) != null) {
-                    throw new IllegalArgumentException("one planned death or stall per worker: " + s.dieAt());
+                List<String> args = new java.util.ArrayList<>(List.of("--die-at", at[0] + ":" + at[1]));
+                if (at.length >= 3) {
+                    args.addAll(List.of("--stall-ms", at[2]));
                 }
+                if (at.length == 4) {
+                    args.addAll(List.of("--stall-kind", "engine"));
+                }
+                planned.computeIfAbsent(p[0].equals("*") ? -1 : Integer.parseInt(p[0]), k -> new java.util.ArrayList<>()).addAll(args);
             }
         }
         Workers ws = new Workers(s.config().workers(), s.config().pageTokens(), s.restartDelayMs(), s.logDir(), extra, planned);
@@ -140,7 +154,23 @@ public final class LiveServer implements AutoCloseable {
                 throw new IllegalStateException("the workers did not all answer within " + readyMs + " ms"
                         + (s.logDir() != null ? " (their output is in " + s.logDir() + ")" : ""));
             }
-            return new LiveServer(ws, c, new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs(), history), links);
+            Gateway g = new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs(), history);
+            LiveServer srv = new LiveServer(ws, c, g, links);
+            if (s.links()) {
+                // a drill outside cuts and heals a link through the endpoint (POST /admin/partition, /admin/heal)
+                g.links(new Gateway.Links() {
+                    @Override
+                    public void partition(int w, long ms, boolean lossy) {
+                        srv.partition(w, ms, lossy);
+                    }
+
+                    @Override
+                    public void heal(int w) {
+                        srv.heal(w);
+                    }
+                });
+            }
+            return srv;
         } catch (Exception | Error ex) {
             if (c != null) {
                 c.close();

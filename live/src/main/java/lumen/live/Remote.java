@@ -74,15 +74,16 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     /**
      * Asks a live worker that was failed (it stalled, and came back with its old memories) to wipe
-     * them and start as a new incarnation; false when it did not answer.
+     * them and start as a new incarnation; how many iterations of its old incarnation its engine
+     * still runs (stuck: they may answer later), or -1 when it did not answer.
      */
-    boolean reset() {
+    int reset() {
         try {
-            call(channel, Wire.RESET, Wire.Op.req(0), CALL_MS);
+            long stuck = call(channel, Wire.RESET, Wire.Op.req(0), CALL_MS).value();
             positions.clear();
-            return true;
+            return (int) stuck;
         } catch (StatusRuntimeException ex) {
-            return false;
+            return -1;
         }
     }
 

@@ -35,7 +35,8 @@ import lumen.runtime.TokenModels;
  * step whose answer never reached the gateway (the process died or stalled) stays a begin, and
  * changes nothing (docs/trace-format.md, Begin and end).
  *
- * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N] [--die-at POINT[:N]] [--log-dir DIR] [--parent-pid PID]}.
+ * <p>Usage: {@code WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N]
+ * [--die-at POINT[:N] [--stall-ms MS [--stall-kind process|engine]]]... [--log-dir DIR] [--parent-pid PID]}.
  * With a parent pid, the process ends when its parent does, so a supervisor that dies leaves
  * nothing behind.
  */
@@ -53,9 +54,8 @@ public final class WorkerProcess {
     private final LiveMutant mutant;
     private final int dropAckEvery;
     private final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
-    /** A planned death (--die-at POINT:N): the process halts at the N-th time it reaches POINT, in the middle of that work. */
-    private final String dieAt;
-    private final int dieAfter;
+    /** The planned faults (--die-at, with --stall-ms and --stall-kind): each fires at the N-th time the process reaches its point. */
+    private final List<Plan> plans;
     private final Map<String, Integer> reached = new ConcurrentHashMap<>();
     /** This process's Lamport clock, carried by every call it answers or makes. */
     private final Clock clock = new Clock();
@@ -65,47 +65,58 @@ public final class WorkerProcess {
 
     /** The points where a worker can be made to die in the middle of its work ("sending": a server, before its holder stored the page). */
     public static final List<String> DIE_POINTS = List.of("prefill", "decode", "sending", "send", "store", "restore");
-    /** A planned stall instead of a death (--stall-ms): at its point the process holds its lock this long, answering nothing, then goes on. */
-    private final long stallMs;
     /** The fences (Wire#FENCE): per worker, the lowest epoch whose pages this worker, as a holder, still takes. */
     private final Map<Integer, Integer> fences = new ConcurrentHashMap<>();
 
-    /** At a point of {@link #DIE_POINTS}: halts the process like kill -9 (no cleanup, memories gone) if this is the planned time. */
+    /**
+     * A planned fault: at the {@code n}-th time the process reaches {@code point}, it dies (kill -9,
+     * {@code stallMs} 0) or stalls for {@code stallMs} ms with its state and carries on (a gray
+     * failure). A stall of the whole process ({@code engine} false: a long GC pause, SIGSTOP)
+     * answers nothing meanwhile; an engine stall ({@code engine} true: a stuck CUDA call) freezes
+     * only the work it is in, while the process answers its heartbeats and a reset.
+     */
+    record Plan(String point, int n, long stallMs, boolean engine) {}
+
+    /** At a point of {@link #DIE_POINTS}: halts the process like kill -9 (no cleanup, memories gone), or stalls it, if a plan says so now. */
     private void point(String p, int req) {
         // the gateway's warm-up (scratch requests, negative ids) does not count
-        if (req >= 0 && p.equals(dieAt) && reached.merge(p, 1, Integer::sum) == dieAfter) {
-            if (stallMs > 0) {
-                // a gray failure: the process stalls (a long pause, SIGSTOP) with its state, then carries on
-                System.out.println("worker " + id + " stalls for " + stallMs + " ms in the middle of " + p + " #" + dieAfter);
-                System.out.flush();
-                synchronized (this) {
-                    try {
-                        Thread.sleep(stallMs);
-                    } catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                System.out.println("worker " + id + " resumes");
-                System.out.flush();
-                return;
+        if (req < 0 || plans.stream().noneMatch(x -> x.point().equals(p))) {
+            return;
+        }
+        int count = reached.merge(p, 1, Integer::sum);
+        for (Plan plan : plans) {
+            if (!plan.point().equals(p) || plan.n() != count) {
+                continue;
             }
-            System.out.println("worker " + id + " dies in the middle of " + p + " #" + dieAfter);
-            System.out.flush();
-            Runtime.getRuntime().halt(137);
+            if (plan.stallMs() <= 0) {
+                say("worker " + id + " dies in the middle of " + p + " #" + count);
+                Runtime.getRuntime().halt(137);
+            }
+            say("worker " + id + (plan.engine() ? "'s engine" : "") + " stalls for " + plan.stallMs() + " ms in the middle of "
+                    + p + " #" + count);
+            long until = System.nanoTime() + plan.stallMs() * 1_000_000L;
+            synchronized (this) {
+                try {
+                    for (long left; (left = until - System.nanoTime()) > 0; ) {
+                        if (plan.engine()) {
+                            // the work stays frozen; the lock goes, so the process answers what needs no engine meanwhile
+                            wait(Math.max(1, left / 1_000_000L));
+                        } else {
+                            Thread.sleep(Math.max(1, left / 1_000_000L));
+                        }
+                    }
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            say("worker " + id + (plan.engine() ? "'s engine" : "") + " resumes");
         }
     }
 
-    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt, int dieAfter, java.nio.file.Path logDir) {
-        this(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, 0, logDir);
-    }
-
-    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt, int dieAfter, long stallMs,
-                  java.nio.file.Path logDir) {
-        this.stallMs = stallMs;
+    WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, List<Plan> plans, java.nio.file.Path logDir) {
+        this.plans = List.copyOf(plans);
         this.id = id;
         this.logDir = logDir;
-        this.dieAt = dieAt;
-        this.dieAfter = dieAfter;
         this.mutant = mutant;
         this.dropAckEvery = dropAckEvery;
         this.gpu = new CpuKvPlane(g);
@@ -120,6 +131,8 @@ public final class WorkerProcess {
 
     /** The models this process has loaded: 0 none, 1 its draft model, 2 its full model. */
     private volatile int loaded;
+    /** Iterations (Wire#RUN) in progress: under this worker's lock, only one whose engine stalls leaves another to see it. */
+    private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
     /** Loads in progress belong to one incarnation: a reset (new boot) stops them. */
     private final java.util.concurrent.atomic.AtomicLong loads = new java.util.concurrent.atomic.AtomicLong();
 
@@ -159,15 +172,27 @@ public final class WorkerProcess {
     ServerServiceDefinition service() {
         ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(Wire.SERVICE);
         bind(b, Wire.RUN, op -> {
-            List<TargetPass.Pass> passes = new ArrayList<>();
-            for (TargetPass.Job j : op.jobs()) {
-                TargetPass.Pass pass = target.run(j);
-                passes.add(pass);
-                logBegin(j, pass);
-                // after the KV is written, before the answer: the work is half done when the process dies
-                point(j.prefill() ? "prefill" : "decode", j.req());
+            // the incarnation this iteration runs in, which its answer names, however late it comes
+            long mine = boot;
+            running.incrementAndGet();
+            try {
+                List<TargetPass.Pass> passes = new ArrayList<>();
+                for (TargetPass.Job j : op.jobs()) {
+                    TargetPass.Pass pass = target.run(j);
+                    passes.add(pass);
+                    logBegin(j, pass);
+                    // after the KV is written, before the answer: the work is half done when the process dies
+                    point(j.prefill() ? "prefill" : "decode", j.req());
+                    if (boot != mine) {
+                        // its engine stalled past a reset: the incarnation it ran in is gone, so it computes no more; what it
+                        // computed still goes back (a fenced incarnation's late write, which the gateway must refuse)
+                        break;
+                    }
+                }
+                return new Wire.Reply(0, null, null, mine, 0, passes);
+            } finally {
+                running.decrementAndGet();
             }
-            return new Wire.Reply(0, null, null, 0, 0, passes);
         });
         bind(b, Wire.DRAFT, op -> new Wire.Reply(0, null, null, 0, 0,
                 List.of(new TargetPass.Pass(models.drafts(op.seed(), op.to(), op.from(), op.count()), new lumen.core.PageDigest[0], 0))));
@@ -193,7 +218,9 @@ public final class WorkerProcess {
             return Wire.Reply.of(1);
         });
         bindAfterSends(b, Wire.RESET, op -> {
-            // the gateway failed this worker while it lived (a stall): its memories count as gone, so they go
+            // the gateway failed this worker while it lived (a stall): its memories count as gone, so they go. An iteration
+            // whose engine is stuck (an engine stall) cannot be stopped from here: the answer says how many run on
+            int stuck = running.get();
             target.clear();
             host.clear();
             // the models go with the incarnation: the next restart loads them again
@@ -201,9 +228,9 @@ public final class WorkerProcess {
             loaded = 0;
             long old = boot;
             boot = newBoot();
-            System.out.println("worker " + id + " reset: boot " + Long.toHexString(old) + " -> " + Long.toHexString(boot));
-            System.out.flush();
-            return Wire.Reply.OK;
+            say("worker " + id + " reset: boot " + Long.toHexString(old) + " -> " + Long.toHexString(boot)
+                    + (stuck > 0 ? "; " + stuck + " iteration(s) of the old incarnation still stuck" : ""));
+            return Wire.Reply.of(stuck);
         });
         bind(b, Wire.COMPUTE, op -> {
             gpu.compute(op.req(), op.seed(), op.from(), op.to());
@@ -296,8 +323,7 @@ public final class WorkerProcess {
         } catch (StatusRuntimeException ex) {
             if (Wire.FENCED.equals(ex.getStatus().getDescription())) {
                 // the holder refused the page: this incarnation was failed while it stalled
-                System.out.println("worker " + id + " was fenced (epoch " + op.epoch() + "): its page of request " + op.req() + " refused");
-                System.out.flush();
+                say("worker " + id + " was fenced (epoch " + op.epoch() + "): its page of request " + op.req() + " refused");
             }
             out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED.equals(ex.getStatus().getDescription()) ? Wire.FENCED
                     : Wire.HOLDER_LOST).asRuntimeException());
@@ -311,12 +337,17 @@ public final class WorkerProcess {
         }
     }
 
+    /** One line of this process's output, with the wall-clock time it is said at (the output is for people reading a run). */
+    private static void say(String line) {
+        System.out.println(java.time.LocalTime.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS) + " " + line);
+        System.out.flush();
+    }
+
     /** A zombie's page this holder received: its ZombiePage, refused or (the holder-no-fence bug) taken, in this process's log. */
     private void logZombiePage(Wire.Op op, boolean taken) {
         ProcessLog l = log;
-        System.out.println("worker " + id + (taken ? " took" : " refused") + " page " + op.page() + " of request " + op.req() + " from worker "
+        say("worker " + id + (taken ? " took" : " refused") + " page " + op.page() + " of request " + op.req() + " from worker "
                 + op.worker() + " under its fenced epoch " + op.epoch());
-        System.out.flush();
         if (l == null || op.req() < 0) {
             return;
         }
@@ -380,24 +411,15 @@ public final class WorkerProcess {
             out.onError(Status.INVALID_ARGUMENT.withDescription("worker " + id + ": " + ex.getMessage()).asRuntimeException());
             return;
         }
-        // every answer names this process's boot: a caller that finds another knows the worker restarted
-        out.onNext(new Wire.Reply(r.value(), r.data(), r.pages(), boot, r.pid(), r.passes(), r.models()));
+        // every answer names this process's boot (an iteration's: the one it ran in): a caller that finds another knows the worker restarted
+        out.onNext(new Wire.Reply(r.value(), r.data(), r.pages(), r.boot() != 0 ? r.boot() : boot, r.pid(), r.passes(), r.models()));
         out.onCompleted();
     }
 
-    /** Starts the service on host:port; the server, already listening. */
-    static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery) throws IOException {
-        return start(id, host, port, g, vocab, mutant, dropAckEvery, null, 0, null);
-    }
-
-    static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt,
-                        int dieAfter, java.nio.file.Path logDir) throws IOException {
-        return start(id, host, port, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, 0, logDir);
-    }
-
-    static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, String dieAt,
-                        int dieAfter, long stallMs, java.nio.file.Path logDir) throws IOException {
-        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery, dieAt, dieAfter, stallMs, logDir);
+    /** Starts the service on host:port, with its planned faults; the server, already listening. */
+    static Server start(int id, String host, int port, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, List<Plan> plans,
+                        java.nio.file.Path logDir) throws IOException {
+        WorkerProcess w = new WorkerProcess(id, g, vocab, mutant, dropAckEvery, plans, logDir);
         return NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
                 .addService(io.grpc.ServerInterceptors.intercept(w.service(), w.clock.server())).build().start();
     }
@@ -409,9 +431,8 @@ public final class WorkerProcess {
         int vocab = lumen.core.KitTokens.VOCAB;
         LiveMutant mutant = LiveMutant.NONE;
         int dropAckEvery = 0;
-        long stallMs = 0;
-        String dieAt = null;
-        int dieAfter = 0;
+        List<Plan> plans = new ArrayList<>();
+        boolean bad = false;
         String host = "127.0.0.1";
         long parent = -1;
         java.nio.file.Path logDir = null;
@@ -425,14 +446,27 @@ public final class WorkerProcess {
                 case "--mutant" -> mutant = LiveMutant.of(args[i + 1]);
                 case "--drop-ack-every" -> dropAckEvery = Integer.parseInt(args[i + 1]);
                 case "--die-at" -> {
+                    // each --die-at is a planned fault of its own; --stall-ms and --stall-kind after it make it a stall
                     String[] p = args[i + 1].split(":");
-                    dieAt = p[0];
-                    dieAfter = p.length > 1 ? Integer.parseInt(p[1]) : 1;
-                    if (!DIE_POINTS.contains(dieAt) || dieAfter < 1) {
-                        dieAt = "?";
+                    int n = p.length > 1 && p[1].matches("[0-9]{1,9}") ? Integer.parseInt(p[1]) : p.length > 1 ? 0 : 1;
+                    bad |= !DIE_POINTS.contains(p[0]) || n < 1;
+                    plans.add(new Plan(p[0], n, 0, false));
+                }
+                case "--stall-ms", "--stall-kind" -> {
+                    if (plans.isEmpty()) {
+                        bad = true;
+                        break;
+                    }
+                    Plan last = plans.remove(plans.size() - 1);
+                    if (args[i].equals("--stall-ms")) {
+                        long ms = args[i + 1].matches("[0-9]{1,9}") ? Long.parseLong(args[i + 1]) : -1;
+                        bad |= ms < 1;
+                        plans.add(new Plan(last.point(), last.n(), ms, last.engine()));
+                    } else {
+                        bad |= !List.of("process", "engine").contains(args[i + 1]);
+                        plans.add(new Plan(last.point(), last.n(), last.stallMs(), args[i + 1].equals("engine")));
                     }
                 }
-                case "--stall-ms" -> stallMs = Long.parseLong(args[i + 1]);
                 case "--parent-pid" -> parent = Long.parseLong(args[i + 1]);
                 case "--log-dir" -> logDir = java.nio.file.Path.of(args[i + 1]);
                 default -> {
@@ -441,9 +475,9 @@ public final class WorkerProcess {
                 }
             }
         }
-        if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0 || "?".equals(dieAt) || stallMs < 0) {
+        if (id < 0 || port < 0 || mutant == null || dropAckEvery < 0 || bad || plans.stream().anyMatch(x -> x.engine() && x.stallMs() == 0)) {
             System.err.println("usage: WorkerProcess --id W --port P [--host H] [--page-tokens N] [--vocab V] [--mutant NAME] [--drop-ack-every N]"
-                    + " [--die-at POINT[:N] [--stall-ms MS]] [--log-dir DIR] [--parent-pid PID] (POINT: " + String.join(", ", DIE_POINTS) + ")");
+                    + " [--die-at POINT[:N] [--stall-ms MS [--stall-kind process|engine]]]... [--log-dir DIR] [--parent-pid PID] (POINT: " + String.join(", ", DIE_POINTS) + ")");
             System.exit(2);
         }
         if (parent > 0) {
@@ -453,9 +487,8 @@ public final class WorkerProcess {
         if (logDir != null) {
             java.nio.file.Files.createDirectories(logDir);
         }
-        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery, dieAt, dieAfter, stallMs, logDir);
-        System.out.println("worker " + id + " listening on " + host + ":" + s.getPort() + " pid " + ProcessHandle.current().pid());
-        System.out.flush();
+        Server s = start(id, host, port, KvGeometry.small(pageTokens), vocab, mutant, dropAckEvery, plans, logDir);
+        say("worker " + id + " listening on " + host + ":" + s.getPort() + " pid " + ProcessHandle.current().pid());
         s.awaitTermination();
     }
 }

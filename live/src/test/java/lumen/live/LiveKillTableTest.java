@@ -42,6 +42,9 @@ class LiveKillTableTest {
         assertThat(ref.result().logs().byType()).containsKeys("ZombiePage", "ZombieToken");
         assertThat(row(rows, LiveMutant.HOLDER_NO_FENCE).result().logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S19);
         assertThat(row(rows, LiveMutant.GATEWAY_NO_FENCE).result().logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S18);
+        // an engine stuck past the restart answers under the epoch the restart gave the worker again: the clients see its tokens
+        assertThat(row(rows, LiveMutant.RESTART_REUSES_EPOCH).result().caughtBy()).contains("history");
+        assertThat(row(rows, LiveMutant.RESTART_REUSES_EPOCH).result().history().finding().property()).isEqualTo(lumen.core.PropertyId.S16);
     }
 
     private static LiveKillTable.Row row(List<LiveKillTable.Row> rows, LiveMutant m) {

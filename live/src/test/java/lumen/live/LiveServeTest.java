@@ -338,6 +338,44 @@ class LiveServeTest {
     }
 
     /**
+     * A partition is a fault of its own too: against lumen serve started with links, the drill's
+     * partition command (a POST to /admin/partition) cuts worker 1 off from the gateway for 1.5 s
+     * under load, and its heal command joins it again. The gateway fails the worker and resets it
+     * when it is heard again; no client sees anything, and the processes' logs are accepted. The
+     * endpoint refuses a partition it cannot make, with a located reason.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aPartitionIsAFaultOfItsOwnAndTheDrillHealsIt(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        LiveServer.Settings set = new LiveServer.Settings(Config.defaults("lumen").withWorkers(3), SimpleCostModel.fastReload(), 0, 300,
+                LiveCluster.Options.defaults(), 30_000, dir).withProcessLogs(dir.resolve("logs")).withLinks();
+        try (LiveServer s = LiveServer.start(set, null, 60_000)) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            for (String bad : List.of("partition?worker=3&ms=100", "partition?worker=1&ms=0", "partition?worker=1", "partition?worker=1&ms=9&lossy=maybe",
+                    "heal?worker=x")) {
+                java.net.http.HttpResponse<String> a = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(s.url() + "/admin/" + bad))
+                        .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(a.statusCode()).as(bad).isEqualTo(400);
+                assertThat(a.body()).as(bad).containsAnyOf("worker:", "ms:", "lossy:");
+            }
+            LiveConform.Options o = new LiveConform.Options(s.url(), "conv", 4.0, 3_000, 64, 96, 3,
+                    List.of(new LiveConform.Fault(1_000, 1, 1_500, true)), null, null, 0, 30_000, dir.resolve("h.jsonl"), dir.resolve("logs"))
+                    .withPartitionCommands(LiveConform.adminCall(s.url(), "partition?worker={worker}&ms={ms}"),
+                            LiveConform.adminCall(s.url(), "heal?worker={worker}"));
+            LiveConform.Result r = LiveConform.run(o, new java.io.PrintWriter(System.out, true));
+            assertThat(r.faults()).hasSize(2);
+            assertThat(r.faults().get(0)).startsWith("partition worker 1 at").contains("partition?worker=1&ms=1500").contains("exited 0");
+            assertThat(r.faults().get(1)).startsWith("heal worker 1 at").contains("heal?worker=1").contains("exited 0");
+            assertThat(r.faultsNotDone()).isEmpty();
+            assertThat(r.history().verdict()).as("%s", r.history()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.logs().verdict()).as("%s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.ACCEPTED);
+            assertThat(s.cluster().awaitAllUp(30_000)).isTrue();
+            assertThat(s.cluster().detections()).anyMatch(d -> d.startsWith("worker 1 failed") || d.startsWith("worker 1 found gone"));
+            assertThat(s.cluster().detections()).anyMatch(d -> d.startsWith("worker 1 answered again"));
+        }
+    }
+
+    /**
      * A fault aimed at a busy worker fires once the worker serves the requests asked for, read from
      * lumen serve's /health; one whose worker never gets that busy fires when the bounded wait runs
      * out, and the report says so; a load that cannot be read stops the drill before the workload.

@@ -135,11 +135,14 @@ public final class Gateway implements AutoCloseable {
 
     /** How a drill outside cuts a worker off from the gateway and joins it again (a server started with links). */
     public interface Links {
-        /** Cuts worker w's link for {@code ms}, delaying or {@code lossy}; it heals on its own then. */
-        void partition(int w, long ms, boolean lossy);
+        /**
+         * Cuts worker w's link to the gateway ({@code peer} -1) or to worker {@code peer} (the pages
+         * each streams to the other) for {@code ms}, delaying or {@code lossy}; it heals on its own then.
+         */
+        void partition(int w, int peer, long ms, boolean lossy);
 
-        /** Heals worker w's link now. */
-        void heal(int w);
+        /** Heals that link now. */
+        void heal(int w, int peer);
     }
 
     private volatile Links links;
@@ -154,8 +157,10 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * {@code POST /admin/partition?worker=W&ms=MS[&lossy=true]} cuts worker W off from the gateway
-     * for MS ms (1 to {@link #MAX_PARTITION_MS}), healing on its own then; {@code POST
-     * /admin/heal?worker=W} heals it now. 409 when the server dials its workers directly.
+     * for MS ms (1 to {@link #MAX_PARTITION_MS}), healing on its own then; with {@code &peer=P}, it
+     * cuts workers W and P off from each other instead (the pages each streams to the other as its
+     * holder). {@code POST /admin/heal?worker=W[&peer=P]} heals it now. 409 when the server dials
+     * its workers directly.
      */
     private void admin(String what, String query, Response res) throws IOException {
         Links l = links;
@@ -176,9 +181,17 @@ public final class Gateway implements AutoCloseable {
             return;
         }
         int worker = Integer.parseInt(w);
+        String p = q.getOrDefault("peer", "-1");
+        if (!p.matches("-1|[0-9]{1,4}") || Integer.parseInt(p) >= workers || Integer.parseInt(p) == worker) {
+            error(res, 400, "peer: another worker of this server, 0 to " + (workers - 1) + " (the link between the two), or none (the"
+                    + " worker's link to the gateway), found '" + p + "'");
+            return;
+        }
+        int peer = Integer.parseInt(p);
+        String link = peer < 0 ? "" : ",\"peer\":" + peer;
         if (what.equals("heal")) {
-            l.heal(worker);
-            send(res, 200, "application/json", "{\"worker\":" + worker + ",\"healed\":true}");
+            l.heal(worker, peer);
+            send(res, 200, "application/json", "{\"worker\":" + worker + link + ",\"healed\":true}");
             return;
         }
         String ms = q.getOrDefault("ms", "");
@@ -191,8 +204,8 @@ public final class Gateway implements AutoCloseable {
             error(res, 400, "lossy: true or false, found '" + lossy + "'");
             return;
         }
-        l.partition(worker, Long.parseLong(ms), lossy.equals("true"));
-        send(res, 200, "application/json", "{\"worker\":" + worker + ",\"ms\":" + ms + ",\"lossy\":" + lossy + "}");
+        l.partition(worker, peer, Long.parseLong(ms), lossy.equals("true"));
+        send(res, 200, "application/json", "{\"worker\":" + worker + link + ",\"ms\":" + ms + ",\"lossy\":" + lossy + "}");
     }
 
     /** A request the endpoint accepts: its prompt's length in tokens, its output length, its seed, whether streamed. */

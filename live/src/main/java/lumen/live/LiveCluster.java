@@ -120,6 +120,16 @@ public final class LiveCluster implements AutoCloseable {
      */
     public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut, LiveMutant mutant,
                        java.nio.file.Path processLogs, List<String> dial) throws IOException {
+        this(cfg, cost, addresses, opt, traceOut, mutant, processLogs, dial, (w, h) -> addresses.get(h));
+    }
+
+    /**
+     * The same, worker w streaming its pages to holder h at {@code peer.apply(w, h)} (a link between
+     * the two a drill can cut) instead of the holder's own address.
+     */
+    public LiveCluster(Config cfg, CostModel cost, List<String> addresses, Options opt, OutputStream traceOut, LiveMutant mutant,
+                       java.nio.file.Path processLogs, List<String> dial, java.util.function.BiFunction<Integer, Integer, String> peer)
+            throws IOException {
         this.mutant = mutant;
         if (addresses.size() != cfg.workers()) {
             throw new IllegalArgumentException(cfg.workers() + " workers configured, " + addresses.size() + " addresses given");
@@ -130,6 +140,8 @@ public final class LiveCluster implements AutoCloseable {
         this.workers = new java.util.ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
             workers.add(new Remote(i, addresses.get(i), dial.get(i), g, clock));
+            int w = i;
+            workers.get(i).peers(h -> peer.apply(w, h));
         }
         this.trace = traceOut == null ? null : new TraceWriter(traceOut, cfg);
         this.ownLog = new boolean[addresses.size()];
@@ -546,9 +558,9 @@ public final class LiveCluster implements AutoCloseable {
                 // the zombie learned of its fence; behind any late answer of its already in the inbox, which it sent before
                 inbox.add(() -> guarded(() -> rt.zombieStops(w)));
             }
-            // a zombie whose engine is stuck in an iteration has not stopped: it may still answer, and is refused then
+            // a zombie with an iteration stuck in its engine, or a page it sent unanswered, has not stopped: a write may come yet
             detections.add(String.format(java.util.Locale.ROOT, "worker %d answered again at %.1f ms after it was failed; %s", w, t,
-                    stuck < 0 ? "not reset (no answer)" : stuck == 0 ? "reset" : "reset, " + stuck + " iteration(s) of its fenced incarnation still stuck"));
+                    stuck < 0 ? "not reset (no answer)" : stuck == 0 ? "reset" : "reset, " + stuck + " write(s) of its fenced incarnation may come yet"));
             return;
         }
         if (b != boot[w]) {

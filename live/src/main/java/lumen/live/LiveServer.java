@@ -73,7 +73,11 @@ public final class LiveServer implements AutoCloseable {
     /** Per worker, the link the gateway reaches it through (a drill may cut it); empty when the gateway dials the workers directly. */
     private final List<LinkProxy> links;
 
-    private LiveServer(Workers workers, LiveCluster cluster, Gateway gateway, List<LinkProxy> links) {
+    /** With links: the link each worker's pages to each holder take ([server][holder]; null on the diagonal). */
+    private final LinkProxy[][] pairs;
+
+    private LiveServer(Workers workers, LiveCluster cluster, Gateway gateway, List<LinkProxy> links, LinkProxy[][] pairs) {
+        this.pairs = pairs;
         this.workers = workers;
         this.cluster = cluster;
         this.gateway = gateway;
@@ -92,6 +96,30 @@ public final class LiveServer implements AutoCloseable {
             throw new IllegalStateException("this server's gateway dials its workers directly: start it with links to cut one");
         }
         links.get(w).cut(lossy, ms);
+    }
+
+    /**
+     * Partitions workers w and h from each other (both ways: the pages each streams to the other as
+     * its holder; each still reaches the gateway) for {@code ms}, delaying or {@code lossy}, as
+     * {@link #partition} does a worker's link to the gateway.
+     */
+    public void partitionPeers(int w, int h, long ms, boolean lossy) {
+        if (links.isEmpty() || w == h) {
+            throw new IllegalStateException(links.isEmpty() ? "this server's workers reach each other directly: start it with links to cut one"
+                    : "a worker has no link to itself");
+        }
+        pairs[w][h].cut(lossy, ms);
+        pairs[h][w].cut(lossy, ms);
+    }
+
+    /** Heals the links between workers w and h now. */
+    public void healPeers(int w, int h) {
+        if (links.isEmpty() || w == h) {
+            throw new IllegalStateException(links.isEmpty() ? "this server's workers reach each other directly: start it with links to cut one"
+                    : "a worker has no link to itself");
+        }
+        pairs[w][h].heal();
+        pairs[h][w].heal();
     }
 
     /** Heals worker w's link now, before its partition's time is up (nothing when it is not cut). */
@@ -141,6 +169,8 @@ public final class LiveServer implements AutoCloseable {
         List<LinkProxy> links = new java.util.ArrayList<>();
         try {
             List<String> dial = ws.addresses();
+            int n = ws.addresses().size();
+            LinkProxy[][] pairs = new LinkProxy[n][n];
             if (s.links()) {
                 dial = new java.util.ArrayList<>();
                 for (String a : ws.addresses()) {
@@ -148,25 +178,44 @@ public final class LiveServer implements AutoCloseable {
                     links.add(l);
                     dial.add(l.address());
                 }
+                // and one link from each worker to each other, which its pages to that holder take
+                for (int w = 0; w < n; w++) {
+                    for (int h = 0; h < n; h++) {
+                        if (w != h) {
+                            pairs[w][h] = new LinkProxy(ws.addresses().get(h));
+                            links.add(pairs[w][h]);
+                        }
+                    }
+                }
             }
-            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant(), s.processLogs(), dial);
+            java.util.function.BiFunction<Integer, Integer, String> peer = s.links() ? (w, h) -> pairs[w][h].address()
+                    : (w, h) -> ws.addresses().get(h);
+            c = new LiveCluster(s.config(), s.cost(), ws.addresses(), s.cluster(), trace, s.mutant(), s.processLogs(), dial, peer);
             if (!c.awaitReady(readyMs)) {
                 throw new IllegalStateException("the workers did not all answer within " + readyMs + " ms"
                         + (s.logDir() != null ? " (their output is in " + s.logDir() + ")" : ""));
             }
             Gateway g = new Gateway(c, "127.0.0.1", s.port(), s.requestTimeoutMs(), history);
-            LiveServer srv = new LiveServer(ws, c, g, links);
+            LiveServer srv = new LiveServer(ws, c, g, links, pairs);
             if (s.links()) {
                 // a drill outside cuts and heals a link through the endpoint (POST /admin/partition, /admin/heal)
                 g.links(new Gateway.Links() {
                     @Override
-                    public void partition(int w, long ms, boolean lossy) {
-                        srv.partition(w, ms, lossy);
+                    public void partition(int w, int peer, long ms, boolean lossy) {
+                        if (peer < 0) {
+                            srv.partition(w, ms, lossy);
+                        } else {
+                            srv.partitionPeers(w, peer, ms, lossy);
+                        }
                     }
 
                     @Override
-                    public void heal(int w) {
-                        srv.heal(w);
+                    public void heal(int w, int peer) {
+                        if (peer < 0) {
+                            srv.heal(w);
+                        } else {
+                            srv.healPeers(w, peer);
+                        }
                     }
                 });
             }

@@ -74,8 +74,8 @@ final class Remote implements WorkerMemory, KvDataPlane {
 
     /**
      * Asks a live worker that was failed (it stalled, and came back with its old memories) to wipe
-     * them and start as a new incarnation; how many iterations of its old incarnation its engine
-     * still runs (stuck: they may answer later), or -1 when it did not answer.
+     * them and start as a new incarnation; how many writes of its old incarnation may come yet (an
+     * iteration stuck in its engine, a page it sent that had no answer), or -1 when it did not answer.
      */
     int reset() {
         try {
@@ -85,6 +85,13 @@ final class Remote implements WorkerMemory, KvDataPlane {
         } catch (StatusRuntimeException ex) {
             return -1;
         }
+    }
+
+    /** Where this worker reaches each holder, by the holder's id (a link a drill can cut, or the holder's own address). */
+    private volatile java.util.function.IntFunction<String> peers;
+
+    void peers(java.util.function.IntFunction<String> p) {
+        peers = p;
     }
 
     /** From now on only the process with this boot id is this worker. */
@@ -239,8 +246,9 @@ final class Remote implements WorkerMemory, KvDataPlane {
         Remote h = (Remote) holder;
         h.notGone();
         try {
-            return checked(call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, h.address).withEpoch(id, epoch),
-                    CALL_MS)).value();
+            // to the holder's incarnation this gateway knows, at the address this worker reaches it at
+            return checked(call(channel, Wire.SEND_PAGE, new Wire.Op(r, 0, 0, 0, page, 0, null, null, peers.apply(h.id))
+                    .withEpoch(id, epoch).to(h.boot), CALL_MS)).value();
         } catch (StatusRuntimeException ex) {
             if (ex.getStatus().getCode() == Status.Code.ABORTED && Wire.ACK_LOST.equals(ex.getStatus().getDescription())) {
                 throw new WorkerMemory.NotAcknowledged("page " + page + " of request " + r + " from worker " + id + " to " + h.id);

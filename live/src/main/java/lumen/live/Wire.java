@@ -22,10 +22,10 @@ final class Wire {
     /** A call's arguments; each method reads the fields it names. */
     @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     record Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder,
-              List<lumen.runtime.TargetPass.Job> jobs, int worker, int epoch) {
+              List<lumen.runtime.TargetPass.Job> jobs, int worker, int epoch, long addressee) {
         Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder,
            List<lumen.runtime.TargetPass.Job> jobs) {
-            this(req, seed, from, to, page, count, pages, data, holder, jobs, 0, 0);
+            this(req, seed, from, to, page, count, pages, data, holder, jobs, 0, 0, 0);
         }
 
         Op(int req, long seed, int from, int to, int page, int count, List<byte[]> pages, byte[] data, String holder) {
@@ -34,7 +34,16 @@ final class Wire {
 
         /** A write's sender and the epoch it carries ({@link #SEND_PAGE}, {@link #STORE}), or a fence ({@link #FENCE}). */
         Op withEpoch(int w, int e) {
-            return new Op(req, seed, from, to, page, count, pages, data, holder, jobs, w, e);
+            return new Op(req, seed, from, to, page, count, pages, data, holder, jobs, w, e, addressee);
+        }
+
+        /**
+         * A page's addressee: the boot id of the holder's incarnation the gateway sent it to
+         * ({@link #SEND_PAGE}, {@link #STORE}; 0: any). A holder that has since been reset is
+         * another incarnation, and refuses it.
+         */
+        Op to(long boot) {
+            return new Op(req, seed, from, to, page, count, pages, data, holder, jobs, worker, epoch, boot);
         }
 
         static Op req(int r) {
@@ -154,6 +163,9 @@ final class Wire {
 
     /** The status a server answers when the holder it streams to cannot be reached (the holder, not the server, is lost). */
     static final String HOLDER_LOST = "holder unreachable";
+
+    /** A holder's refusal of a page addressed to an incarnation of it that a reset has ended. */
+    static final String NOT_ADDRESSEE = "addressed to an earlier incarnation";
 
     /** The status a server answers when its holder stored a page and the acknowledgement was lost on the way. */
     static final String ACK_LOST = "acknowledgement lost";

@@ -131,6 +131,8 @@ public final class WorkerProcess {
 
     /** The models this process has loaded: 0 none, 1 its draft model, 2 its full model. */
     private volatile int loaded;
+    /** Pages this incarnation sent that had no answer (they may land yet): a reset reports them, and starts again from 0. */
+    private final java.util.concurrent.atomic.AtomicInteger unsettled = new java.util.concurrent.atomic.AtomicInteger();
     /** Iterations (Wire#RUN) in progress: under this worker's lock, only one whose engine stalls leaves another to see it. */
     private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
     /** Loads in progress belong to one incarnation: a reset (new boot) stops them. */
@@ -219,8 +221,9 @@ public final class WorkerProcess {
         });
         bindAfterSends(b, Wire.RESET, op -> {
             // the gateway failed this worker while it lived (a stall): its memories count as gone, so they go. An iteration
-            // whose engine is stuck (an engine stall) cannot be stopped from here: the answer says how many run on
-            int stuck = running.get();
+            // whose engine is stuck (an engine stall) cannot be stopped from here, nor a page sent that had no answer (it may
+            // still land): the answer says how many writes of the old incarnation may come yet
+            int stuck = running.get() + unsettled.getAndSet(0);
             target.clear();
             host.clear();
             // the models go with the incarnation: the next restart loads them again
@@ -229,7 +232,7 @@ public final class WorkerProcess {
             long old = boot;
             boot = newBoot();
             say("worker " + id + " reset: boot " + Long.toHexString(old) + " -> " + Long.toHexString(boot)
-                    + (stuck > 0 ? "; " + stuck + " iteration(s) of the old incarnation still stuck" : ""));
+                    + (stuck > 0 ? "; " + stuck + " write(s) of the old incarnation may come yet (an iteration stuck, a page unanswered)" : ""));
             return Wire.Reply.of(stuck);
         });
         bind(b, Wire.COMPUTE, op -> {
@@ -254,6 +257,12 @@ public final class WorkerProcess {
             return Wire.Reply.OK;
         });
         bind(b, Wire.STORE, op -> {
+            if (op.addressee() != 0 && op.addressee() != boot) {
+                // sent to the incarnation of this holder a reset ended (it came late, through a partition): that copy is gone
+                say("worker " + id + " refused page " + op.page() + " of request " + op.req() + " from worker " + op.worker()
+                        + ": it was sent to its earlier incarnation (boot " + Long.toHexString(op.addressee()) + ")");
+                throw new NotAddressee();
+            }
             if (op.epoch() < fences.getOrDefault(op.worker(), 0)) {
                 // a page from an incarnation of its sender that the gateway has failed since: a zombie's write
                 boolean take = mutant == LiveMutant.HOLDER_NO_FENCE;
@@ -307,10 +316,8 @@ public final class WorkerProcess {
             // the transfer is a call of its own, as a KV transfer on its own connection is: the gateway's call that asked for
             // it may have given up (its deadline passed while this process stalled), and the page still goes
             ManagedChannel to = holders.computeIfAbsent(op.holder(), a -> Remote.channel(a, clock.client()));
-            Wire.Op store = new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null).withEpoch(id, op.epoch());
-            Wire.Reply[] answer = new Wire.Reply[1];
-            io.grpc.Context.ROOT.run(() -> answer[0] = Remote.call(to, Wire.STORE, store, Remote.CALL_MS));
-            Wire.Reply stored = answer[0];
+            Wire.Op store = new Wire.Op(op.req(), 0, 0, 0, op.page(), 0, null, page, null).withEpoch(id, op.epoch()).to(op.addressee());
+            Wire.Reply stored = store(to, store);
             // the holder has the page; the server dies before its acknowledgement goes back
             point("send", op.req());
             if (dropAckEvery > 0 && sends.incrementAndGet() % dropAckEvery == 0) {
@@ -321,12 +328,53 @@ public final class WorkerProcess {
             out.onNext(new Wire.Reply(stored.value(), null, null, boot, 0, null));
             out.onCompleted();
         } catch (StatusRuntimeException ex) {
+            Status.Code c = ex.getStatus().getCode();
+            if (c == Status.Code.DEADLINE_EXCEEDED || c == Status.Code.UNAVAILABLE || c == Status.Code.CANCELLED) {
+                // no answer: the page may still be on its way (a partition holds it) and land after this incarnation ends
+                unsettled.incrementAndGet();
+            }
             if (Wire.FENCED.equals(ex.getStatus().getDescription())) {
                 // the holder refused the page: this incarnation was failed while it stalled
                 say("worker " + id + " was fenced (epoch " + op.epoch() + "): its page of request " + op.req() + " refused");
             }
             out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED.equals(ex.getStatus().getDescription()) ? Wire.FENCED
                     : Wire.HOLDER_LOST).asRuntimeException());
+        }
+    }
+
+    /**
+     * The store call: this server waits {@link Remote#CALL_MS} for the holder's answer, and the call
+     * itself stays open ({@link Remote#LATE_MS}), as bytes on a connection do: a page held up on
+     * its way (a partition that delays) still lands when the way clears, after this incarnation
+     * may have ended, and meets its holder's fence then.
+     */
+    private static Wire.Reply store(ManagedChannel to, Wire.Op store) {
+        // not under the gateway's call that asked for the page: that call's end does not cancel this one
+        io.grpc.Context prev = io.grpc.Context.ROOT.attach();
+        com.google.common.util.concurrent.ListenableFuture<Wire.Reply> f;
+        try {
+            f = io.grpc.stub.ClientCalls.futureUnaryCall(to.newCall(Wire.STORE,
+                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(Remote.LATE_MS, java.util.concurrent.TimeUnit.MILLISECONDS)), store);
+        } finally {
+            io.grpc.Context.ROOT.detach(prev);
+        }
+        try {
+            return f.get(Remote.CALL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException ex) {
+            throw Status.DEADLINE_EXCEEDED.withDescription("the holder did not answer within " + Remote.CALL_MS + " ms").asRuntimeException();
+        } catch (java.util.concurrent.ExecutionException ex) {
+            throw ex.getCause() instanceof StatusRuntimeException sre ? sre : Status.UNKNOWN.withCause(ex.getCause()).asRuntimeException();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            f.cancel(true);
+            throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+        }
+    }
+
+    /** A page for an incarnation of this holder that is gone: refused, as a fenced write is. */
+    private static final class NotAddressee extends RuntimeException {
+        NotAddressee() {
+            super(Wire.NOT_ADDRESSEE, null, false, false);
         }
     }
 
@@ -405,6 +453,9 @@ public final class WorkerProcess {
             }
         } catch (Fenced ex) {
             out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.FENCED).asRuntimeException());
+            return;
+        } catch (NotAddressee ex) {
+            out.onError(Status.FAILED_PRECONDITION.withDescription(Wire.NOT_ADDRESSEE).asRuntimeException());
             return;
         } catch (RuntimeException ex) {
             // a call this worker's memories refuse (a bug of the caller): said, not swallowed

@@ -352,11 +352,11 @@ class LiveServeTest {
         try (LiveServer s = LiveServer.start(set, null, 60_000)) {
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
             for (String bad : List.of("partition?worker=3&ms=100", "partition?worker=1&ms=0", "partition?worker=1", "partition?worker=1&ms=9&lossy=maybe",
-                    "heal?worker=x")) {
+                    "partition?worker=1&peer=1&ms=100", "heal?worker=0&peer=3", "heal?worker=x")) {
                 java.net.http.HttpResponse<String> a = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(s.url() + "/admin/" + bad))
                         .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
                 assertThat(a.statusCode()).as(bad).isEqualTo(400);
-                assertThat(a.body()).as(bad).containsAnyOf("worker:", "ms:", "lossy:");
+                assertThat(a.body()).as(bad).containsAnyOf("worker:", "ms:", "lossy:", "peer:");
             }
             LiveConform.Options o = new LiveConform.Options(s.url(), "conv", 4.0, 3_000, 64, 96, 3,
                     List.of(new LiveConform.Fault(1_000, 1, 1_500, true)), null, null, 0, 30_000, dir.resolve("h.jsonl"), dir.resolve("logs"))
@@ -551,6 +551,45 @@ class LiveServeTest {
             assertThat(r.logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S18);
         }
         System.out.println("partition " + how + ": " + r.detections().stream().filter(d -> d.startsWith("worker 1")).toList());
+    }
+
+    /**
+     * A partition between worker 1 and each other worker for 1.5 s (the links its pages to its
+     * holders take, and theirs to it; every worker still reaches the gateway). The gateway's call
+     * that asked worker 1 for a page gets no answer, and the gateway fails worker 1 (or, when the
+     * server's own call to its holder runs out first, the holder it could not reach). A page held
+     * in a delaying link lands at the heal: its holder refuses it, by the sender's fence (S19's
+     * ZombiePage) or because it was sent to an incarnation of the holder that a reset ended. The
+     * server's reset says that page might still come, so no ZombieStops is logged before it.
+     * No client sees anything, and the logs are accepted; holder-no-fence takes a late page that
+     * reaches the fence, and the logs catch it (S19).
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"delaying:none", "lossy:none", "delaying:holder-no-fence"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aWorkerPartitionedFromItsHoldersIsFencedAndRejoins(String how) throws Exception {
+        boolean lossy = how.startsWith("lossy");
+        String mutant = how.substring(how.indexOf(':') + 1);
+        LiveServer.Settings set = settings(3).with(LiveMutant.of(mutant), 0).withLinks();
+        Run r = run(set, 9, 512, 1, "ph", (s, client, pid) -> {
+            client.fault("1 (partitioned from the other workers" + (lossy ? ", lossy)" : ")"));
+            s.partitionPeers(1, 0, 1_500, lossy);
+            s.partitionPeers(1, 2, 1_500, lossy);
+            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.matches("worker [0-2] answered again.*")); i++) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(2_000);
+        });
+        System.out.println("holder partition " + how + ": " + r.detections().stream().filter(d -> d.matches("worker [0-2] (failed|found|answered|restarted).*")).toList());
+        assertThat(r.detections()).as("the gateway failed a worker").anyMatch(d -> d.matches("worker [0-2] (failed|found gone).*"));
+        HistoryCheck.Result h = r.checked("holder-partition-" + how);
+        if (mutant.equals("none")) {
+            assertThat(h.verdict()).as("the clients see nothing: %s", h).isEqualTo(Verdict.ACCEPTED);
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.ACCEPTED);
+        } else {
+            assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.REJECTED);
+            assertThat(r.logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S19);
+        }
     }
 
     /**

@@ -529,7 +529,9 @@ public final class LiveCluster implements AutoCloseable {
         }
         WorkerState st = rt.state().worker(w).state();
         if (b == 0) {
-            if (st != WorkerState.FAILED && boot[w] != 0 && t - lastOk[w] > opt.timeoutMs() && !pendingFail.contains(w)) {
+            // the flapping-detector bug: a timeout below the heartbeat interval, so one heartbeat missed under load fails a worker
+            long timeout = mutant == LiveMutant.FLAPPING_DETECTOR ? opt.heartbeatMs() / 2 : opt.timeoutMs();
+            if (st != WorkerState.FAILED && boot[w] != 0 && t - lastOk[w] > timeout && !pendingFail.contains(w)) {
                 detections.add(String.format(java.util.Locale.ROOT, "worker %d silent for %.0f ms at %.1f ms", w, t - lastOk[w], t));
                 guarded(() -> failOrWait(w));
             }
@@ -548,6 +550,18 @@ public final class LiveCluster implements AutoCloseable {
         }
         if (t <= staleBefore[w]) {
             // taken before the worker was failed, or reset: stale
+            return;
+        }
+        if (b == boot[w] && rt.state().worker(w).state() == WorkerState.FAILED && mutant == LiveMutant.FLAPPING_DETECTOR) {
+            // the flapping-detector bug: the failure is taken for a flap, and the worker back as the incarnation it was (no
+            // reset, the epoch it had), so whatever that incarnation still sends passes the fence
+            lumen.core.Zombie z = rt.state().worker(w).zombie();
+            reused[w] = z == null ? -1 : z.epoch();
+            workers.get(w).forget();
+            staleBefore[w] = nowMs();
+            detections.add(String.format(java.util.Locale.ROOT, "worker %d answered again at %.1f ms after it was failed; readmitted as it was"
+                    + " (taken for a flap)", w, t));
+            guarded(() -> rt.restartWorker(w));
             return;
         }
         if (b == boot[w] && rt.state().worker(w).state() == WorkerState.FAILED) {

@@ -19,7 +19,10 @@ public enum LiveMutant {
             + " came after the gateway failed the worker: a worker that stalled in an iteration wakes and its late tokens reach the client"),
     RESTART_REUSES_EPOCH("restart-reuses-epoch", "the gateway fences a failed worker, but its restart registers it under the epoch it had: an"
             + " iteration stuck in the engine of the fenced incarnation answers after the restart, passes the fence, and its tokens reach"
-            + " the client");
+            + " the client"),
+    FLAPPING_DETECTOR("flapping-detector", "the detector's timeout is below the heartbeat interval, so it fails workers that are only"
+            + " slow, and it takes a failed worker that answers again for a flap: back as the incarnation it was, without a reset and"
+            + " under its old epoch, so an iteration stuck in its engine still answers through the fence and the client is served twice");
 
     public final String key;
     public final String bug;
@@ -31,7 +34,7 @@ public enum LiveMutant {
 
     /** Whether only a gray failure (a worker failed while it lives, then waking) reaches the bug: a kill -9 leaves no zombie. */
     public boolean gray() {
-        return this == HOLDER_NO_FENCE || this == GATEWAY_NO_FENCE || this == RESTART_REUSES_EPOCH;
+        return this == HOLDER_NO_FENCE || this == GATEWAY_NO_FENCE || this == RESTART_REUSES_EPOCH || this == FLAPPING_DETECTOR;
     }
 
     /** The mutant of this name; null when none is. */

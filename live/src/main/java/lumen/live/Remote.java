@@ -94,6 +94,11 @@ final class Remote implements WorkerMemory, KvDataPlane {
         peers = p;
     }
 
+    /** Forgets what this object knows of the worker's KV (as a reset does), the worker keeping it. */
+    void forget() {
+        positions.clear();
+    }
+
     /** From now on only the process with this boot id is this worker. */
     void knowBoot(long b) {
         boot = b;

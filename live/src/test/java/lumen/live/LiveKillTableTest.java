@@ -45,6 +45,9 @@ class LiveKillTableTest {
         // an engine stuck past the restart answers under the epoch the restart gave the worker again: the clients see its tokens
         assertThat(row(rows, LiveMutant.RESTART_REUSES_EPOCH).result().caughtBy()).contains("history");
         assertThat(row(rows, LiveMutant.RESTART_REUSES_EPOCH).result().history().finding().property()).isEqualTo(lumen.core.PropertyId.S16);
+        // a detector that takes a failure for a flap readmits the worker as it was: the same late tokens, served twice
+        assertThat(row(rows, LiveMutant.FLAPPING_DETECTOR).result().caughtBy()).contains("history");
+        assertThat(row(rows, LiveMutant.FLAPPING_DETECTOR).result().history().finding().property()).isEqualTo(lumen.core.PropertyId.S16);
     }
 
     private static LiveKillTable.Row row(List<LiveKillTable.Row> rows, LiveMutant m) {

@@ -125,11 +125,11 @@ public final class Gateway implements AutoCloseable {
             send(res, 200, "application/json", "{\"object\":\"list\",\"data\":[{\"id\":\"" + MODEL + "\",\"object\":\"model\",\"owned_by\":\"lumen\"}]}");
         } else if (path.equals("/v1/completions") && method.equals("POST")) {
             completions(req, res);
-        } else if ((path.equals("/admin/partition") || path.equals("/admin/heal")) && method.equals("POST")) {
+        } else if ((path.equals("/admin/partition") || path.equals("/admin/degrade") || path.equals("/admin/heal")) && method.equals("POST")) {
             admin(path.substring("/admin/".length()), req.getHttpURI().getQuery(), res);
         } else {
             error(res, 404, "no route " + method + " " + path + " (POST /v1/completions, GET /v1/models, GET /health"
-                    + (links != null ? ", POST /admin/partition, POST /admin/heal" : "") + ")");
+                    + (links != null ? ", POST /admin/partition, POST /admin/degrade, POST /admin/heal" : "") + ")");
         }
     }
 
@@ -140,6 +140,9 @@ public final class Gateway implements AutoCloseable {
          * each streams to the other) for {@code ms}, delaying or {@code lossy}; it heals on its own then.
          */
         void partition(int w, int peer, long ms, boolean lossy);
+
+        /** Degrades that link for {@code ms}: each chunk delayed {@code delayMs}, and lost with probability {@code lossPercent}/100. */
+        void degrade(int w, int peer, long delayMs, double lossPercent, long ms);
 
         /** Heals that link now. */
         void heal(int w, int peer);
@@ -159,7 +162,9 @@ public final class Gateway implements AutoCloseable {
      * {@code POST /admin/partition?worker=W&ms=MS[&lossy=true]} cuts worker W off from the gateway
      * for MS ms (1 to {@link #MAX_PARTITION_MS}), healing on its own then; with {@code &peer=P}, it
      * cuts workers W and P off from each other instead (the pages each streams to the other as its
-     * holder). {@code POST /admin/heal?worker=W[&peer=P]} heals it now. 409 when the server dials
+     * holder). {@code POST /admin/degrade?worker=W[&peer=P]&ms=MS&delay=D&loss=L} degrades that link
+     * instead for MS ms: each chunk delayed D ms, and lost (its connection reset) with L percent
+     * chance. {@code POST /admin/heal?worker=W[&peer=P]} heals it now. 409 when the server dials
      * its workers directly.
      */
     private void admin(String what, String query, Response res) throws IOException {
@@ -197,7 +202,23 @@ public final class Gateway implements AutoCloseable {
         String ms = q.getOrDefault("ms", "");
         String lossy = q.getOrDefault("lossy", "false");
         if (!ms.matches("[0-9]{1,9}") || Long.parseLong(ms) < 1 || Long.parseLong(ms) > MAX_PARTITION_MS) {
-            error(res, 400, "ms: the partition's length, 1 to " + MAX_PARTITION_MS + ", found '" + ms + "'");
+            error(res, 400, "ms: the " + (what.equals("degrade") ? "degradation" : "partition") + "'s length, 1 to " + MAX_PARTITION_MS
+                    + ", found '" + ms + "'");
+            return;
+        }
+        if (what.equals("degrade")) {
+            String delay = q.getOrDefault("delay", "0");
+            String loss = q.getOrDefault("loss", "0");
+            if (!delay.matches("[0-9]{1,6}") || Long.parseLong(delay) > MAX_PARTITION_MS) {
+                error(res, 400, "delay: each chunk's delay, ms, 0 to " + MAX_PARTITION_MS + ", found '" + delay + "'");
+                return;
+            }
+            if (!loss.matches("[0-9]{1,3}(\\.[0-9]{1,3})?") || Double.parseDouble(loss) > 100) {
+                error(res, 400, "loss: the percentage of chunks lost (each resets its connection), 0 to 100, found '" + loss + "'");
+                return;
+            }
+            l.degrade(worker, peer, Long.parseLong(delay), Double.parseDouble(loss), Long.parseLong(ms));
+            send(res, 200, "application/json", "{\"worker\":" + worker + link + ",\"ms\":" + ms + ",\"delay\":" + delay + ",\"loss\":" + loss + "}");
             return;
         }
         if (!lossy.equals("true") && !lossy.equals("false")) {

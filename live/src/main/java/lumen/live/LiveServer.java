@@ -112,6 +112,24 @@ public final class LiveServer implements AutoCloseable {
         pairs[h][w].cut(lossy, ms);
     }
 
+    /**
+     * Degrades worker w's link to the gateway ({@code peer} -1) or the two links between workers w
+     * and {@code peer}, for {@code ms}: each chunk delayed {@code delayMs} and lost (its connection
+     * reset) with probability {@code lossPercent}/100, both ways ({@link LinkProxy#degrade}).
+     */
+    public void degrade(int w, int peer, long delayMs, double lossPercent, long ms) {
+        if (links.isEmpty() || w == peer) {
+            throw new IllegalStateException(links.isEmpty() ? "this server's links are direct: start it with links to degrade one"
+                    : "a worker has no link to itself");
+        }
+        if (peer < 0) {
+            links.get(w).degrade(delayMs, lossPercent, ms);
+        } else {
+            pairs[w][peer].degrade(delayMs, lossPercent, ms);
+            pairs[peer][w].degrade(delayMs, lossPercent, ms);
+        }
+    }
+
     /** Heals the links between workers w and h now. */
     public void healPeers(int w, int h) {
         if (links.isEmpty() || w == h) {
@@ -207,6 +225,11 @@ public final class LiveServer implements AutoCloseable {
                         } else {
                             srv.partitionPeers(w, peer, ms, lossy);
                         }
+                    }
+
+                    @Override
+                    public void degrade(int w, int peer, long delayMs, double lossPercent, long ms) {
+                        srv.degrade(w, peer, delayMs, lossPercent, ms);
                     }
 
                     @Override

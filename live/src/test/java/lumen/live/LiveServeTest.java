@@ -593,6 +593,41 @@ class LiveServeTest {
     }
 
     /**
+     * A link degraded short of a cut, for 2 s: every chunk on it 1.2 s late (past the gateway's
+     * 1 s wait), or lost with a 30% chance (its connection reset); worker 1's link to the gateway,
+     * or its links to the other workers. The gateway fails a worker it finds slow or gone, refuses
+     * what comes late, resets the worker when it answers again; no client sees anything, and the
+     * logs are accepted.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"gateway:1200:0", "gateway:0:30", "peers:1200:0"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aDegradedLinkFailsNoClient(String how) throws Exception {
+        String[] p = how.split(":");
+        long delay = Long.parseLong(p[1]);
+        double loss = Double.parseDouble(p[2]);
+        Run r = run(settings(3).withLinks(), 9, 512, 1, "d", (s, client, pid) -> {
+            client.fault("1 (its " + (p[0].equals("gateway") ? "link to the gateway" : "links to the other workers") + " degraded: "
+                    + delay + " ms delay, " + loss + "% loss)");
+            if (p[0].equals("gateway")) {
+                s.degrade(1, -1, delay, loss, 2_000);
+            } else {
+                s.degrade(1, 0, delay, loss, 2_000);
+                s.degrade(1, 2, delay, loss, 2_000);
+            }
+            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.matches("worker [0-2] answered again.*")); i++) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(2_500);
+        });
+        System.out.println("degraded " + how + ": " + r.detections().stream().filter(d -> d.matches("worker [0-2] (failed|found|answered|restarted).*")).toList());
+        assertThat(r.detections()).as("the gateway failed a worker").anyMatch(d -> d.matches("worker [0-2] (failed|found gone).*"));
+        HistoryCheck.Result h = r.checked("degraded-" + how);
+        assertThat(h.verdict()).as("the clients see nothing: %s", h).isEqualTo(Verdict.ACCEPTED);
+        assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    /**
      * Workers 0 and 2 stall (and are failed), and worker 1, the last one UP, is killed meanwhile:
      * the spec has no Fail step for it until another worker is UP again, and the gateway must
      * wait for one without stopping (it once retried the Fail on every call that found the worker

@@ -101,6 +101,8 @@ public final class LiveKillTable {
             r = LiveConform.run(o, progress);
             // a run is complete when its failed workers are back: the trace is judged with --complete
             stopped = upOrStopped(srv.cluster());
+            // what the gateway detected, one line each, for a reader of the run
+            Files.write(run.resolve("detections.txt"), srv.cluster().detections());
         }
         // the logs are whole once the processes have stopped: each process's own, merged by their clocks
         return new Once(new LiveConform.Result(r.history(), LiveConform.validateLogs(logs), r.faults(), r.requests(), r.wallMs(),

@@ -458,8 +458,10 @@ class LiveServeTest {
      * refuses it and logs the refusal (a ZombiePage); the clients see nothing of it, and the merged
      * logs are a behaviour of the spec. A holder without the fence (holder-no-fence) takes the page:
      * the clients still see nothing (the page holds the right bytes), and the logs name S19 at the
-     * holder's own line.
+     * holder's own line. The deeper tier: the live kill table makes the same stall, with and
+     * without the fence, in every build.
      */
+    @org.junit.jupiter.api.Tag("deep")
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"none", "holder-no-fence"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -490,7 +492,10 @@ class LiveServeTest {
      * shows each as a ZombieToken, refused) and resets the worker, which rejoins as a new
      * incarnation; the clients see nothing of it. Under gateway-no-fence the late tokens reach
      * their clients: the history rejects the run, and the logs name S18 at the token's line.
+     * The deeper tier: the live kill table makes the same stall, with and without the fence, in
+     * every build.
      */
+    @org.junit.jupiter.api.Tag("deep")
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"none", "gateway-no-fence"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -524,7 +529,7 @@ class LiveServeTest {
      * partition's late tokens reach their clients, and the history and the logs catch it.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"delaying:none", "lossy:none", "delaying:gateway-no-fence"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"delaying:none", "delaying:gateway-no-fence"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aWorkerPartitionedFromTheGatewayIsFencedAndRejoins(String how) throws Exception {
         boolean lossy = how.startsWith("lossy");
@@ -553,6 +558,15 @@ class LiveServeTest {
         System.out.println("partition " + how + ": " + r.detections().stream().filter(d -> d.startsWith("worker 1")).toList());
     }
 
+    /** The same partition from the gateway, lossy (the deeper tier: {@code mvn -B verify -Pdeep}). */
+    @org.junit.jupiter.api.Tag("deep")
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"lossy:none"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aWorkerPartitionedFromTheGatewayLossilyIsFencedAndRejoins(String how) throws Exception {
+        aWorkerPartitionedFromTheGatewayIsFencedAndRejoins(how);
+    }
+
     /**
      * A partition between worker 1 and each other worker for 1.5 s (the links its pages to its
      * holders take, and theirs to it; every worker still reaches the gateway). The gateway's call
@@ -565,7 +579,7 @@ class LiveServeTest {
      * reaches the fence, and the logs catch it (S19).
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"delaying:none", "lossy:none", "delaying:holder-no-fence"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"delaying:none", "delaying:holder-no-fence"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aWorkerPartitionedFromItsHoldersIsFencedAndRejoins(String how) throws Exception {
         boolean lossy = how.startsWith("lossy");
@@ -592,6 +606,15 @@ class LiveServeTest {
         }
     }
 
+    /** The same partition between workers, lossy (the deeper tier: {@code mvn -B verify -Pdeep}). */
+    @org.junit.jupiter.api.Tag("deep")
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"lossy:none"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aWorkerPartitionedFromItsHoldersLossilyIsFencedAndRejoins(String how) throws Exception {
+        aWorkerPartitionedFromItsHoldersIsFencedAndRejoins(how);
+    }
+
     /**
      * A link degraded short of a cut, for 2 s: every chunk on it 1.2 s late (past the gateway's
      * 1 s wait), or lost with a 30% chance (its connection reset); worker 1's link to the gateway,
@@ -600,7 +623,7 @@ class LiveServeTest {
      * logs are accepted.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"gateway:1200:0", "gateway:0:30", "peers:1200:0"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"gateway:1200:0"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aDegradedLinkFailsNoClient(String how) throws Exception {
         String[] p = how.split(":");
@@ -625,6 +648,15 @@ class LiveServeTest {
         HistoryCheck.Result h = r.checked("degraded-" + how);
         assertThat(h.verdict()).as("the clients see nothing: %s", h).isEqualTo(Verdict.ACCEPTED);
         assertThat(r.logs().verdict()).as("logs: %s %s", r.logs().divergence(), r.logs().error()).isEqualTo(Verdict.ACCEPTED);
+    }
+
+    /** The same degradation: loss on the link to the gateway, and a delay on the links between workers (the deeper tier: {@code mvn -B verify -Pdeep}). */
+    @org.junit.jupiter.api.Tag("deep")
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"gateway:0:30", "peers:1200:0"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aLossyOrDelayedLinkBetweenWorkersFailsNoClient(String how) throws Exception {
+        aDegradedLinkFailsNoClient(how);
     }
 
     /**
@@ -660,7 +692,7 @@ class LiveServeTest {
      * and the gateway's trace stays a behaviour of the spec.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"1:prefill:3", "1:decode:40", "1:send:6", "2:store:6", "restore", "handover"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"1:prefill:3", "1:send:6", "restore", "handover"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aWorkerDyingInTheMiddleOfItsWorkIsRecovered(String at) throws Exception {
         boolean handover = at.equals("handover");
@@ -706,5 +738,14 @@ class LiveServeTest {
         HistoryCheck.Result h = r.checked(at);
         assertThat(h.verdict()).as(h.toString()).isEqualTo(Verdict.ACCEPTED);
         r.validatesBoth(at);
+    }
+
+    /** The same deaths in the middle of a decode and of a store (the deeper tier: {@code mvn -B verify -Pdeep}). */
+    @org.junit.jupiter.api.Tag("deep")
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"1:decode:40", "2:store:6"})
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aWorkerDyingInTheMiddleOfADecodeOrAStoreIsRecovered(String how) throws Exception {
+        aWorkerDyingInTheMiddleOfItsWorkIsRecovered(how);
     }
 }

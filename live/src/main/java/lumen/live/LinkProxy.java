@@ -66,6 +66,11 @@ final class LinkProxy implements AutoCloseable {
                 reset(s);
             }
         }
+        healAfter(mine, ms);
+    }
+
+    /** Heals the link {@code ms} from now, unless a heal on command, or a later cut or degradation, came first. */
+    private void healAfter(int mine, long ms) {
         Thread t = new Thread(() -> {
             try {
                 Thread.sleep(ms);
@@ -73,7 +78,6 @@ final class LinkProxy implements AutoCloseable {
                 Thread.currentThread().interrupt();
             } finally {
                 synchronized (gate) {
-                    // a heal on command, or a later cut, may have come first: this timer heals its own cut only
                     if (cuts == mine) {
                         heal();
                     }
@@ -102,21 +106,7 @@ final class LinkProxy implements AutoCloseable {
             loss = lossPercent / 100;
             mine = ++cuts;
         }
-        Thread t = new Thread(() -> {
-            try {
-                Thread.sleep(ms);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            } finally {
-                synchronized (gate) {
-                    if (cuts == mine) {
-                        heal();
-                    }
-                }
-            }
-        }, "lumen-heal-" + target.getPort());
-        t.setDaemon(true);
-        t.start();
+        healAfter(mine, ms);
     }
 
     /** Heals the link: what waited goes through. */

@@ -121,9 +121,10 @@ class LiveServeTest {
         }
     }
 
-    /** Waits (up to 8 s) until the gateway has heard again from worker w after failing it. */
+    /** Waits (up to 8 s) until the gateway has heard again from worker w after failing it (w -1: from any worker). */
     static void awaitAnsweredAgain(LiveServer s, int w) throws InterruptedException {
-        for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.startsWith("worker " + w + " answered again")); i++) {
+        String who = w < 0 ? "worker [0-9]+" : "worker " + w;
+        for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.matches(who + " answered again.*")); i++) {
             Thread.sleep(20);
         }
     }
@@ -589,9 +590,7 @@ class LiveServeTest {
             client.fault("1 (partitioned from the other workers" + (lossy ? ", lossy)" : ")"));
             s.partitionPeers(1, 0, 1_500, lossy);
             s.partitionPeers(1, 2, 1_500, lossy);
-            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.matches("worker [0-2] answered again.*")); i++) {
-                Thread.sleep(20);
-            }
+            awaitAnsweredAgain(s, -1);
             Thread.sleep(2_000);
         });
         System.out.println("holder partition " + how + ": " + r.detections().stream().filter(d -> d.matches("worker [0-2] (failed|found|answered|restarted).*")).toList());
@@ -638,9 +637,7 @@ class LiveServeTest {
                 s.degrade(1, 0, delay, loss, 2_000);
                 s.degrade(1, 2, delay, loss, 2_000);
             }
-            for (int i = 0; i < 400 && s.cluster().detections().stream().noneMatch(d -> d.matches("worker [0-2] answered again.*")); i++) {
-                Thread.sleep(20);
-            }
+            awaitAnsweredAgain(s, -1);
             Thread.sleep(2_500);
         });
         System.out.println("degraded " + how + ": " + r.detections().stream().filter(d -> d.matches("worker [0-2] (failed|found|answered|restarted).*")).toList());

@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Test;
 /**
  * Every property after every step of the decision core alone, over random failure schedules and
  * random interleavings, under every reference policy. {@code -Dlumen.coreSeconds=N} sets the
- * time budget (default 30 s, at least 2,000 schedules); {@code -Dlumen.seed=S} replays from S.
+ * time budget (20 s in {@code mvn -B verify}, 120 s with {@code -Pdeep}; at least 2,000 schedules); {@code -Dlumen.seed=S} replays from S.
  */
 class CorePropertiesTest {
 
     @Test
     void everyPropertyHoldsOnTheCoreAlone() {
-        double budget = Double.parseDouble(System.getProperty("lumen.coreSeconds", "30"));
+        double budget = Double.parseDouble(System.getProperty("lumen.coreSeconds", "20"));
         ScheduleGenerator gen = ScheduleGenerator.withDrawnReadings(Policies.keys()).withGrayFailures(true);
         long t0 = System.nanoTime();
         Harness.Result r = Harness.runFor(gen, Harness.firstSeed(1), budget, 2_000, CoreRunner::run);

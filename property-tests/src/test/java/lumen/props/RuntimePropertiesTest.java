@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every property after every step of the runtime, over random failure schedules under every
- * registered reference policy. By default it runs for {@code lumen.runtimeSeconds} (80 s, and at
- * least 10,000 schedules); {@code -Dlumen.trials=N} runs exactly N schedules instead;
+ * registered reference policy. By default it runs for {@code lumen.runtimeSeconds} (50 s in
+ * {@code mvn -B verify}, 300 s with {@code -Pdeep}; at least 10,000 schedules); {@code -Dlumen.trials=N} runs exactly N schedules instead;
  * {@code -Dlumen.seed=S} replays from seed S. The coverage shares are asserted, so the generator
  * cannot silently become trivial.
  */
@@ -24,7 +24,7 @@ class RuntimePropertiesTest {
         if (trials != null && !trials.isBlank()) {
             r = Harness.run(gen, first, Long.parseLong(trials.trim()));
         } else {
-            r = Harness.runFor(gen, first, Double.parseDouble(System.getProperty("lumen.runtimeSeconds", "80")), 10_000, PropertyCheck::run);
+            r = Harness.runFor(gen, first, Double.parseDouble(System.getProperty("lumen.runtimeSeconds", "50")), 10_000, PropertyCheck::run);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         Harness.Result res = r;

@@ -40,7 +40,7 @@ class ReproduceTest {
                 Map.of("stop-and-restart", summary("stop-and-restart", 1000, 40_000), "lumen", summary("lumen", 700, Double.NaN)),
                 Map.of("stop-and-restart", summary("stop-and-restart", 1000, 50_000), "lumen", summary("lumen", 740, 30_000)));
         // two seeds: a 95% interval of Student's t with one degree of freedom (12.706 standard errors)
-        assertThat(ReproductionDoc.change(seeds, "lumen", "stop-and-restart", s -> s.ttftAll().mean())).isEqualTo("-28% ± 25");
+        assertThat(ReproductionDoc.change(seeds, "lumen", "stop-and-restart", s -> s.ttftAll().mean())).isEqualTo("-28.00% ± 25.41");
         assertThat(ReproduceCommand.cell(seeds, "lumen", s -> s.ttftAll().mean(), 1000, "%.2f")).isEqualTo("0.72 ± 0.25");
         assertThat(ReproductionDoc.recovery(seeds, "stop-and-restart")).isEqualTo("45 ± 64");
         assertThat(ReproductionDoc.recovery(seeds, "lumen")).as("a seed that never recovers is counted, not averaged in").isEqualTo("30 (1 never)");
@@ -58,7 +58,7 @@ class ReproduceTest {
                 Map.of("fixed-checkpointing", summary("fixed-checkpointing", 1000, 40_000), "lumen", summary("lumen", 740, 30_000)));
         StringBuilder b = new StringBuilder();
         ReproductionDoc.changeRow(b, "LUMEN vs FC", "TTFT", "-44.4%", seeds, "lumen", "fixed-checkpointing", s -> s.ttftAll().mean());
-        assertThat(b.toString()).isEqualTo("| LUMEN vs FC | TTFT | -44.4% | -28% ± 25 | same | no |\n");
+        assertThat(b.toString()).isEqualTo("| LUMEN vs FC | TTFT | -44.4% | -28.00% ± 25.41 | same | no |\n");
         b.setLength(0);
         ReproductionDoc.changeRow(b, "LUMEN vs FC", "TTFT", "-30%*", seeds, "lumen", "fixed-checkpointing", s -> s.ttftAll().mean());
         assertThat(b.toString()).as("within a quarter of -30%").endsWith("| same | yes |\n");

@@ -611,6 +611,6 @@ public final class HistoryCheck {
         }
         return new SimMetrics.Summary(s.policy(), s.failAtMs() + t0, s.recoveryMs(), s.windowMs(), s.ttftAll(), s.ttftInterrupted(),
                 s.ttftSurvivors(), s.tpotAll(), s.tpotInterrupted(), s.tpotSurvivors(), s.requests(), s.interrupted(), s.restored(),
-                s.draftAcceptance(), s.excessTtftS());
+                s.draftAcceptance(), s.excessTtftS(), s.paperRecoveryMs());
     }
 }

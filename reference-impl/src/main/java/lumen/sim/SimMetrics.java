@@ -28,7 +28,8 @@ import org.HdrHistogram.DoubleHistogram;
  *       band: a second with few requests must be worse by more before it counts). One-second
  *       resolution, so no bin edges to fall on. NaN ("never") when no such stretch comes before the
  *       last arrival. A divergence long after the recovery (a burst the two runs meet in different
- *       states) does not undo it.</li>
+ *       states) does not undo it. The paper's reading ({@link #paperRecoveryMs}: back within 10%)
+ *       is the same with no allowance for noise.</li>
  *   <li><b>Failure-impact window</b>: from the failure, as long as the longest recovery among the
  *       policies compared ({@link #experiment}), at least {@link #MIN_WINDOW_MS}; the same window for
  *       every policy and for the failure-free run, so that a policy that recovers early is not
@@ -65,11 +66,20 @@ public final class SimMetrics {
      */
     public record Summary(String policy, double failAtMs, double recoveryMs, double windowMs, Stats ttftAll, Stats ttftInterrupted,
                           Stats ttftSurvivors, Stats tpotAll, Stats tpotInterrupted, Stats tpotSurvivors,
-                          long requests, long interrupted, long restored, double draftAcceptance, double excessTtftS) {
+                          long requests, long interrupted, long restored, double draftAcceptance, double excessTtftS,
+                          double paperRecoveryMs) {
+        /** The same figures with the noise-aware recovery only (the paper's reading not computed: NaN). */
+        public Summary(String policy, double failAtMs, double recoveryMs, double windowMs, Stats ttftAll, Stats ttftInterrupted,
+                       Stats ttftSurvivors, Stats tpotAll, Stats tpotInterrupted, Stats tpotSurvivors,
+                       long requests, long interrupted, long restored, double draftAcceptance, double excessTtftS) {
+            this(policy, failAtMs, recoveryMs, windowMs, ttftAll, ttftInterrupted, ttftSurvivors, tpotAll, tpotInterrupted, tpotSurvivors,
+                    requests, interrupted, restored, draftAcceptance, excessTtftS, Double.NaN);
+        }
+
         /** The same figures without a recovery time (nothing to compare with). */
         public Summary withoutRecovery() {
             return new Summary(policy, failAtMs, Double.NaN, windowMs, ttftAll, ttftInterrupted, ttftSurvivors, tpotAll, tpotInterrupted,
-                    tpotSurvivors, requests, interrupted, restored, draftAcceptance, Double.NaN);
+                    tpotSurvivors, requests, interrupted, restored, draftAcceptance, Double.NaN, Double.NaN);
         }
     }
 
@@ -112,6 +122,11 @@ public final class SimMetrics {
 
     /** Whether second {@code at} of {@code run} is degraded against {@code base} (see the class comment). */
     static boolean degraded(SimResult.Series run, SimResult.Series base, int at) {
+        return degraded(run, base, at, Z);
+    }
+
+    /** As {@link #degraded(SimResult.Series, SimResult.Series, int)}, with {@code z} standard errors of noise allowed (0: none). */
+    static boolean degraded(SimResult.Series run, SimResult.Series base, int at, double z) {
         double[] a = window(run, at);
         double[] b = window(base, at);
         if (a[2] == 0 || b[2] == 0) {
@@ -122,7 +137,7 @@ public final class SimMetrics {
         double va = Math.max(0, a[1] / a[2] - ma * ma);
         double vb = Math.max(0, b[1] / b[2] - mb * mb);
         double se = Math.sqrt(va / a[2] + vb / b[2]);
-        return ma - mb > BAND * mb + Z * se;
+        return ma - mb > BAND * mb + z * se;
     }
 
     /** {sum, sum of squares, weight} over the seconds around {@code at}. */
@@ -142,6 +157,19 @@ public final class SimMetrics {
      * 0 when they start at the failure; NaN when there are none.
      */
     public static double recoveryMs(SimResult run, SimResult baseline, double failAtMs) {
+        return recoveryMs(run, baseline, failAtMs, Z);
+    }
+
+    /**
+     * The paper's recovery time: as {@link #recoveryMs(SimResult, SimResult, double)}, a second
+     * degraded as soon as the run's mean exceeds the failure-free run's by more than 10%, with no
+     * allowance for noise ("back within 10% of the failure-free run").
+     */
+    public static double paperRecoveryMs(SimResult run, SimResult baseline, double failAtMs) {
+        return recoveryMs(run, baseline, failAtMs, 0);
+    }
+
+    private static double recoveryMs(SimResult run, SimResult baseline, double failAtMs, double z) {
         double lastArrival = run.requests.stream().mapToDouble(r -> r.arriveMs).max().orElse(0);
         int from = (int) (failAtMs / 1000);
         int to = (int) (lastArrival / 1000);
@@ -150,7 +178,7 @@ public final class SimMetrics {
         for (int s = from; s <= to; s++) {
             boolean bad = false;
             for (SimResult.Series[] p : pairs) {
-                bad |= degraded(p[0], p[1], s);
+                bad |= degraded(p[0], p[1], s, z);
             }
             good = bad ? 0 : good + 1;
             if (good == SUSTAIN_S) {
@@ -211,7 +239,8 @@ public final class SimMetrics {
                 stats(surv, SimResult.Req::ttftMs), stats(all, SimResult.Req::tpotMs), stats(hit, SimResult.Req::tpotMs),
                 stats(surv, SimResult.Req::tpotMs), run.requests.size(), run.requests.stream().filter(r -> r.interrupted).count(),
                 run.requests.stream().filter(r -> r.restored).count(), proposed == 0 ? Double.NaN : accepted / (double) proposed,
-                Double.isNaN(failAt) ? Double.NaN : excessTtftS(run, baseline));
+                Double.isNaN(failAt) ? Double.NaN : excessTtftS(run, baseline),
+                Double.isNaN(failAt) ? Double.NaN : paperRecoveryMs(run, baseline, failAt));
     }
 
     private static boolean inWindow(double t, double failAt, double windowMs) {

@@ -73,6 +73,31 @@ class SimMetricsTest {
         assertThat(SimMetrics.recoveryMs(blip, base, 20_000)).isEqualTo(SimMetrics.recoveryMs(run(20_000, 47_000), base, 20_000));
     }
 
+    /**
+     * The paper's reading ("back within 10% of the failure-free run") allows no noise: the same blip
+     * 13 s after the metrics came back counts as degraded and restarts the 30 s, where the
+     * noise-aware reading lets it pass; on a clean run it never recovers before the noise-aware one.
+     */
+    @Test
+    void thePapersReadingCountsEverySecondPastTenPercentAsDegraded() {
+        SimResult base = run(Double.NaN, 0);
+        SimResult clean = run(20_000, 47_000);
+        SimResult blip = run(20_000, 47_000);
+        for (SimResult.Req q : blip.requests) {
+            if (q.arriveMs == 60_000) {
+                q.firstMs = q.arriveMs + 400;
+            }
+        }
+        double noise = SimMetrics.recoveryMs(blip, base, 20_000);
+        assertThat(noise).isEqualTo(SimMetrics.recoveryMs(clean, base, 20_000));
+        assertThat(SimMetrics.paperRecoveryMs(blip, base, 20_000)).as("the blip restarts the paper's 30 s").isGreaterThan(noise + 10_000);
+        assertThat(SimMetrics.paperRecoveryMs(clean, base, 20_000)).isGreaterThanOrEqualTo(SimMetrics.recoveryMs(clean, base, 20_000));
+        assertThat(SimMetrics.paperRecoveryMs(base, base, 20_000)).isCloseTo(0, within(1e-9));
+        SimMetrics.Summary sum = SimMetrics.summarize("lumen", blip, base);
+        assertThat(sum.paperRecoveryMs()).isEqualTo(SimMetrics.paperRecoveryMs(blip, base, 20_000));
+        assertThat(sum.recoveryMs()).isEqualTo(noise);
+    }
+
     @Test
     void excessTtftPairsRequestsAndAddsTheStalls() {
         SimResult base = run(Double.NaN, 0);

@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
                 + " while it validates, in a JVM of its own with a 256 MB heap.",
             "heap: peak heap while validating a generated trace of --size-mb megabytes from disk.",
             "sim: simulated events per second (JMH), and the wall time and peak heap of the 64-worker Llama-3-70B-like preset"
-                + " replaying the whole one-hour Azure conv trace with a quarter of the workers failing, under LUMEN.",
+                + " replaying the whole one-hour Azure conv trace with a quarter of the workers failing, under LUMEN, and the same preset"
+                + " at Table 1's load (80% of capacity, 180 s).",
             "tlc: trace validation time against trace length, TLC (lumen validate --tlc) and the Java mirror on the"
                 + " same synthetic traces, each written in trace contract v1 and v2 (not part of all: TLC takes minutes on the longest).",
             "gpu: checkpoint-streaming bandwidth against the pinned copy ceiling by page size and geometry, the decode step's"
@@ -351,13 +352,40 @@ final class BenchCommand implements Callable<Integer> {
         }
         lumen.core.Config c = new lumen.core.Config("lumen", 64, 1, 1000, 50_000, 256, p.budgetPositions(), 16, 4);
         lumen.sim.ProfiledCostModel cost = p.costModel();
+        double[] idle = timed(() -> new lumen.sim.Simulator(new lumen.sim.Simulator.Options(c, cost, 1024, 64, 0.7, 1), null)
+                .run(arrivals, java.util.List.of(new lumen.sim.SimResult.Failure(1_200_000, victims))));
+        double idleLoad = arrivals.size() / 3600.0 / ReproduceCommand.rate(p, 64, 64, 1.0);
+        out.printf(Locale.ROOT, "64-worker Llama-3-70B-like preset, whole Azure conv trace (%,d requests, one hour: %.1f%% of the cluster's capacity"
+                + " by the reproduction's load rule), 16 workers failing at 20 min, LUMEN:%n"
+                + "  %.1f s wall on one thread (target: under 10 s), %,.0f events (%,.0f events/s), peak heap %.0f MB (of %.0f MB max)%n",
+                arrivals.size(), 100 * idleLoad, idle[0], idle[1], idle[1] / idle[0], idle[2] / 1e6, Runtime.getRuntime().maxMemory() / 1e6);
+        out.flush();
+        // Table 1's load: the reproduction's 64-worker row (80% of capacity, Gamma arrivals with the trace's CV and lengths)
+        java.util.List<String> o = new java.util.ArrayList<>(ReproduceCommand.workload(p, 64, 180, TABLE1_LOAD));
+        o.addAll(java.util.List.of("full_load_s=8", "preset=" + p.key, "workers=64", "duration_s=180", "fail_at_s=60", "fail_fraction=0.25",
+                "policies=lumen", "seed=1"));
+        lumen.sim.SimConfig.Experiment e = lumen.sim.SimConfig.load(null, null, o).expand().get(0);
+        java.util.List<lumen.runtime.Arrival> busy = e.arrivals();
+        double[] full = timed(() -> new lumen.sim.Simulator(e.options("lumen"), null).run(busy, e.failures()));
+        out.printf(Locale.ROOT, "the same preset at Table 1's load (%.0f%% of capacity: %,d requests in 180 s, %.1f req/s), 16 workers failing at"
+                + " 60 s, LUMEN:%n  %.1f s wall on one thread, %,.0f events (%,.0f events/s), peak heap %.0f MB; %.1f times the events of the"
+                + " hour above in %.1f times its wall time%n",
+                100 * TABLE1_LOAD, busy.size(), busy.size() / 180.0, full[0], full[1], full[1] / full[0], full[2] / 1e6, full[1] / idle[1],
+                full[0] / idle[0]);
+        out.flush();
+    }
+
+    /** The load of Table 1 in docs/reproduction.md (the 4-worker prototype's calibrated load, held per worker up to 64). */
+    static final double TABLE1_LOAD = 0.80;
+
+    /** One simulation, after a GC: {wall seconds, events, peak heap bytes}. */
+    private static double[] timed(java.util.concurrent.Callable<lumen.sim.SimResult> run) throws Exception {
         System.gc();
         for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
             pool.resetPeakUsage();
         }
         long t0 = System.nanoTime();
-        lumen.sim.SimResult r = new lumen.sim.Simulator(new lumen.sim.Simulator.Options(c, cost, 1024, 64, 0.7, 1), null)
-                .run(arrivals, java.util.List.of(new lumen.sim.SimResult.Failure(1_200_000, victims)));
+        lumen.sim.SimResult r = run.call();
         double secs = (System.nanoTime() - t0) / 1e9;
         long peak = 0;
         for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
@@ -365,10 +393,7 @@ final class BenchCommand implements Callable<Integer> {
                 peak += pool.getPeakUsage().getUsed();
             }
         }
-        out.printf(Locale.ROOT, "64-worker Llama-3-70B-like preset, whole Azure conv trace (%,d requests, one hour), 16 workers failing at 20 min, LUMEN:%n"
-                + "  %.1f s wall on one thread (target: under 10 s), %,d events (%,.0f events/s), peak heap %.0f MB (of %.0f MB max)%n",
-                arrivals.size(), secs, r.events, r.events / secs, peak / 1e6, Runtime.getRuntime().maxMemory() / 1e6);
-        out.flush();
+        return new double[] {secs, r.events, peak};
     }
 
     /**

@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
             "heap: peak heap while validating a generated trace of --size-mb megabytes from disk.",
             "sim: simulated events per second (JMH), and the wall time and peak heap of the 64-worker Llama-3-70B-like preset"
                 + " replaying the whole one-hour Azure conv trace with a quarter of the workers failing, under LUMEN, and the same preset"
-                + " at Table 1's load (80% of capacity, 180 s).",
+                + " at Table 1's load (80%% of capacity, 180 s).",
             "tlc: trace validation time against trace length, TLC (lumen validate --tlc) and the Java mirror on the"
                 + " same synthetic traces, each written in trace contract v1 and v2 (not part of all: TLC takes minutes on the longest).",
             "gpu: checkpoint-streaming bandwidth against the pinned copy ceiling by page size and geometry, the decode step's"

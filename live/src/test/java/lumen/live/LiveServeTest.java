@@ -52,8 +52,13 @@ class LiveServeTest {
             assertThat(v.verdict()).as("trace: %s %s %s", v.divergence(), v.error(), v.unfinished()).isEqualTo(Verdict.ACCEPTED);
             assertThat(logs.verdict()).as("logs: %s %s %s %s", logs.divergence(), logs.error(), logs.unfinished(), logs.notes())
                     .isEqualTo(Verdict.ACCEPTED);
-            // the merged logs hold the same steps as the gateway's trace
-            assertThat(logs.byType()).isEqualTo(v.byType());
+            // the merged logs hold the same steps as the gateway's trace, and besides them only what a holder alone sees: the pages
+            // a zombie sent it, which it refused (a SIGSTOP in the middle of a transfer sends one at the wake)
+            java.util.Map<String, Long> own = new java.util.TreeMap<>(logs.byType());
+            own.remove("ZombiePage");
+            java.util.Map<String, Long> gateway = new java.util.TreeMap<>(v.byType());
+            gateway.remove("ZombiePage");
+            assertThat(own).isEqualTo(gateway);
         }
 
         HistoryCheck.Result checked(String name) throws Exception {

@@ -315,8 +315,14 @@ public final class LiveCluster implements AutoCloseable {
         });
     }
 
-    /** restart-reuses-epoch: the epoch each worker's restart registered it under again, its fenced incarnation's (-1: none). */
+    /** restart-reuses-epoch and flapping-detector: the epoch each worker was readmitted under again, its fenced incarnation's (-1: none). */
     private final int[] reused;
+
+    /** Those bugs: worker w takes back the epoch of its fenced incarnation, so that incarnation's late answers pass as its own. */
+    private void reuseEpoch(int w) {
+        lumen.core.Zombie z = rt.state().worker(w).zombie();
+        reused[w] = z == null ? -1 : z.epoch();
+    }
 
     /**
      * The restart-reuses-epoch bug: a late answer whose call carried the epoch the worker has again
@@ -555,8 +561,7 @@ public final class LiveCluster implements AutoCloseable {
         if (b == boot[w] && rt.state().worker(w).state() == WorkerState.FAILED && mutant == LiveMutant.FLAPPING_DETECTOR) {
             // the flapping-detector bug: the failure is taken for a flap, and the worker back as the incarnation it was (no
             // reset, the epoch it had), so whatever that incarnation still sends passes the fence
-            lumen.core.Zombie z = rt.state().worker(w).zombie();
-            reused[w] = z == null ? -1 : z.epoch();
+            reuseEpoch(w);
             workers.get(w).forget();
             staleBefore[w] = nowMs();
             detections.add(String.format(java.util.Locale.ROOT, "worker %d answered again at %.1f ms after it was failed; readmitted as it was"
@@ -600,8 +605,7 @@ public final class LiveCluster implements AutoCloseable {
             }
             if (mutant == LiveMutant.RESTART_REUSES_EPOCH) {
                 // the bug: the restart registers the worker under the epoch its fenced incarnation had
-                lumen.core.Zombie z = rt.state().worker(w).zombie();
-                reused[w] = z == null ? -1 : z.epoch();
+                reuseEpoch(w);
             }
             guarded(() -> rt.restartWorker(w));
             guarded(() -> rt.advanceTo(nowMs()));

@@ -56,6 +56,8 @@ public final class WorkerProcess {
     private final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
     /** The planned faults (--die-at, with --stall-ms and --stall-kind): each fires at the N-th time the process reaches its point. */
     private final List<Plan> plans;
+    /** The points some plan names: the only ones {@link #point} counts (it runs for every job and page). */
+    private final java.util.Set<String> plannedPoints;
     private final Map<String, Integer> reached = new ConcurrentHashMap<>();
     /** This process's Lamport clock, carried by every call it answers or makes. */
     private final Clock clock = new Clock();
@@ -80,7 +82,7 @@ public final class WorkerProcess {
     /** At a point of {@link #DIE_POINTS}: halts the process like kill -9 (no cleanup, memories gone), or stalls it, if a plan says so now. */
     private void point(String p, int req) {
         // the gateway's warm-up (scratch requests, negative ids) does not count
-        if (req < 0 || plans.stream().noneMatch(x -> x.point().equals(p))) {
+        if (req < 0 || !plannedPoints.contains(p)) {
             return;
         }
         int count = reached.merge(p, 1, Integer::sum);
@@ -115,6 +117,7 @@ public final class WorkerProcess {
 
     WorkerProcess(int id, KvGeometry g, int vocab, LiveMutant mutant, int dropAckEvery, List<Plan> plans, java.nio.file.Path logDir) {
         this.plans = List.copyOf(plans);
+        this.plannedPoints = plans.stream().map(Plan::point).collect(java.util.stream.Collectors.toUnmodifiableSet());
         this.id = id;
         this.logDir = logDir;
         this.mutant = mutant;

@@ -120,12 +120,7 @@ public final class SimMetrics {
         return s;
     }
 
-    /** Whether second {@code at} of {@code run} is degraded against {@code base} (see the class comment). */
-    static boolean degraded(SimResult.Series run, SimResult.Series base, int at) {
-        return degraded(run, base, at, Z);
-    }
-
-    /** As {@link #degraded(SimResult.Series, SimResult.Series, int)}, with {@code z} standard errors of noise allowed (0: none). */
+    /** Whether second {@code at} of {@code run} is degraded against {@code base} (see the class comment), {@code z} standard errors of noise allowed ({@link #Z}: the kit's band; 0: the paper's reading). */
     static boolean degraded(SimResult.Series run, SimResult.Series base, int at, double z) {
         double[] a = window(run, at);
         double[] b = window(base, at);

@@ -354,14 +354,14 @@ final class BenchCommand implements Callable<Integer> {
         lumen.sim.ProfiledCostModel cost = p.costModel();
         double[] idle = timed(() -> new lumen.sim.Simulator(new lumen.sim.Simulator.Options(c, cost, 1024, 64, 0.7, 1), null)
                 .run(arrivals, java.util.List.of(new lumen.sim.SimResult.Failure(1_200_000, victims))));
-        double idleLoad = arrivals.size() / 3600.0 / ReproduceCommand.rate(p, 64, 64, 1.0);
+        double idleLoad = arrivals.size() / 3600.0 / ReproduceCommand.rate(p, ReproduceCommand.presetHw(p), 64, 1.0);
         out.printf(Locale.ROOT, "64-worker Llama-3-70B-like preset, whole Azure conv trace (%,d requests, one hour: %.1f%% of the cluster's capacity"
                 + " by the reproduction's load rule), 16 workers failing at 20 min, LUMEN:%n"
                 + "  %.1f s wall on one thread (target: under 10 s), %,.0f events (%,.0f events/s), peak heap %.0f MB (of %.0f MB max)%n",
                 arrivals.size(), 100 * idleLoad, idle[0], idle[1], idle[1] / idle[0], idle[2] / 1e6, Runtime.getRuntime().maxMemory() / 1e6);
         out.flush();
         // Table 1's load: the reproduction's 64-worker row (80% of capacity, Gamma arrivals with the trace's CV and lengths)
-        java.util.List<String> o = new java.util.ArrayList<>(ReproduceCommand.workload(p, 64, 180, TABLE1_LOAD));
+        java.util.List<String> o = new java.util.ArrayList<>(ReproduceCommand.workload(p, ReproduceCommand.presetHw(p), 64, 180, TABLE1_LOAD, ReproduceCommand.Draw.of(1, 40, 80)));
         o.addAll(java.util.List.of("full_load_s=8", "preset=" + p.key, "workers=64", "duration_s=180", "fail_at_s=60", "fail_fraction=0.25",
                 "policies=lumen", "seed=1"));
         lumen.sim.SimConfig.Experiment e = lumen.sim.SimConfig.load(null, null, o).expand().get(0);

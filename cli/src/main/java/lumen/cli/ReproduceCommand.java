@@ -42,8 +42,9 @@ final class ReproduceCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE", description = "the document (default: docs/reproduction.md of the kit)")
     Path out;
 
-    @Option(names = "--seeds", paramLabel = "N", description = "seeds (failed workers, drafts) per table cell (default: ${DEFAULT-VALUE})")
-    int seeds = 5;
+    @Option(names = "--seeds", paramLabel = "N", description = "seeds per table cell: each draws the failure moment, the failed workers, the"
+            + " stretch of the trace replayed (or the arrivals) and the drafts (default: ${DEFAULT-VALUE})")
+    int seeds = 10;
 
     @Option(names = "--quick", description = "shorter runs and one seed (a smoke run; the document says so)")
     boolean quick;
@@ -56,62 +57,150 @@ final class ReproduceCommand implements Callable<Integer> {
     static final double CONV_SECONDS = 3_501.7;
     /** The loads of the load section. */
     static final String[] LOADS = {"0.6", "0.7", "0.8", "0.85", "0.9", "0.95"};
-    /** The reload times of the reload section, s. */
-    static final String[] RELOADS_S = {"8", "16", "32", "64", "128"};
+    /** The reload times of the reload section, s: from seconds to the paper's 10 to 12 minutes. */
+    static final String[] RELOADS_S = {"4", "8", "16", "32", "64", "120", "300", "600", "720"};
+    /** Seeds per reload of the reload section, and its runs' length (long enough for a 12-minute reload and a recovery after it), s. */
+    static final int RELOAD_SEEDS = 3;
+    static final String RELOAD_DURATION_S = "1500";
 
     @Option(names = "--load", paramLabel = "F", description = "share of the cluster's capacity the workload asks for, instead of the"
             + " calibrated one; with a quarter of the workers down, the survivors are asked for F / 0.75")
     Double load;
 
+    /**
+     * The paper's figures a prototype's calibration fits: the failure-free run's mean TTFT (s) and TPOT
+     * (ms), Stop-and-Restart's (the same), and Stop-and-Restart's recovery (s); NaN where the paper
+     * gives none. The 4-worker prototype: 1.16 s and 138.9 ms, 4.69 s and 224.6 ms, ~20 s. The
+     * 8-worker one: no failure-free figures; ~3.9 s and ~210 ms, ~25 s.
+     */
+    record Target(double baseTtftS, double baseTpotMs, double srTtftS, double srTpotMs, double recoveryS) {}
+
+    static final Target TARGET_4W = new Target(1.16, 138.9, 4.69, 224.6, 20);
+    static final Target TARGET_8W = new Target(Double.NaN, Double.NaN, 3.9, 210, 25);
     /** The paper's Stop-and-Restart against no failure, 4-worker prototype: TTFT 4.69 / 1.16 s, TPOT 224.6 / 138.9 ms. */
     static final double TARGET_TTFT = 4.69 / 1.16;
     static final double TARGET_TPOT = 224.6 / 138.9;
     /** The paper's Stop-and-Restart recovery: ~20 s (4 workers), ~25 s (8 workers). */
-    static final double TARGET_RECOVERY_4W_S = 20;
-    static final double TARGET_RECOVERY_8W_S = 25;
+    static final double TARGET_RECOVERY_4W_S = TARGET_4W.recoveryS();
+    static final double TARGET_RECOVERY_8W_S = TARGET_8W.recoveryS();
     /** The calibration grid: loads, and full-model reload times (s). */
-    static final double[] CAL_LOADS = {0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95};
+    static final double[] CAL_LOADS = {0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95};
     static final double[] CAL_RELOADS_S = {4, 8, 16, 32, 64};
     static final int CAL_SEEDS = 2;
     /** The presets' process restart after a failure, s (ProfiledCostModel.Params#restartDelayMs). */
     static final double RESTART_S = 3;
 
     /**
-     * One cell of the calibration: Stop-and-Restart at a load and a full-model reload time, against the
-     * same seeds' failure-free runs, averaged over {@link #CAL_SEEDS} seeds. Its error is the sum of the
-     * squared logarithms of the three ratios to the paper's (a never-recovering cell is infinitely far).
+     * What the paper leaves open about a worker, and the calibration's first stage chooses: its GPUs
+     * (the kit has Splitwise's end-to-end profiles of A100 and H100), its tensor parallelism, and its
+     * cap on running requests ({@code maxBatch}; 0: none, the KV pool alone limits the batch, as in
+     * SGLang by default).
      */
-    record Cell(double load, double reloadS, double ttftRatio, double tpotRatio, double recoveryS, double error) {}
+    record Hw(String gpu, int tp, int maxBatch) {
+        List<String> keys() {
+            return List.of("hardware=" + gpu, "tensor_parallel=" + tp, "max_batch=" + maxBatch);
+        }
 
-    /** A prototype's operating point: the calibration's best cell, or the --load given with the preset's reload. */
-    record Point(double load, double reloadS, List<Cell> grid) {
+        String label() {
+            return tp + " x " + gpu.replace("-80gb", "") + ", " + (maxBatch > 0 ? "at most " + maxBatch + " running" : "KV pool only");
+        }
+    }
+
+    /** The first stage's grid: both GPUs, TP 2 and 4, a cap of 64 running requests or none. */
+    static final List<Hw> HW_GRID = List.of(new Hw("a100-80gb", 2, 64), new Hw("a100-80gb", 2, 0), new Hw("a100-80gb", 4, 64),
+            new Hw("a100-80gb", 4, 0), new Hw("h100-80gb", 2, 64), new Hw("h100-80gb", 2, 0), new Hw("h100-80gb", 4, 64), new Hw("h100-80gb", 4, 0));
+
+    /**
+     * One cell of the calibration: the failure-free run and Stop-and-Restart on one worker hardware, at
+     * a load and a full-model reload time, averaged over the seeds run. Times in s, TPOT in ms.
+     */
+    record Cell(Hw hw, double load, double reloadS, double baseTtftS, double baseTpotMs, double srTtftS, double srTpotMs, double recoveryS,
+                double error) {
+        double ttftRatio() {
+            return srTtftS / baseTtftS;
+        }
+
+        double tpotRatio() {
+            return srTpotMs / baseTpotMs;
+        }
+    }
+
+    /**
+     * A prototype's operating point: the hardware, load and reload the calibration chose (or the
+     * preset's, at the --load given), and the two stages' grids.
+     */
+    record Point(Hw hw, double load, double reloadS, List<Cell> hwGrid, List<Cell> grid) {
         String reload() {
             return "full_load_s=" + fmt(reloadS);
         }
     }
 
-    /**
-     * Requests per second that put {@code w} workers of {@code p} at the load in use of their capacity:
-     * one request costs its prefill (mean prompt) plus its share of full-batch decode iterations
-     * (mean output), both from the cost model.
-     */
-    static double rate(Preset p, int w, int maxBatch, double load) {
-        ProfiledCostModel c = p.costModel();
-        double demandMs = c.prefillMs(1_155) + 211.1 * c.decodeMs(maxBatch, 1_260) / maxBatch;
-        return load * w * 1000 / demandMs;
+    /** The preset's own worker: its GPUs and TP, at most 64 running requests. */
+    static Hw presetHw(Preset p) {
+        return new Hw(p.hardware, p.tensorParallel, 64);
     }
 
     /**
-     * The workload at that rate: the Azure conv trace time-compressed when it lasts the run, else
-     * Gamma arrivals with the trace's inter-arrival CV (1.09) and its request lengths.
+     * Requests per second that put {@code w} workers of {@code p} on {@code hw} at the load in use of
+     * their capacity: one request costs its prefill (mean prompt) plus its share of full-batch decode
+     * iterations (mean output), both from the cost model; a full batch is the cap, or what the KV pool
+     * holds of requests of the trace's mean size (prompt and output, 1,366 positions).
      */
-    static List<String> workload(Preset p, int w, double durationS, double load) {
-        double r = rate(p, w, 64, load);
+    static double rate(Preset p, Hw hw, int w, double load) {
+        ProfiledCostModel c = p.costModel(hw.gpu(), hw.tp());
+        int batch = fullBatch(c, hw);
+        double demandMs = c.prefillMs(1_155) + 211.1 * c.decodeMs(batch, 1_260) / batch;
+        return load * w * 1000 / demandMs;
+    }
+
+    /** A full batch on {@code hw}: its cap, or the requests of mean size the KV pool holds (at least 1). */
+    static int fullBatch(ProfiledCostModel c, Hw hw) {
+        int pool = (int) Math.max(1, c.kvCapacityPositions() / 1_366);
+        return hw.maxBatch() > 0 ? Math.min(hw.maxBatch(), pool) : pool;
+    }
+
+    /**
+     * The workload at that rate: the Azure conv trace time-compressed when it lasts the run, replayed
+     * from the seed's start ({@link Draw#traceFrac} of the stretch the run leaves), else Gamma
+     * arrivals (drawn by the seed) with the trace's inter-arrival CV (1.09) and its request lengths.
+     */
+    static List<String> workload(Preset p, Hw hw, int w, double durationS, double load, Draw d) {
+        double r = rate(p, hw, w, load);
         double scale = r / CONV_RPS;
         if (CONV_SECONDS / scale >= durationS) {
-            return List.of("workload=azure-conv", "rate_scale=" + fmt(scale));
+            double start = Math.floor(d.traceFrac() * (CONV_SECONDS / scale - durationS));
+            return List.of("workload=azure-conv", "rate_scale=" + fmt(scale), "trace_start_s=" + fmt(start));
         }
-        return List.of("workload=gamma", "cv=1.09", "lengths=azure_conv", "rate=" + fmt(r));
+        return List.of("workload=gamma", "cv=1.09", "lengths=azure_conv", "rate=" + fmt(r), "trace_start_s=0");
+    }
+
+    /**
+     * What a seed draws beyond the simulator's own use of it: the failure moment (uniform over the
+     * steady part of the run) and where in the trace the replay starts (a fraction of the stretch
+     * the run leaves).
+     */
+    record Draw(int seed, double failAtS, double traceFrac) {
+        /** The seed's draw over a run whose steady part is [{@code from}, {@code to}] s. */
+        static Draw of(int seed, double from, double to) {
+            java.util.SplittableRandom r = new java.util.SplittableRandom(0x5EED_0000L + seed);
+            double at = from + Math.floor(r.nextDouble() * (to - from) * 10) / 10;
+            return new Draw(seed, at, r.nextDouble());
+        }
+
+        List<String> keys() {
+            return List.of("fail_at_s=" + fmt(failAtS), "seed=" + seed);
+        }
+    }
+
+    /** The prototypes' draws: the failure over [100, duration - 200] s, after a warm-up and leaving room to recover. */
+    static Draw protoDraw(int seed, double durationS) {
+        return Draw.of(seed, 100, durationS - 200);
+    }
+
+    static List<String> with(List<String> a, List<String> more) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(more);
+        return out;
     }
 
     static List<String> with(List<String> a, String... more) {
@@ -203,45 +292,48 @@ final class ReproduceCommand implements Callable<Integer> {
         }
         Path doc = out != null ? out : KitPaths.home().resolve("docs").resolve("reproduction.md");
         Path figs = doc.toAbsolutePath().getParent().resolve("reproduction");
-        int nSeeds = quick ? 1 : Math.max(1, seeds);
-        String dur = quick ? "300" : "600";
-        String failAt = quick ? "100" : "200";
+        int nSeeds = quick ? 2 : Math.max(1, seeds);
+        String dur = quick ? "400" : "600";
+        double durS = Double.parseDouble(dur);
         pool = Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
         long t0 = System.nanoTime();
         // 0: the operating points, by the stated procedure (or --load)
-        Point p4 = point(Preset.QWEN3_32B_4W, "0.25", TARGET_RECOVERY_4W_S, dur, failAt);
-        Point p8 = point(Preset.QWEN3_14B_8W, "0.125", TARGET_RECOVERY_8W_S, dur, failAt);
+        Point p4 = point(Preset.QWEN3_32B_4W, "0.25", TARGET_4W, dur);
+        Point p8 = point(Preset.QWEN3_14B_8W, "0.125", TARGET_8W, dur);
         List<String> main = List.of("stop-and-restart", "fixed-checkpointing", "lumen");
-        // 1 and 2: the prototypes, one worker failing
+        List<Draw> draws = new ArrayList<>();
+        for (int s = 1; s <= nSeeds; s++) {
+            draws.add(protoDraw(s, durS));
+        }
+        // 1 and 2: the prototypes, one worker failing at each seed's moment
         Map<String, List<Map<String, Future<SimResult>>>> proto = new LinkedHashMap<>();
         for (Object[] pr : new Object[][] {{Preset.QWEN3_32B_4W, "0.25", p4}, {Preset.QWEN3_14B_8W, "0.125", p8}}) {
             Preset p = (Preset) pr[0];
             Point pt = (Point) pr[2];
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
-            for (int s = 1; s <= nSeeds; s++) {
-                runs.add(submit(with(operating(p, pt, dur), "preset=" + p.key,
-                        "duration_s=" + dur, "fail_at_s=" + failAt, "fail_fraction=" + pr[1], "policies=" + String.join(",", main), "seed=" + s)));
+            for (Draw d : draws) {
+                runs.add(submit(with(operating(p, pt, durS, d), "preset=" + p.key, "duration_s=" + dur, "fail_fraction=" + pr[1],
+                        "policies=" + String.join(",", main))));
             }
             proto.put(p.key, runs);
         }
-        // 3: Table 1, Stop-and-Restart at 25% from 4 to 64 workers, the same load per worker
+        // 3: Table 1, Stop-and-Restart at 25% from 4 to 64 workers, the same load per worker, failing at a moment drawn in [40, 80] s
         int[] sizes = quick ? new int[] {4, 16, 64} : new int[] {4, 8, 16, 32, 64};
+        Hw t1 = table1Hw(p4);
         Map<Integer, List<Map<String, Future<SimResult>>>> table1 = new LinkedHashMap<>();
         Map<Integer, List<Map<String, Future<SimResult>>>> table1Back = new LinkedHashMap<>();
         for (int w : sizes) {
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
-            for (int s = 1; s <= nSeeds; s++) {
-                runs.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload()), "preset=llama3-70b", "workers=" + w,
-                        "duration_s=180", "fail_at_s=60", "fail_fraction=0.25", "policies=stop-and-restart", "seed=" + s)));
-            }
-            table1.put(w, runs);
-            // the same, with the interrupted requests routed only once the failed workers are back (restart, reload, then 1 s)
             List<Map<String, Future<SimResult>>> back = new ArrayList<>();
             for (int s = 1; s <= nSeeds; s++) {
-                back.add(submit(with(with(workload(Preset.LLAMA3_70B, w, 180, p4.load()), p4.reload()), "preset=llama3-70b", "workers=" + w,
-                        "duration_s=180", "fail_at_s=60", "fail_fraction=0.25", "policies=stop-and-restart", "seed=" + s,
+                Draw d = Draw.of(s, 40, 80);
+                List<String> o = with(with(with(workload(Preset.LLAMA3_70B, t1, w, 180, p4.load(), d), p4.reload()), t1.keys()), d.keys());
+                runs.add(submit(with(o, "preset=llama3-70b", "workers=" + w, "duration_s=180", "fail_fraction=0.25", "policies=stop-and-restart")));
+                // the same, with the interrupted requests routed only once the failed workers are back (restart, reload, then 1 s)
+                back.add(submit(with(o, "preset=llama3-70b", "workers=" + w, "duration_s=180", "fail_fraction=0.25", "policies=stop-and-restart",
                         "detect_s=" + fmt(RESTART_S + p4.reloadS() + 1))));
             }
+            table1.put(w, runs);
             table1Back.put(w, back);
         }
         // 4: ablations on the 4-worker prototype
@@ -249,31 +341,36 @@ final class ReproduceCommand implements Callable<Integer> {
                 "lumen-no-placement", "lumen-no-routing", "lumen-no-assist", "lumen", "lumen-dual");
         Preset q4 = Preset.QWEN3_32B_4W;
         List<Map<String, Future<SimResult>>> abl = new ArrayList<>();
-        for (int s = 1; s <= nSeeds; s++) {
-            abl.add(submit(with(operating(q4, p4, dur), "preset=" + q4.key, "duration_s=" + dur,
-                    "fail_at_s=" + failAt, "policies=" + String.join(",", ablation), "seed=" + s)));
+        for (Draw d : draws) {
+            abl.add(submit(with(operating(q4, p4, durS, d), "preset=" + q4.key, "duration_s=" + dur, "policies=" + String.join(",", ablation))));
         }
-        // 5: theta x tau, LUMEN on the 4-worker prototype
+        // 5: theta x tau, LUMEN on the 4-worker prototype, seed 1's draw
         String[] thetas = {"0.5x", "1x", "2x", "4x"};
         String[] taus = {"1", "16", "128", "1024"};
         Map<String, Map<String, Future<SimResult>>> sens = new LinkedHashMap<>();
         for (String th : thetas) {
             for (String ta : taus) {
-                sens.put(th + "/" + ta, submit(with(operating(q4, p4, dur), "preset=" + q4.key,
-                        "duration_s=" + dur, "fail_at_s=" + failAt, "policies=lumen", "theta=" + th, "tau=" + ta, "seed=1")));
+                sens.put(th + "/" + ta, submit(with(operating(q4, p4, durS, draws.get(0)), "preset=" + q4.key,
+                        "duration_s=" + dur, "policies=lumen", "theta=" + th, "tau=" + ta)));
             }
         }
-        // 6: load: the same comparison on the 4-worker prototype from a light to a heavy load
+        // 6: load: the same comparison on the 4-worker prototype from a light to a heavy load, seed 1's draw
         Map<String, Map<String, Future<SimResult>>> loads = new LinkedHashMap<>();
         for (String l : LOADS) {
-            loads.put(l, submit(with(with(workload(q4, 4, Double.parseDouble(dur), Double.parseDouble(l)), p4.reload()), "preset=" + q4.key, "duration_s=" + dur,
-                    "fail_at_s=" + failAt, "policies=" + String.join(",", main), "seed=1")));
+            loads.put(l, submit(with(with(with(with(workload(q4, p4.hw(), 4, durS, Double.parseDouble(l), draws.get(0)), p4.reload()), p4.hw().keys()),
+                    draws.get(0).keys()), "preset=" + q4.key, "duration_s=" + dur, "policies=" + String.join(",", main))));
         }
-        // 6b: reload: the same comparison at the calibrated load, with a shorter to a longer full-model reload (the assist's window)
-        Map<String, Map<String, Future<SimResult>>> reloads = new LinkedHashMap<>();
-        for (String r : RELOADS_S) {
-            reloads.put(r, submit(with(workload(q4, 4, Double.parseDouble(dur), p4.load()), "full_load_s=" + r, "preset=" + q4.key, "duration_s=" + dur,
-                    "fail_at_s=" + failAt, "policies=" + String.join(",", main), "seed=1")));
+        // 6b: reload: the same comparison at the calibrated load, from a few seconds to the paper's 12 minutes, in longer runs
+        Map<String, List<Map<String, Future<SimResult>>>> reloads = new LinkedHashMap<>();
+        double rd = Double.parseDouble(RELOAD_DURATION_S);
+        for (String r : quick ? new String[] {"8", "120", "600"} : RELOADS_S) {
+            List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
+            for (int s = 1; s <= (quick ? 1 : RELOAD_SEEDS); s++) {
+                Draw d = Draw.of(s, 100, 400);
+                runs.add(submit(with(with(with(workload(q4, p4.hw(), 4, rd, p4.load(), d), p4.hw().keys()), d.keys()), "full_load_s=" + r,
+                        "preset=" + q4.key, "duration_s=" + RELOAD_DURATION_S, "policies=" + String.join(",", main))));
+            }
+            reloads.put(r, runs);
         }
         // 7: the scenarios the paper leaves open, on the 8-worker prototype: a worker and its busiest holder, and one worker failing again mid-reload
         List<String> withDual = List.of("stop-and-restart", "fixed-checkpointing", "lumen", "lumen-dual");
@@ -281,9 +378,9 @@ final class ReproduceCommand implements Callable<Integer> {
         Map<String, List<Map<String, Future<SimResult>>>> open = new LinkedHashMap<>();
         for (String[] sc : new String[][] {{"holder", "fail_holder=true"}, {"repeated", "fail_events=2", "fail_every_s=5", "fail_workers=same"}}) {
             List<Map<String, Future<SimResult>>> runs = new ArrayList<>();
-            for (int s = 1; s <= nSeeds; s++) {
-                List<String> o = with(operating(q8, p8, dur), "preset=" + q8.key, "duration_s=" + dur, "fail_at_s=" + failAt,
-                        "fail_fraction=0.125", "policies=" + String.join(",", withDual), "seed=" + s);
+            for (Draw d : draws) {
+                List<String> o = with(operating(q8, p8, durS, d), "preset=" + q8.key, "duration_s=" + dur,
+                        "fail_fraction=0.125", "policies=" + String.join(",", withDual));
                 o.addAll(List.of(sc).subList(1, sc.length));
                 runs.add(submit(o));
             }
@@ -301,8 +398,8 @@ final class ReproduceCommand implements Callable<Integer> {
             }
         }
         double minutes = (System.nanoTime() - t0) / 60e9;
-        String md = ReproductionDoc.render(this, new ReproductionDoc.Runs(p4, p8, proto, table1, table1Back, abl, ablation, sens, thetas, taus, loads, reloads, open, withDual),
-                figs, doc, nSeeds, dur, failAt, sizes, minutes);
+        String md = ReproductionDoc.render(this, new ReproductionDoc.Runs(p4, p8, draws, proto, table1, table1Back, abl, ablation, sens, thetas, taus, loads,
+                        reloads, open, withDual), figs, doc, nSeeds, dur, sizes, minutes, all.size());
         AtomicFiles.writeString(doc, md);
         pw.printf(Locale.ROOT, "%d simulated runs in %.1f min; written %s and its figures in %s%n", all.size(), minutes, doc, figs);
         pw.flush();
@@ -317,81 +414,137 @@ final class ReproduceCommand implements Callable<Integer> {
         return quick;
     }
 
-    /** The workload and reload of an operating point. */
-    static List<String> operating(Preset p, Point pt, String dur) {
-        return with(workload(p, p.defaultWorkers, Double.parseDouble(dur), pt.load()), pt.reload());
+    /** The workload, hardware, reload and draw of an operating point. */
+    static List<String> operating(Preset p, Point pt, double durationS, Draw d) {
+        return with(with(with(workload(p, pt.hw(), p.defaultWorkers, durationS, pt.load(), d), pt.reload()), pt.hw().keys()), d.keys());
+    }
+
+    /** Table 1's worker (Llama-3-70B-like): the 4-worker prototype's GPU and batch limit, at the preset's TP 8. */
+    static Hw table1Hw(Point p4) {
+        return new Hw(p4.hw().gpu(), Preset.LLAMA3_70B.tensorParallel, p4.hw().maxBatch());
     }
 
     /**
-     * The operating point of a prototype. With --load, that load and the preset's stated reload.
-     * Otherwise the stated procedure: run Stop-and-Restart and the failure-free run over the grid of
-     * loads and reload times, and take the cell nearest the paper's Stop-and-Restart (TTFT and TPOT
-     * against no failure, and recovery time).
+     * The operating point of a prototype. With --load, that load on the preset's worker and its stated
+     * reload. Otherwise the stated procedure, in two stages, from Stop-and-Restart and failure-free
+     * runs only. First the worker: for each hardware of {@link #HW_GRID} and each load, seed 1's draw
+     * at the preset's stated reload; the hardware is the one of the cell nearest the paper's absolute
+     * figures (TTFT and TPOT, failure-free and under S&R, where the paper gives them). Then, on that
+     * hardware, every load and reload of the grid over {@link #CAL_SEEDS} seeds' draws, and the cell
+     * nearest the same figures and the paper's S&R recovery.
      */
-    private Point point(Preset p, String fraction, double targetRecoveryS, String dur, String failAt) throws Exception {
+    private Point point(Preset p, String fraction, Target target, String dur) throws Exception {
         if (load != null) {
-            return new Point(load, p.fullLoadMs / 1000, List.of());
+            return new Point(presetHw(p), load, p.fullLoadMs / 1000, List.of(), List.of());
         }
         double[] loads = quick ? new double[] {0.7, 0.85} : CAL_LOADS;
         double[] reloads = quick ? new double[] {8, 32} : CAL_RELOADS_S;
         int seeds = quick ? 1 : CAL_SEEDS;
-        // per load and seed the failure-free run; per reload too the failing one
-        Map<String, Future<SimResult>> runs = new LinkedHashMap<>();
-        Map<String, SimConfig.Experiment> exps = new LinkedHashMap<>();
+        double durS = Double.parseDouble(dur);
+        List<Hw> hws = quick ? List.of(HW_GRID.get(1), HW_GRID.get(6)) : HW_GRID;
+        List<Cell> hwGrid = new ArrayList<>();
+        Map<String, Future<SimResult>[]> first = new LinkedHashMap<>();
+        for (Hw hw : hws) {
+            for (double l : loads) {
+                first.put(hw + "/" + l, calRuns(p, hw, l, p.fullLoadMs / 1000, fraction, dur, protoDraw(1, durS)));
+            }
+        }
+        for (Hw hw : hws) {
+            for (double l : loads) {
+                hwGrid.add(cell(hw, l, p.fullLoadMs / 1000, java.util.Collections.singletonList(first.get(hw + "/" + l)), target, false));
+            }
+        }
+        Cell chosen = best(hwGrid);
+        if (chosen == null) {
+            throw new UserError("no cell of the calibration's first stage for " + p.key + " has figures to compare; give --load");
+        }
+        Hw hw = chosen.hw();
+        Map<String, Future<SimResult>[]> second = new LinkedHashMap<>();
         for (double l : loads) {
-            for (int s = 1; s <= seeds; s++) {
-                for (double r : reloads) {
-                    SimConfig.Experiment e = SimConfig.load(null, null, with(workload(p, p.defaultWorkers, Double.parseDouble(dur), l), "preset=" + p.key,
-                            "duration_s=" + dur, "fail_at_s=" + failAt, "fail_fraction=" + fraction, "policies=stop-and-restart",
-                            "full_load_s=" + fmt(r), "seed=" + s)).expand().get(0);
-                    String key = l + "/" + s;
-                    if (!runs.containsKey(key)) {
-                        runs.put(key, pool.submit(() -> new Simulator(e.options("stop-and-restart"), null).run(e.arrivals(), List.of())));
-                    }
-                    runs.put(key + "/" + r, pool.submit(() -> new Simulator(e.options("stop-and-restart"), null).run(e.arrivals(), e.failures())));
+            for (double r : reloads) {
+                for (int s = 1; s <= seeds; s++) {
+                    second.put(l + "/" + r + "/" + s, calRuns(p, hw, l, r, fraction, dur, protoDraw(s, durS)));
                 }
             }
         }
         List<Cell> grid = new ArrayList<>();
         for (double l : loads) {
             for (double r : reloads) {
-                double[] ttft = new double[seeds];
-                double[] tpot = new double[seeds];
-                double[] rec = new double[seeds];
+                List<Future<SimResult>[]> rs = new ArrayList<>();
                 for (int s = 1; s <= seeds; s++) {
-                    Map<String, SimResult[]> pairs = new LinkedHashMap<>();
-                    pairs.put("stop-and-restart", new SimResult[] {runs.get(l + "/" + s + "/" + r).get(), runs.get(l + "/" + s).get()});
-                    Map<String, SimMetrics.Summary> m = new LinkedHashMap<>();
-                    for (SimMetrics.Summary x : SimMetrics.experiment(pairs, "no failure")) {
-                        m.put(x.policy(), x);
-                    }
-                    ttft[s - 1] = m.get("stop-and-restart").ttftAll().mean() / m.get("no failure").ttftAll().mean();
-                    tpot[s - 1] = m.get("stop-and-restart").tpotAll().mean() / m.get("no failure").tpotAll().mean();
-                    rec[s - 1] = m.get("stop-and-restart").recoveryMs() / 1000;
+                    rs.add(second.get(l + "/" + r + "/" + s));
                 }
-                double tt = java.util.Arrays.stream(ttft).average().orElse(Double.NaN);
-                double tp = java.util.Arrays.stream(tpot).average().orElse(Double.NaN);
-                double rc = java.util.Arrays.stream(rec).average().orElse(Double.NaN);
-                grid.add(new Cell(l, r, tt, tp, rc, error(tt, tp, rc, targetRecoveryS)));
+                grid.add(cell(hw, l, r, rs, target, true));
             }
         }
         Cell best = best(grid);
         if (best == null) {
             throw new UserError("no cell of the calibration grid for " + p.key + " recovers under Stop-and-Restart; give --load");
         }
-        return new Point(best.load(), best.reloadS(), grid);
+        return new Point(hw, best.load(), best.reloadS(), hwGrid, grid);
+    }
+
+    /** A failure-free run and a Stop-and-Restart run of the prototype on {@code hw} at one load, reload and draw. */
+    @SuppressWarnings("unchecked")
+    private Future<SimResult>[] calRuns(Preset p, Hw hw, double l, double reloadS, String fraction, String dur, Draw d) throws Exception {
+        SimConfig.Experiment e = SimConfig.load(null, null, with(with(with(workload(p, hw, p.defaultWorkers, Double.parseDouble(dur), l, d), hw.keys()),
+                d.keys()), "preset=" + p.key, "duration_s=" + dur, "fail_fraction=" + fraction, "policies=stop-and-restart",
+                "full_load_s=" + fmt(reloadS))).expand().get(0);
+        return new Future[] {pool.submit(() -> new Simulator(e.options("stop-and-restart"), null).run(e.arrivals(), List.of())),
+            pool.submit(() -> new Simulator(e.options("stop-and-restart"), null).run(e.arrivals(), e.failures()))};
+    }
+
+    /** The calibration cell of these runs ({failure-free, S&R} per seed), averaged over the seeds. */
+    private static Cell cell(Hw hw, double l, double reloadS, List<Future<SimResult>[]> runs, Target target, boolean withRecovery) throws Exception {
+        double[] v = new double[5];
+        for (Future<SimResult>[] r : runs) {
+            Map<String, SimResult[]> pairs = new LinkedHashMap<>();
+            pairs.put("stop-and-restart", new SimResult[] {r[1].get(), r[0].get()});
+            Map<String, SimMetrics.Summary> m = new LinkedHashMap<>();
+            for (SimMetrics.Summary x : SimMetrics.experiment(pairs, "no failure")) {
+                m.put(x.policy(), x);
+            }
+            v[0] += m.get("no failure").ttftAll().mean() / 1000;
+            v[1] += m.get("no failure").tpotAll().mean();
+            v[2] += m.get("stop-and-restart").ttftAll().mean() / 1000;
+            v[3] += m.get("stop-and-restart").tpotAll().mean();
+            v[4] += m.get("stop-and-restart").recoveryMs() / 1000;
+        }
+        for (int i = 0; i < v.length; i++) {
+            v[i] /= runs.size();
+        }
+        return new Cell(hw, l, reloadS, v[0], v[1], v[2], v[3], v[4], error(v[0], v[1], v[2], v[3], v[4], withRecovery, target));
     }
 
     /**
-     * How far Stop-and-Restart's ratios lie from the paper's: the sum of the squared logarithms of
-     * TTFT ratio, TPOT ratio and recovery time over the paper's (twice and half as far count alike);
-     * infinite when it never recovers.
+     * How far a cell lies from the paper's figures: the sum of the squared logarithms of ours over the
+     * paper's (twice and half as far count alike), over the figures the paper gives; recovery counts
+     * when {@code withRecovery}, and a cell that never recovers (NaN) is then infinitely far; a cell
+     * with no figure to compare is too.
      */
-    static double error(double ttftRatio, double tpotRatio, double recoveryS, double targetRecoveryS) {
-        if (Double.isNaN(recoveryS) || Double.isNaN(ttftRatio) || Double.isNaN(tpotRatio)) {
-            return Double.POSITIVE_INFINITY;
+    static double error(double baseTtftS, double baseTpotMs, double srTtftS, double srTpotMs, double recoveryS, boolean withRecovery,
+                        Target target) {
+        double e = 0;
+        int n = 0;
+        double[] ours = {baseTtftS, baseTpotMs, srTtftS, srTpotMs};
+        double[] paper = {target.baseTtftS(), target.baseTpotMs(), target.srTtftS(), target.srTpotMs()};
+        for (int i = 0; i < ours.length; i++) {
+            if (!Double.isNaN(paper[i])) {
+                if (Double.isNaN(ours[i])) {
+                    return Double.POSITIVE_INFINITY;
+                }
+                e += sq(Math.log(ours[i] / paper[i]));
+                n++;
+            }
         }
-        return sq(Math.log(ttftRatio / TARGET_TTFT)) + sq(Math.log(tpotRatio / TARGET_TPOT)) + sq(Math.log(recoveryS / targetRecoveryS));
+        if (withRecovery) {
+            if (Double.isNaN(recoveryS)) {
+                return Double.POSITIVE_INFINITY;
+            }
+            e += sq(Math.log(recoveryS / target.recoveryS()));
+            n++;
+        }
+        return n == 0 ? Double.POSITIVE_INFINITY : e;
     }
 
     /** The cell of least error, the first of equals; null when none recovers. */

@@ -119,6 +119,49 @@ public final class SimPlots {
         return save(chart, dir, name, 700, 450);
     }
 
+    /**
+     * Points and lines of named series of (x, y): {@code logX} for a logarithmic x axis, a dashed
+     * vertical marker at {@code markX} (none when NaN), a zero line.
+     */
+    public static List<Path> xy(Map<String, List<double[]>> series, String xLabel, String yLabel, boolean logX, double markX, Path dir, String name)
+            throws IOException {
+        XYSeriesCollection c = new XYSeriesCollection();
+        for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
+            XYSeries s = new XYSeries(e.getKey());
+            e.getValue().forEach(v -> s.add(v[0], v[1]));
+            c.addSeries(s);
+        }
+        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, true);
+        for (int i = 0; i < c.getSeriesCount(); i++) {
+            r.setSeriesPaint(i, COLORS[(1 + i) % COLORS.length]);
+            r.setSeriesStroke(i, new BasicStroke(1.6f));
+        }
+        NumberAxis y = new NumberAxis(yLabel);
+        y.setAutoRangeIncludesZero(true);
+        org.jfree.chart.axis.ValueAxis x;
+        if (logX) {
+            org.jfree.chart.axis.LogarithmicAxis la = new org.jfree.chart.axis.LogarithmicAxis(xLabel);
+            la.setStrictValuesFlag(false);
+            x = la;
+        } else {
+            NumberAxis n = new NumberAxis(xLabel);
+            n.setAutoRangeIncludesZero(false);
+            x = n;
+        }
+        XYPlot p = new XYPlot(c, x, y, r);
+        p.setBackgroundPaint(Color.WHITE);
+        p.setDomainGridlinePaint(new Color(0xDD, 0xDD, 0xDD));
+        p.setRangeGridlinePaint(new Color(0xDD, 0xDD, 0xDD));
+        p.addRangeMarker(new ValueMarker(0, Color.GRAY, new BasicStroke(1f)));
+        if (!Double.isNaN(markX)) {
+            p.addDomainMarker(new ValueMarker(markX, Color.RED, new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f,
+                    new float[] {4f, 4f}, 0f)));
+        }
+        JFreeChart chart = new JFreeChart(name, JFreeChart.DEFAULT_TITLE_FONT, p, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        return save(chart, dir, name, 760, 460);
+    }
+
     /** One colour per policy, the same in every figure (Okabe-Ito). */
     static Color colorFor(String name) {
         return switch (name) {

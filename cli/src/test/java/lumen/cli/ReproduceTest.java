@@ -19,19 +19,44 @@ class ReproduceTest {
 
     @Test
     void theLoadRuleScalesWithWorkersAndLoad() {
-        double r4 = ReproduceCommand.rate(Preset.QWEN3_32B_4W, 4, 64, 0.85);
-        assertThat(ReproduceCommand.rate(Preset.QWEN3_32B_4W, 8, 64, 0.85)).isCloseTo(2 * r4, within(1e-9));
-        assertThat(ReproduceCommand.rate(Preset.QWEN3_32B_4W, 4, 64, 0.5)).isCloseTo(r4 / 0.85 * 0.5, within(1e-9));
-        assertThat(ReproduceCommand.rate(Preset.LLAMA3_70B, 4, 64, 0.85) < r4).as("a 70B worker serves fewer requests than a 32B one").isTrue();
+        ReproduceCommand.Hw h = ReproduceCommand.presetHw(Preset.QWEN3_32B_4W);
+        double r4 = ReproduceCommand.rate(Preset.QWEN3_32B_4W, h, 4, 0.85);
+        assertThat(ReproduceCommand.rate(Preset.QWEN3_32B_4W, h, 8, 0.85)).isCloseTo(2 * r4, within(1e-9));
+        assertThat(ReproduceCommand.rate(Preset.QWEN3_32B_4W, h, 4, 0.5)).isCloseTo(r4 / 0.85 * 0.5, within(1e-9));
+        assertThat(ReproduceCommand.rate(Preset.LLAMA3_70B, h, 4, 0.85) < r4).as("a 70B worker serves fewer requests than a 32B one").isTrue();
+        ReproduceCommand.Hw a100 = new ReproduceCommand.Hw("a100-80gb", 2, 0);
+        assertThat(ReproduceCommand.rate(Preset.QWEN3_32B_4W, a100, 4, 0.85)).as("two A100s serve fewer than four H100s").isLessThan(r4);
+        // Qwen3-32B on two A100s: 136 GB for weights and KV, 65.5 GB of weights, 262,144 bytes per position
+        assertThat(ReproduceCommand.fullBatch(Preset.QWEN3_32B_4W.costModel("a100-80gb", 2), a100)).as("the KV pool's full batch")
+                .isEqualTo((int) ((0.85 * 160e9 - Preset.QWEN3_32B_4W.model.weightBytes()) / 262_144 / 1_366));
+        assertThat(ReproduceCommand.fullBatch(Preset.QWEN3_32B_4W.costModel("a100-80gb", 2), new ReproduceCommand.Hw("a100-80gb", 2, 64)))
+                .as("a cap below the pool").isEqualTo(64);
     }
 
     @Test
     void theTraceIsReplayedWhileItLastsTheRunElseGammaArrivalsWithItsStatistics() {
-        List<String> small = ReproduceCommand.workload(Preset.QWEN3_32B_4W, 4, 600, 0.85);
+        ReproduceCommand.Hw h = ReproduceCommand.presetHw(Preset.QWEN3_32B_4W);
+        List<String> small = ReproduceCommand.workload(Preset.QWEN3_32B_4W, h, 4, 600, 0.85, ReproduceCommand.Draw.of(1, 100, 400));
         assertThat(small.get(0)).isEqualTo("workload=azure-conv");
         assertThat(small.get(1)).as(small.toString()).startsWith("rate_scale=");
-        List<String> big = ReproduceCommand.workload(Preset.LLAMA3_70B, 64, 180, 0.85);
+        List<String> big = ReproduceCommand.workload(Preset.LLAMA3_70B, h, 64, 180, 0.85, ReproduceCommand.Draw.of(1, 40, 80));
         assertThat(big.subList(0, 3)).isEqualTo(List.of("workload=gamma", "cv=1.09", "lengths=azure_conv"));
+    }
+
+    @Test
+    void eachSeedDrawsItsOwnFailureMomentAndStretchOfTheTrace() {
+        java.util.Set<Double> moments = new java.util.HashSet<>();
+        java.util.Set<String> starts = new java.util.HashSet<>();
+        ReproduceCommand.Hw h = ReproduceCommand.presetHw(Preset.QWEN3_32B_4W);
+        for (int s = 1; s <= 10; s++) {
+            ReproduceCommand.Draw d = ReproduceCommand.protoDraw(s, 600);
+            assertThat(d.failAtS()).isBetween(100.0, 400.0);
+            assertThat(ReproduceCommand.protoDraw(s, 600)).as("a seed's draw is the same every time").isEqualTo(d);
+            moments.add(d.failAtS());
+            starts.add(ReproduceCommand.workload(Preset.QWEN3_32B_4W, h, 4, 600, 0.85, d).get(2));
+        }
+        assertThat(moments).as("ten seeds, ten moments").hasSize(10);
+        assertThat(starts).as("ten seeds, ten stretches of the trace").hasSize(10);
     }
 
     @Test
@@ -71,19 +96,24 @@ class ReproduceTest {
     }
 
     @Test
-    void theCalibrationTakesTheCellNearestThePapersStopAndRestart() {
-        double t = ReproduceCommand.TARGET_TTFT;
-        double p = ReproduceCommand.TARGET_TPOT;
-        assertThat(ReproduceCommand.error(t, p, 20, 20)).isZero();
-        assertThat(ReproduceCommand.error(2 * t, p, 20, 20)).as("twice and half as far count alike")
-                .isCloseTo(ReproduceCommand.error(t / 2, p, 20, 20), within(1e-12)).isGreaterThan(0);
-        assertThat(ReproduceCommand.error(t, p, Double.NaN, 20)).as("a cell that never recovers").isInfinite();
+    void theCalibrationTakesTheCellNearestThePapersFigures() {
+        ReproduceCommand.Target t = ReproduceCommand.TARGET_4W;
+        assertThat(ReproduceCommand.error(1.16, 138.9, 4.69, 224.6, 20, true, t)).isZero();
+        assertThat(ReproduceCommand.error(2 * 1.16, 138.9, 4.69, 224.6, 20, true, t)).as("twice and half as far count alike")
+                .isCloseTo(ReproduceCommand.error(1.16 / 2, 138.9, 4.69, 224.6, 20, true, t), within(1e-12)).isGreaterThan(0);
+        assertThat(ReproduceCommand.error(1.16, 138.9, 4.69, 224.6, Double.NaN, true, t)).as("a cell that never recovers").isInfinite();
+        assertThat(ReproduceCommand.error(1.16, 138.9, 4.69, 224.6, Double.NaN, false, t)).as("the first stage leaves recovery out").isZero();
+        assertThat(ReproduceCommand.error(5, 500, 3.9, 210, 25, true, ReproduceCommand.TARGET_8W))
+                .as("the 8-worker prototype has no failure-free figures to fit").isZero();
+        ReproduceCommand.Hw h = ReproduceCommand.presetHw(Preset.QWEN3_32B_4W);
         List<ReproduceCommand.Cell> grid = List.of(
-                new ReproduceCommand.Cell(0.7, 8, t / 3, p, 15, ReproduceCommand.error(t / 3, p, 15, 20)),
-                new ReproduceCommand.Cell(0.85, 8, t * 1.1, p / 1.2, 25, ReproduceCommand.error(t * 1.1, p / 1.2, 25, 20)),
-                new ReproduceCommand.Cell(0.95, 64, t, p, Double.NaN, ReproduceCommand.error(t, p, Double.NaN, 20)));
+                new ReproduceCommand.Cell(h, 0.7, 8, 1.16, 138.9, 2, 150, 15, ReproduceCommand.error(1.16, 138.9, 2, 150, 15, true, t)),
+                new ReproduceCommand.Cell(h, 0.85, 8, 1.2, 130, 4.5, 230, 25, ReproduceCommand.error(1.2, 130, 4.5, 230, 25, true, t)),
+                new ReproduceCommand.Cell(h, 0.95, 64, 1.16, 138.9, 4.69, 224.6, Double.NaN,
+                        ReproduceCommand.error(1.16, 138.9, 4.69, 224.6, Double.NaN, true, t)));
         assertThat(ReproduceCommand.best(grid)).isSameAs(grid.get(1));
         assertThat(ReproduceCommand.best(grid.subList(2, 3))).as("none recovers").isNull();
+        assertThat(grid.get(1).ttftRatio()).isCloseTo(4.5 / 1.2, within(1e-12));
     }
 
     @Test

@@ -51,7 +51,7 @@ class SimulateCliTest {
         assertThat(r.exit()).isEqualTo(ExitCodes.OK);
         for (String k : new String[] {"preset =", "workers =", "policies =", "workload =", "rate_scale =", "duration_s =", "fail_at_s =",
             "fail_fraction =", "alpha =", "beta =", "theta =", "tau =", "budget_gb =", "k =", "draft_acceptance =", "chunk_tokens =",
-            "max_batch =", "seed ="}) {
+            "max_batch =", "hardware =", "tensor_parallel =", "kv_mem_fraction =", "trace_start_s =", "seed ="}) {
             assertThat(r.out()).contains(k);
         }
     }
@@ -73,6 +73,12 @@ class SimulateCliTest {
         CliRun n = CliRun.of("simulate", "--set", "tau=lots");
         assertThat(n.exit()).isEqualTo(ExitCodes.BAD_INPUT);
         assertThat(n.err()).contains("'tau' must be a whole number, found 'lots'");
+        CliRun h = CliRun.of("simulate", "--set", "hardware=v100", "--duration-s", "5", "--fail-at-s", "2");
+        assertThat(h.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(h.err()).contains("--set hardware=v100").contains("no profile for 'v100'").contains("a100-80gb and h100-80gb");
+        CliRun m = CliRun.of("simulate", "--set", "kv_mem_fraction=0.2", "--duration-s", "5", "--fail-at-s", "2");
+        assertThat(m.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(m.err()).contains("--set kv_mem_fraction=0.2").contains("leave no KV memory on 4 x h100-80gb");
     }
 
     @Test

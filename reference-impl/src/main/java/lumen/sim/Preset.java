@@ -3,7 +3,8 @@ package lumen.sim;
 /**
  * Cluster presets close to the paper's setups (its Table B). Each is a served model's shapes (for
  * the per-operator cost model and the KV size of Eq. 1), a worker count, and a worker's tensor
- * parallelism on H100. Qwen3-14B's shapes are its published configuration (40 layers); the
+ * parallelism on H100 (the simulator's {@code hardware}, {@code tensor_parallel} and {@code max_batch}
+ * keys put the same model on other workers; {@code lumen reproduce} chooses them by its calibration). Qwen3-14B's shapes are its published configuration (40 layers); the
  * paper's table gives it 48, which would make its KV 20% larger.
  *
  * <p>Loads and restarts are stated, not measured: the full model from local NVMe at about 4 GB/s
@@ -47,15 +48,17 @@ public enum Preset {
         return 256L * 1_000_000_000L / kvBytesPerToken();
     }
 
-    private ProfiledCostModel calibrated;
+    private final java.util.Map<String, ProfiledCostModel> calibrated = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The preset's cost model, calibrated once. */
-    public synchronized ProfiledCostModel costModel() {
-        if (calibrated == null) {
-            calibrated = ProfiledCostModel.calibrate(new ProfiledCostModel.Params(hardware, tensorParallel, model, ModelShape.QWEN3_1_7B,
-                    10, 20, 0.02, draftLoadMs, fullLoadMs, 3_000));
-        }
-        return calibrated;
+    public ProfiledCostModel costModel() {
+        return costModel(hardware, tensorParallel);
+    }
+
+    /** The preset's model served on other hardware or at another tensor parallelism, calibrated once per pair. */
+    public ProfiledCostModel costModel(String hw, int tp) {
+        return calibrated.computeIfAbsent(hw + "/" + tp, k -> ProfiledCostModel.calibrate(new ProfiledCostModel.Params(hw, tp, model,
+                ModelShape.QWEN3_1_7B, 10, 20, 0.02, draftLoadMs, fullLoadMs, 3_000)));
     }
 
     public static Preset of(String key) {

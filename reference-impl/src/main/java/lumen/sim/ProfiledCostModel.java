@@ -44,13 +44,23 @@ import lumen.runtime.CostModel;
  * </ul>
  * The per-operator sum is a lower bound of what a serving engine achieves (Vidur adds its CPU
  * overheads for the same reason), so it is anchored to Splitwise's end-to-end measurements of
- * Llama-2-70B on the same GPU and tensor parallelism: {@code g} is the median over its prefills of
+ * Llama-2-70B on the worker's GPU (A100 or H100) and tensor parallelism: {@code g} is the median over its prefills of
  * 512 tokens and more of the measured time over the per-operator time (less the one-request
  * overhead), and {@code overhead(b)} is what its decode iterations of {@code b} requests take
  * beyond {@code g} times the per-operator time (held where the medians dip: it does not shrink
- * as the batch grows). The overhead is the engine's (scheduling,
- * sampling, launches), so the served model does not scale it. {@code lumen.sim.ProfiledCostModelTest}
- * shows how far the anchored model lands from the Splitwise prefills it was not fitted to.
+ * as the batch grows; past the profile's largest batch, 64, it extends along its last segment). The
+ * overhead is the engine's (scheduling, sampling, launches), so the served model does not scale it.
+ *
+ * <p><b>On A100</b> the operators keep H100's per-operator shapes (the kit has no A100 operator
+ * profile) and the anchors are Splitwise's A100 measurements, so {@code g} absorbs the slower
+ * compute; attention is the A100 profile's own, and the all-reduce is scaled by NVLink's 600
+ * against 900 GB/s. A single {@code g} fitted on compute-bound prefills overshoots a memory-bound
+ * one-request decode there, so the overhead term may start below zero: the decode medians decide,
+ * and an iteration never costs less than half its per-operator time.
+ *
+ * <p><b>The KV pool</b> ({@link #kvCapacityPositions}) is what the worker's memory holds after the
+ * weights. {@code lumen.sim.ProfiledCostModelTest} shows how far the anchored model lands from the
+ * Splitwise prefills it was not fitted to, on both GPUs.
  *
  * <p><b>The draft</b> proposes with {@link Params#draft}'s shapes on one GPU, its {@code k} steps
  * back to back in one captured graph (no engine overhead), over no cached context (it starts
@@ -64,7 +74,7 @@ public final class ProfiledCostModel implements CostModel {
     /**
      * Every knob of the model, with its unit.
      *
-     * @param hardware       the profiles' hardware: {@code h100-80gb}
+     * @param hardware       the profiles' hardware: {@code a100-80gb} or {@code h100-80gb}
      * @param tensorParallel the worker's tensor parallelism: 1, 2, 4 or 8 (the engine overhead needs 2, 4 or 8)
      * @param model          the served model's shapes
      * @param draft          the draft model's shapes
@@ -95,6 +105,17 @@ public final class ProfiledCostModel implements CostModel {
     /** Vidur's per-layer operators, in the order of {@link ModelShape#opRatios}. */
     static final String[] OPS = {"input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj", "post_attention_layernorm",
         "mlp_up_proj", "mlp_act", "mlp_down_proj", "add"};
+    /** The hardware the kit has end-to-end profiles of (Splitwise's), each with 80 GB per GPU. */
+    public static final List<String> HARDWARE = List.of("a100-80gb", "h100-80gb");
+    /** Memory of one GPU of either, bytes. */
+    public static final double GPU_BYTES = 80e9;
+    /**
+     * The share of GPU memory the engine gives to the weights and the KV pool together (SGLang's
+     * {@code mem_fraction_static}; the rest holds activations, CUDA graphs and the allocator's slack).
+     */
+    public static final double DEFAULT_KV_MEM_FRACTION = 0.85;
+    /** NVLink bandwidth of DGX-H100 over DGX-A100 (900 and 600 GB/s per GPU, their data sheets): the all-reduce profile is DGX-H100's. */
+    static final double NVLINK_H100_OVER_A100 = 900.0 / 600.0;
     /** HBM bandwidth of H100 SXM over A100 80 GB SXM (3.35 and 2.039 TB/s, their data sheets). */
     static final double HBM_H100_OVER_A100 = 3.35 / 2.039;
     /** Llama-2-70B's KV heads and query heads per GPU in the attention profile (TP 2), times the head dimension. */
@@ -112,8 +133,15 @@ public final class ProfiledCostModel implements CostModel {
     /** {@link ModelShape#opRatios} of the served model and of the draft, taken once. */
     private final double[] modelRatios;
     private final double[] draftRatios;
+    /** The share of the worker's GPU memory for weights and KV pool. */
+    private final double kvMemFraction;
+    /** Attention's speed over the A100 profile's: HBM for decode, compute for prefill (1 on A100). */
+    private final double hbmOverProfile;
+    private final double computeOverProfile;
+    /** The all-reduce's time over the DGX-H100 profile's. */
+    private final double allReduceOverProfile;
 
-    private ProfiledCostModel(Params p, Tables t, double g, double[] ovX, double[] ovY) {
+    private ProfiledCostModel(Params p, Tables t, double g, double[] ovX, double[] ovY, double kvMemFraction) {
         this.p = p;
         this.t = t;
         this.g = g;
@@ -121,6 +149,35 @@ public final class ProfiledCostModel implements CostModel {
         this.ovY = ovY;
         this.modelRatios = p.model().opRatios();
         this.draftRatios = p.draft().opRatios();
+        this.kvMemFraction = kvMemFraction;
+        boolean h100 = p.hardware().startsWith("h100");
+        this.hbmOverProfile = h100 ? HBM_H100_OVER_A100 : 1;
+        this.computeOverProfile = h100 ? t.computeH100OverA100 : 1;
+        this.allReduceOverProfile = h100 ? 1 : NVLINK_H100_OVER_A100;
+    }
+
+    /**
+     * Positions of KV cache one worker holds: the share {@code kvMemFraction} of its GPUs' memory
+     * ({@link #GPU_BYTES} each, {@code tensorParallel} of them) less the served model's BF16 weights,
+     * over Eq. 1. The simulator admits a request only while the positions reserved by the admitted
+     * ones and its own ({@code RequestRec#size}) fit, as SGLang admits against its KV pool.
+     */
+    public long kvCapacityPositions() {
+        double free = kvMemFraction * GPU_BYTES * p.tensorParallel() - p.model().weightBytes();
+        return (long) Math.max(0, free / p.kvBytesPerToken());
+    }
+
+    /** The share of GPU memory for weights and KV pool. */
+    public double kvMemFraction() {
+        return kvMemFraction;
+    }
+
+    /** The same model with another share of GPU memory for weights and KV pool (0 to 1). */
+    public ProfiledCostModel withKvMemFraction(double f) {
+        if (!(f > 0 && f <= 1)) {
+            throw new IllegalArgumentException("the KV memory fraction must be in (0, 1], not " + f);
+        }
+        return new ProfiledCostModel(p, t, g, ovX, ovY, f);
     }
 
     /** The same calibration with other knobs (for example a GPU profile's measured bandwidths); the shapes stay. */
@@ -129,13 +186,13 @@ public final class ProfiledCostModel implements CostModel {
                 || !q.hardware().equals(p.hardware())) {
             return calibrate(q);
         }
-        return new ProfiledCostModel(q, t, g, ovX, ovY);
+        return new ProfiledCostModel(q, t, g, ovX, ovY, kvMemFraction);
     }
 
     /** Builds the model for {@code p} from the shipped profiles. */
     public static ProfiledCostModel calibrate(Params p) {
-        if (!"h100-80gb".equals(p.hardware())) {
-            throw new IllegalArgumentException("no per-operator profile for '" + p.hardware() + "': the kit ships Vidur's h100-80gb profiles");
+        if (!HARDWARE.contains(p.hardware())) {
+            throw new IllegalArgumentException("no profile for '" + p.hardware() + "': the kit's profiles are of " + String.join(" and ", HARDWARE));
         }
         int tp = p.tensorParallel();
         if (tp != 2 && tp != 4 && tp != 8) {
@@ -144,7 +201,7 @@ public final class ProfiledCostModel implements CostModel {
         Tables t = Tables.get();
         Splitwise sw = Splitwise.of(p.hardware(), tp);
         ProfiledCostModel llama = new ProfiledCostModel(new Params(p.hardware(), tp, ModelShape.LLAMA2_70B, p.draft(), 1, 1, 0, 0, 0, 0),
-                t, 1, new double[] {1, 2}, new double[] {0, 0});
+                t, 1, new double[] {1, 2}, new double[] {0, 0}, DEFAULT_KV_MEM_FRACTION);
         double dec1 = sw.decode.get(1);
         double gpuDec1 = llama.gpuMs(null, null, 1, sw.decodeCtx, 0, tp, ModelShape.LLAMA2_70B);
         List<Double> ratios = new ArrayList<>();
@@ -159,10 +216,12 @@ public final class ProfiledCostModel implements CostModel {
         double[] by = new double[bx.length];
         for (int i = 0; i < bx.length; i++) {
             int b = (int) bx[i];
-            // an engine's overhead does not shrink as the batch grows: where the medians dip, the curve holds
-            by[i] = Math.max(i == 0 ? 0 : by[i - 1], sw.decode.get(b) - eff * llama.gpuMs(null, null, b, b * sw.decodeCtx, 0, tp, ModelShape.LLAMA2_70B));
+            // an engine's overhead does not shrink as the batch grows: where the medians dip, the curve holds. It may start
+            // below zero: on A100 the prefill-fitted g overshoots a memory-bound one-request decode, and the measurement decides
+            double over = sw.decode.get(b) - eff * llama.gpuMs(null, null, b, b * sw.decodeCtx, 0, tp, ModelShape.LLAMA2_70B);
+            by[i] = i == 0 ? over : Math.max(by[i - 1], over);
         }
-        return new ProfiledCostModel(p, t, eff, bx, by);
+        return new ProfiledCostModel(p, t, eff, bx, by, DEFAULT_KV_MEM_FRACTION);
     }
 
     public Params params() {
@@ -190,15 +249,16 @@ public final class ProfiledCostModel implements CostModel {
         if (seqs == 0) {
             return 0;
         }
-        return g * gpuMs(chunks, cached, batch, Math.max(0, batch * ctx), Math.max(0, draftTokens), p.tensorParallel(), p.model())
-                + overheadMs(seqs);
+        double gpu = g * gpuMs(chunks, cached, batch, Math.max(0, batch * ctx), Math.max(0, draftTokens), p.tensorParallel(), p.model());
+        // a correction below zero (see calibrate) never takes more than half the pass
+        return Math.max(gpu / 2, gpu + overheadMs(seqs));
     }
 
     /** GPU time of one pass of {@code m} at tensor parallelism {@code tp}, summed over its layers, before {@code g}. */
     double gpuMs(int[] chunks, int[] cached, int batch, double ctxSum, int drafts, int tp, ModelShape m) {
         int n = batch + drafts;
         double prefillAttn = 0;
-        double qScale = (double) m.qHeads() / tp * m.headDim() / PROFILE_Q_WIDTH / t.computeH100OverA100;
+        double qScale = (double) m.qHeads() / tp * m.headDim() / PROFILE_Q_WIDTH / computeOverProfile;
         if (chunks != null) {
             for (int i = 0; i < chunks.length; i++) {
                 double c = chunks[i];
@@ -211,10 +271,10 @@ public final class ProfiledCostModel implements CostModel {
         }
         double[] r = m == p.model() ? modelRatios : m == p.draft() ? draftRatios : m.opRatios();
         double linear = Math.max(t.weightedOpsAt(tp, n, r), t.floor(tp));
-        double allReduce = tp > 1 ? 2 * t.allReduceMs(tp, (double) n * m.hidden() * 2) : 0;
+        double allReduce = tp > 1 ? 2 * allReduceOverProfile * t.allReduceMs(tp, (double) n * m.hidden() * 2) : 0;
         double decodeAttn = 0;
         if (batch > 0) {
-            double kvScale = Math.max(1.0, (double) m.kvHeads() / tp) * m.headDim() / PROFILE_KV_WIDTH / HBM_H100_OVER_A100;
+            double kvScale = Math.max(1.0, (double) m.kvHeads() / tp) * m.headDim() / PROFILE_KV_WIDTH / hbmOverProfile;
             decodeAttn = (t.decC + t.decB * batch + t.decKv * (ctxSum + drafts)) * kvScale;
         }
         return m.layers() * (linear + allReduce + decodeAttn + prefillAttn);
@@ -286,7 +346,7 @@ public final class ProfiledCostModel implements CostModel {
             i++;
         }
         double f = (at - x[i - 1]) / (x[i] - x[i - 1]);
-        return Math.max(0, y[i - 1] + f * (y[i] - y[i - 1]));
+        return y[i - 1] + f * (y[i] - y[i - 1]);
     }
 
     static double median(double[] v) {

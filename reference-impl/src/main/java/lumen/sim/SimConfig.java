@@ -203,8 +203,8 @@ public final class SimConfig {
         public Workload workload() {
             try {
                 return switch (raw("workload")) {
-                    case "azure-conv" -> new AzureReplay("conv", number("rate_scale"));
-                    case "azure-code" -> new AzureReplay("code", number("rate_scale"));
+                    case "azure-conv" -> new AzureReplay("conv", number("rate_scale"), number("trace_start_s") * 1000);
+                    case "azure-code" -> new AzureReplay("code", number("rate_scale"), number("trace_start_s") * 1000);
                     case "poisson" -> new SyntheticWorkload(number("rate"), 1, lengths());
                     case "gamma" -> new SyntheticWorkload(number("rate"), number("cv"), lengths());
                     default -> throw new BadValue(from("workload") + ": key 'workload': unknown workload '" + raw("workload")
@@ -307,7 +307,24 @@ public final class SimConfig {
 
         /** The preset's cost model, or with a GPU profile's measured figures when {@code gpu_profile} names one. */
         private ProfiledCostModel costModel(Preset p) {
-            ProfiledCostModel m = p.costModel();
+            String hw = raw("hardware").isEmpty() ? p.hardware : raw("hardware");
+            int tp = whole("tensor_parallel") == 0 ? p.tensorParallel : whole("tensor_parallel");
+            ProfiledCostModel m;
+            try {
+                m = p.costModel(hw, tp);
+            } catch (IllegalArgumentException e) {
+                throw new BadValue(from(raw("hardware").isEmpty() ? "tensor_parallel" : "hardware") + ": keys 'hardware' and 'tensor_parallel': "
+                        + e.getMessage());
+            }
+            double frac = number("kv_mem_fraction");
+            if (!(frac > 0 && frac <= 1)) {
+                throw new BadValue(from("kv_mem_fraction") + ": key 'kv_mem_fraction' must be above 0 and at most 1, found " + frac);
+            }
+            m = m.withKvMemFraction(frac);
+            if (m.kvCapacityPositions() <= 0) {
+                throw new BadValue(from("kv_mem_fraction") + ": " + p.model.name() + "'s weights (" + String.format(Locale.ROOT, "%.1f",
+                        p.model.weightBytes() / 1e9) + " GB) leave no KV memory on " + tp + " x " + hw + " at kv_mem_fraction " + frac);
+            }
             double full = number("full_load_s");
             double draft = number("draft_load_s");
             if (!(full >= 0) || !(draft >= 0)) {
@@ -352,6 +369,9 @@ public final class SimConfig {
             int tau = whole("tau");
             if (!(alpha >= 0) || !(beta >= 0) || tau < 0) {
                 throw new BadValue(from(alpha >= 0 ? beta >= 0 ? "tau" : "beta" : "alpha") + ": keys 'alpha', 'beta' and 'tau' must be 0 or more");
+            }
+            if (whole("max_batch") < 0) {
+                throw new BadValue(from("max_batch") + ": key 'max_batch' must be 0 (no cap but the KV pool) or more, found " + raw("max_batch"));
             }
             Config c0 = new Config(policy, workers(), alpha, beta * PAGE_TOKENS, 0, tau * PAGE_TOKENS, budget, PAGE_TOKENS, whole("k"));
             Simulator.Options o = new Simulator.Options(c0, costModel(p), whole("chunk_tokens"), whole("max_batch"), number("draft_acceptance"),

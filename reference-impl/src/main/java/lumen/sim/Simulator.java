@@ -23,20 +23,22 @@ import lumen.runtime.Arrival;
  *
  * <p>What it models, per worker: continuous batching (each iteration decodes every running request
  * up to {@code maxBatch} and prefills up to {@code chunkTokens} prompt tokens, Sarathi-style chunked
- * prefill, admitting a queued request only while fewer than {@code maxBatch} are running; its duration is the cost model's prefill plus decode time); a FCFS queue; checkpoint
+ * prefill, admitting a queued request only while fewer than {@code maxBatch} are running and the KV
+ * positions they reserve fit the worker's KV pool ({@link ProfiledCostModel#kvCapacityPositions});
+ * its duration is the cost model's prefill plus decode time); a FCFS queue; checkpoint
  * streaming after each iteration at the cost model's bandwidth, shared by the worker's requests, with
  * its slowdown of decode while pages are in flight; restores at restore bandwidth before a restored
  * request's catch-up prefill. Failures, restarts, the draft's assist (each draft token agrees with
  * probability {@code draftAcceptance}) and the handover follow the policy, through the {@link
  * Driver} the cluster runtime also runs; this class is its engine at scale. What it does not model:
- * token values (the reference tokens stand in), GPU memory limits on the batch, network contention
- * between workers.
+ * token values (the reference tokens stand in), preemption (a request reserves its whole output at
+ * admission, so none is ever retracted), network contention between workers.
  */
 public final class Simulator extends Driver<Simulator.W> {
 
     /**
      * @param chunkTokens      prefill tokens per iteration (chunked prefill)
-     * @param maxBatch         running requests: decoded per iteration, and admitted at most
+     * @param maxBatch         running requests: decoded per iteration, and admitted at most (0: no cap but the KV pool)
      * @param draftAcceptance  probability that one draft token agrees with the target, once warm
      * @param coldAcceptance   the same for the first proposals of a freshly loaded draft (its context is cold)
      * @param warmupProposals  proposals over which the draft warms: after n of them the probability is
@@ -204,13 +206,26 @@ public final class Simulator extends Driver<Simulator.W> {
         List<Integer> batch = new ArrayList<>();
         double ctx = 0;
         int drafts = 0;
-        int running = running(wid);
+        int cap = opt.maxBatch() > 0 ? opt.maxBatch() : Integer.MAX_VALUE;
+        long pool = cost.kvCapacityPositions();
+        int running = 0;
+        long reserved = 0;
+        // admitted: decoding, or part-way through a prefill (a full batch or pool shows as queueing before the first token)
         for (int r : state.worker(wid).runq().keys()) {
             RequestRec rr = rec(r);
+            if (rr.phase() == RequestPhase.DECODE || rr.phase() == RequestPhase.QUEUED && progress.containsKey(r)) {
+                running++;
+                reserved += rr.size();
+            }
+        }
+        for (int r : state.worker(wid).runq().keys()) {
+            RequestRec rr = rec(r);
+            // a request larger than the whole pool is admitted alone, as an engine would truncate or refuse it rather than stall
             if (rr.phase() == RequestPhase.QUEUED && rr.placed() && budget > 0
-                    && (progress.containsKey(r) || running < opt.maxBatch())) {
+                    && (progress.containsKey(r) || running < cap && (reserved + rr.size() <= pool || running == 0))) {
                 if (!progress.containsKey(r)) {
                     running++;
+                    reserved += rr.size();
                 }
                 if (restoring.remove(r)) {
                     restoreMs += cost.restoreMs(rr.kv().length());
@@ -230,7 +245,7 @@ public final class Simulator extends Driver<Simulator.W> {
                     progress.put(r, done + take);
                 }
             } else if (rr.phase() == RequestPhase.DECODE && rr.outLen() < rr.refLen() && rr.kv().length() == rr.kvLen()
-                    && batch.size() < opt.maxBatch()) {
+                    && batch.size() < cap) {
                 batch.add(r);
                 ctx += rr.ctx();
                 if (rr.proposal() != null) {
@@ -252,23 +267,6 @@ public final class Simulator extends Driver<Simulator.W> {
         double dur = restoreMs + (streamingFrom(wid) ? pass * cost.streamingFactor() : pass);
         w.busy = true;
         on(w, now + dur, () -> iterationDone(w, finishing, batch, dur));
-    }
-
-    /**
-     * Requests admitted on this worker: decoding, or part-way through their prefill. A queued request
-     * starts its prefill only while fewer than {@code maxBatch} are admitted (SGLang's and vLLM's cap on
-     * running requests), so a full batch shows as queueing before the first token, as it does on a real
-     * server.
-     */
-    private int running(int wid) {
-        int n = 0;
-        for (int r : state.worker(wid).runq().keys()) {
-            RequestPhase ph = rec(r).phase();
-            if (ph == RequestPhase.DECODE || ph == RequestPhase.QUEUED && progress.containsKey(r)) {
-                n++;
-            }
-        }
-        return n;
     }
 
     /**

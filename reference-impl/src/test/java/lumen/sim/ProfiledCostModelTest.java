@@ -96,4 +96,29 @@ class ProfiledCostModelTest {
         assertThat(es.get(0).policies()).isEqualTo(List.of("lumen", "stop-and-restart"));
         assertThatExceptionOfType(SimConfig.BadValue.class).isThrownBy(() -> SimConfig.load(null, null, List.of("nope=1")));
     }
+
+    @Test
+    void onA100TheModelIsAnchoredToSplitwisesA100Measurements() {
+        // Splitwise medians of Llama-2-70B on DGX-A100: decode of one request after a 512-token prompt, and prefills at batch 1
+        double[][] a100 = {{2, 54.9, 196.9, 1485.3}, {4, 45.0, 127.0, 965.2}};
+        for (double[] c : a100) {
+            ProfiledCostModel m = ProfiledCostModel.calibrate(new ProfiledCostModel.Params("a100-80gb", (int) c[0], ModelShape.LLAMA2_70B,
+                    ModelShape.QWEN3_1_7B, 10, 20, 0.02, 1_500, 35_000, 3_000));
+            assertThat(m.decodeMs(1, 576)).as("TP %.0f, one-request decode", c[0]).isCloseTo(c[1], within(0.01 * c[1]));
+            assertThat(m.prefillMs(512)).as("TP %.0f, 512-token prefill", c[0]).isCloseTo(c[2], within(0.20 * c[2]));
+            assertThat(m.prefillMs(4_096)).as("TP %.0f, 4,096-token prefill", c[0]).isCloseTo(c[3], within(0.20 * c[3]));
+            assertThat(m.prefillMs(4_096)).as("A100 is slower than H100").isGreaterThan(llama((int) c[0]).prefillMs(4_096));
+        }
+    }
+
+    @Test
+    void theKvPoolIsTheMemoryShareLessTheWeightsOverEq1() {
+        assertThat(ModelShape.QWEN3_32B.weightBytes() / 2e9).as("Qwen3-32B's published 32.8 B parameters").isCloseTo(32.8, within(0.1));
+        assertThat(ModelShape.LLAMA2_70B.weightBytes() / 2e9).as("Llama-2-70B's 69 B").isCloseTo(69.0, within(0.1));
+        ProfiledCostModel m = Preset.QWEN3_32B_4W.costModel("a100-80gb", 2);
+        long expected = (long) ((0.85 * 2 * 80e9 - ModelShape.QWEN3_32B.weightBytes()) / ModelShape.QWEN3_32B.kvBytesPerToken());
+        assertThat(m.kvCapacityPositions()).isEqualTo(expected);
+        assertThat(m.withKvMemFraction(0.4).kvCapacityPositions()).as("the weights alone do not fit in 40% of two GPUs").isZero();
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> m.withKvMemFraction(1.5)).withMessageContaining("1.5");
+    }
 }

@@ -94,4 +94,23 @@ class SimulatorTest {
         assertThat(ttftCapped)
                 .as("the last request waits for a slot: TTFT " + ttftCapped + " ms, first done at " + firstDone + " ms").isGreaterThanOrEqualTo(firstDone);
     }
+
+    @Test
+    void theKvPoolHoldsNewRequestsInTheQueueWhenTheirPositionsDoNotFit() {
+        Preset p = Preset.QWEN3_32B_4W;
+        Config c = new Config("stop-and-restart", 2, 1, 1, 2_000, 256, p.budgetPositions(), 16, 4);
+        List<Arrival> burst = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            burst.add(new Arrival(i, 0, 200, 50, i));
+        }
+        // two A100s whose pool holds 1,250 positions: five requests of 200 + 50 positions
+        double f = (p.model.weightBytes() + 1_250.5 * p.kvBytesPerToken()) / (2 * ProfiledCostModel.GPU_BYTES);
+        ProfiledCostModel small = p.costModel("a100-80gb", 2).withKvMemFraction(f);
+        assertThat(small.kvCapacityPositions()).isEqualTo(1_250);
+        SimResult pooled = new Simulator(new Simulator.Options(c, small, 4_096, 0, 0.7, 1), null).run(burst, List.of());
+        SimResult wide = new Simulator(new Simulator.Options(c, p.costModel("a100-80gb", 2), 4_096, 0, 0.7, 1), null).run(burst, List.of());
+        assertThat(mostAdmitted(pooled)).as("at most five per worker by the pool").isLessThanOrEqualTo(2 * 5);
+        assertThat(mostAdmitted(wide)).as("no cap and a pool of 268,848 positions: the burst runs at once").isEqualTo(20);
+        assertThat(pooled.requests).as("every request is served in the end").allMatch(q -> q.doneMs > 0);
+    }
 }

@@ -32,7 +32,9 @@ import heapq
 import random
 import sys
 
-import kv
+from lumen_trace import TraceWriter
+from lumen_trace.kv import KvModel, mix, pages as kv_pages
+from lumen_trace.tokens import GOLDEN, M64, token
 
 # Durations in virtual milliseconds. Any values work; these keep runs short.
 PREFILL_MS_BASE, PREFILL_MS_PER_POS = 2.0, 0.05
@@ -42,6 +44,25 @@ DRAFT_LOAD_MS, FULL_LOAD_MS = 40.0, 400.0
 
 POLICIES = ("lumen", "lumen-dual", "stop-and-restart", "fixed-checkpointing")
 ACTIVE = ("QUEUED", "PREFILL", "DECODE")          # phases that sit in a run queue
+
+# The synthetic model. Output token n of a request is the kit's token model
+# (docs/conformance.md, "The reference"), but only while the KV the decoder reads is
+# intact; a decoder reading corrupted KV emits a different token, as a real one would.
+# The KV of context position i is the kit's KV content model (lumen_trace.kv), so a
+# page copied from the wrong place or the wrong request has other bytes, hence another
+# digest, which the kit predicts.
+NEVER_WRITTEN = KvModel().zeros()                 # the bytes of a position nothing wrote: zeros
+
+
+def wrong_token(seed, n, vocab):
+    """What a decoder reading bad KV emits instead of token n: anything else."""
+    return (token(seed, n, vocab) + 1) % vocab
+
+
+def digest_over_metadata(first, held):
+    """The bug `digest-over-metadata`: a page's digest taken over where the page is
+    (its first position and count) instead of over its bytes."""
+    return format(mix((first * GOLDEN + len(held)) & M64), "016x")
 
 
 class Request:
@@ -72,7 +93,7 @@ class Worker:
 
 
 class Cluster:
-    def __init__(self, config, draft_agreement, vocab, emit, bugs=()):
+    def __init__(self, config, draft_agreement, vocab, out, bugs=(), kv_model=None):
         policy = config["policy"]
         if policy not in POLICIES:
             raise ValueError(f"policy {policy!r} is not implemented (only {', '.join(POLICIES)})")
@@ -104,11 +125,15 @@ class Cluster:
         self.requests = {}
         self.vocab, self.draft_agreement = vocab, draft_agreement
         self.rng = random.Random(20240617)   # reset by every init: runs do not depend on each other
-        self.emit, self.bugs = emit, set(bugs)
+        self.bugs = set(bugs)
+        self.kv_model = kv_model or KvModel()          # the shape of the kit's KV content model (init's kvModel)
+        self.digest = digest_over_metadata if "digest-over-metadata" in self.bugs else None
         self.now, self.timers, self.seq = 0.0, [], 0
         self.armed = {w.id: [] for w in self.workers}   # failures waiting for a phase of work
         self.pauses = {w.id: [] for w in self.workers}  # of those, the gray ones: [point, (for_ms, cut)]
         self.pausing = None                             # the gray failure firing now: (ms, cut or None)
+        # the events, checked against the trace contract as they are written; the kit writes the header
+        self.trace = TraceWriter(out, config, header=False, flush=False)
 
     # ----------------------------------------------------------------- loads
     def up(self):
@@ -169,7 +194,7 @@ class Cluster:
         return not self.live() and all(w.state in ("UP", "FAILED") for w in self.workers)
 
     def event(self, etype, **fields):
-        self.emit({"type": etype, "t": round(self.now, 6), **fields})
+        self.trace.event(etype, t=round(self.now, 6), **fields)
         self.reports()
 
     # ------------------------------------------------------------- commands
@@ -185,7 +210,7 @@ class Cluster:
             self.next_arrival = (r.server + 1) % n
         else:
             r.server = min(self.up(), key=lambda w: (self.queue(w), w))
-        ref = [kv.token(seed, n, self.vocab) for n in range(1, out_len + 1)]
+        ref = [token(seed, n, self.vocab) for n in range(1, out_len + 1)]
         self.event("Arrive", req=rid, worker=r.server, promptLen=prompt_len, ref=ref)
         self.place(r)
         self.start_prefill(r, 0)
@@ -312,11 +337,11 @@ class Cluster:
         for rid in sorted(zombie["reqs"]):
             z, r = zombie["reqs"][rid], self.requests[rid]
             if tokens and z["out"] < z["out_len"]:
-                token = kv.token(z["seed"], z["out"] + 1, self.vocab)
+                late = token(z["seed"], z["out"] + 1, self.vocab)
                 taken = self.gateway_takes(w, e) and r.phase != "DONE"
                 if taken:                          # a gateway without the fence: the client gets it
-                    r.out.append(token)
-                self.event("ZombieToken", worker=w, req=rid, token=token, epoch=e, accepted=taken)
+                    r.out.append(late)
+                self.event("ZombieToken", worker=w, req=rid, token=late, epoch=e, accepted=taken)
             h = z["holder"]
             if pages and h is not None and z["next"] <= len(z["kv"]):
                 copy = r.copies.get(h)
@@ -400,7 +425,7 @@ class Cluster:
             old = len(copy)
             copy.extend(r.kv[old:target])
             self.event("StreamPage", req=rid, holder=w, ckpt=target,
-                       pages=kv.pages(copy, old + 1, target, pt))
+                       pages=kv_pages(copy, old + 1, target, pt, self.digest))
 
     # --------------------------------------------------- mechanism 2: routing
     def route(self, r):
@@ -418,9 +443,9 @@ class Cluster:
             resumed = len(saved)
             if "restore-past-checkpoint" in self.bugs and r.out:
                 resumed = r.kv_len()   # believes the checkpoint is current
-            r.kv = saved[:resumed] + [kv.NEVER_WRITTEN] * (resumed - len(saved))
-            r.kv_ok = all(word == kv.kv_word(r.seed, i + 1) for i, word in enumerate(r.kv))
-            target, mode, pages = h, "RESTORE", kv.pages(r.kv, 1, resumed, self.page_tokens)
+            r.kv = saved[:resumed] + [NEVER_WRITTEN] * (resumed - len(saved))
+            r.kv_ok = all(word == self.kv_model.words(r.seed, i + 1) for i, word in enumerate(r.kv))
+            target, mode, pages = h, "RESTORE", kv_pages(r.kv, 1, resumed, self.page_tokens, self.digest)
         else:
             target, mode, resumed, pages = self.least_loaded(self.up()), "REPREFILL", 0, []
             r.kv, r.kv_ok = [], True
@@ -438,12 +463,12 @@ class Cluster:
         self.at(self.now + PREFILL_MS_BASE + PREFILL_MS_PER_POS * max(todo, 0), self.prefill, r.id, r.epoch)
 
     def target_token(self, r, n):
-        return kv.token(r.seed, n, self.vocab) if r.kv_ok else kv.wrong_token(r.seed, n, self.vocab)
+        return token(r.seed, n, self.vocab) if r.kv_ok else wrong_token(r.seed, n, self.vocab)
 
     def write_kv(self, r, upto):
         first = len(r.kv) + 1
-        r.kv.extend(kv.kv_word(r.seed, i) for i in range(first, upto + 1))
-        return kv.pages(r.kv, first, upto, self.page_tokens)
+        r.kv.extend(self.kv_model.words(r.seed, i) for i in range(first, upto + 1))
+        return kv_pages(r.kv, first, upto, self.page_tokens, self.digest)
 
     def prefill(self, rid, epoch):
         r = self.requests[rid]
@@ -545,7 +570,7 @@ class Cluster:
         m = len(r.out)
         draft = []
         for n in range(m + 1, m + 1 + min(self.k, remaining - 1)):
-            right = kv.token(r.seed, n, self.vocab)
+            right = token(r.seed, n, self.vocab)
             draft.append(right if self.rng.random() < self.draft_agreement else (right + 1) % self.vocab)
         r.draft = (helper.id, draft)
         self.event("Assist", worker=helper.id, req=r.id, draft=draft, loads=self.loads())

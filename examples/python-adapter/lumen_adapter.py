@@ -6,6 +6,10 @@
 Reads one JSON command per line on stdin; for each, writes the trace events
 (contract v2, docs/trace-format.md) of what the cluster did, then one ack.
 `--bug NAME` (repeatable) injects a realistic defect; see BUGS below.
+
+The kit's token model, KV content model and the trace writer come from the
+`lumen_trace` package (python/lumen-trace); it is used from the source tree, so
+nothing needs installing.
 """
 
 import argparse
@@ -15,9 +19,12 @@ import sys
 import traceback
 
 sys.dont_write_bytecode = True          # leave no __pycache__ next to the example
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python", "lumen-trace", "src"))
+sys.path.insert(0, HERE)
 from cluster import Cluster  # noqa: E402
-import kv  # noqa: E402
+from lumen_trace.kv import KvModel  # noqa: E402
+from lumen_trace.tokens import vocab_of  # noqa: E402
 
 BUGS = {
     "restore-past-checkpoint": "a restore resumes at the interruption point, as if the checkpoint were current",
@@ -35,6 +42,7 @@ BUGS = {
 
 
 def write(obj):
+    """An ack (the events go through the cluster's trace writer, to the same stream)."""
     sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
 
 
@@ -55,12 +63,8 @@ def main():
         ack = {"type": "ack"}
         try:
             if name == "init":
-                model = cmd.get("kvModel", {})          # the kit's KV content model's shape
-                kv.LAYERS = int(model.get("layers", kv.LAYERS))
-                kv.BYTES_PER_TOKEN_LAYER = int(model.get("bytesPerTokenLayer", kv.BYTES_PER_TOKEN_LAYER))
-                kv.DIGEST_OVER_METADATA = "digest-over-metadata" in args.bug
-                cluster = Cluster(cmd["config"], float(cmd.get("draftAgreement", 0.5)),
-                                  int(cmd.get("tokenModel", {}).get("vocab", 32000)), write, args.bug)
+                cluster = Cluster(cmd["config"], float(cmd.get("draftAgreement", 0.5)), vocab_of(cmd), sys.stdout,
+                                  args.bug, KvModel.from_init(cmd))     # kvModel: the KV content model's shape
             else:
                 if cluster is None:
                     raise RuntimeError(f"{name!r} before init")

@@ -210,6 +210,8 @@ final class ReproduceCommand implements Callable<Integer> {
     }
 
     private ExecutorService pool;
+    /** The calibration's runs, which {@link #all} does not hold (their results are read as they come). */
+    private int calibrationRuns;
     private final List<Future<?>> all = new ArrayList<>();
 
     /** One experiment's runs: "no failure" and each policy. */
@@ -399,9 +401,9 @@ final class ReproduceCommand implements Callable<Integer> {
         }
         double minutes = (System.nanoTime() - t0) / 60e9;
         String md = ReproductionDoc.render(this, new ReproductionDoc.Runs(p4, p8, draws, proto, table1, table1Back, abl, ablation, sens, thetas, taus, loads,
-                        reloads, open, withDual), figs, doc, nSeeds, dur, sizes, minutes, all.size());
+                        reloads, open, withDual), figs, doc, nSeeds, dur, sizes, minutes, all.size() + calibrationRuns);
         AtomicFiles.writeString(doc, md);
-        pw.printf(Locale.ROOT, "%d simulated runs in %.1f min; written %s and its figures in %s%n", all.size(), minutes, doc, figs);
+        pw.printf(Locale.ROOT, "%d simulated runs in %.1f min; written %s and its figures in %s%n", all.size() + calibrationRuns, minutes, doc, figs);
         pw.flush();
         return ExitCodes.OK;
     }
@@ -487,6 +489,7 @@ final class ReproduceCommand implements Callable<Integer> {
     /** A failure-free run and a Stop-and-Restart run of the prototype on {@code hw} at one load, reload and draw. */
     @SuppressWarnings("unchecked")
     private Future<SimResult>[] calRuns(Preset p, Hw hw, double l, double reloadS, String fraction, String dur, Draw d) throws Exception {
+        calibrationRuns += 2;
         SimConfig.Experiment e = SimConfig.load(null, null, with(with(with(workload(p, hw, p.defaultWorkers, Double.parseDouble(dur), l, d), hw.keys()),
                 d.keys()), "preset=" + p.key, "duration_s=" + dur, "fail_fraction=" + fraction, "policies=stop-and-restart",
                 "full_load_s=" + fmt(reloadS))).expand().get(0);

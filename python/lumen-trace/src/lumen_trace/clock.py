@@ -146,17 +146,22 @@ class LamportClock:
     def extract(self, carrier):
         """Receives the clock ``carrier`` holds, if any; returns the clock's value then, or None
         (and leaves the clock alone) when the carrier has none."""
-        text = get_header(carrier, LC_HEADER)
-        if text is None:
-            return None
-        try:
-            remote = json.loads(text)
-        except ValueError:
-            raise ValueError("header %s: not an integer: %r" % (LC_HEADER, text[:200])) from None
-        return self.receive(remote)
+        return _extract(self, carrier, LC_HEADER, "an integer")
 
     def __repr__(self):
         return "LamportClock(%d)" % self._value
+
+
+def _extract(clock, carrier, name, what):
+    """Receives on ``clock`` the JSON value of header ``name`` on ``carrier``; None when it has none."""
+    text = get_header(carrier, name)
+    if text is None:
+        return None
+    try:
+        remote = json.loads(text)
+    except ValueError:
+        raise ValueError("header %s: not %s: %r" % (name, what, text[:200])) from None
+    return clock.receive(remote)
 
 
 class VectorClock:
@@ -204,14 +209,7 @@ class VectorClock:
 
     def extract(self, carrier):
         """Merges the vector ``carrier`` holds, if any; returns the vector then, or None when it has none."""
-        text = get_header(carrier, VC_HEADER)
-        if text is None:
-            return None
-        try:
-            remote = json.loads(text)
-        except ValueError:
-            raise ValueError("header %s: not a JSON object: %r" % (VC_HEADER, text[:200])) from None
-        return self.receive(remote)
+        return _extract(self, carrier, VC_HEADER, "a JSON object")
 
     def __repr__(self):
         return "VectorClock(%r, %r)" % (self.process, self.value)

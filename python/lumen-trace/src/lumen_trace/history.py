@@ -15,7 +15,7 @@ import re
 import threading
 import time
 
-from .writer import _Sink, dumps
+from .writer import _Sink, _SinkOwner, dumps
 
 
 _EOL = re.compile(r"\r\n|\r|\n")
@@ -51,7 +51,7 @@ class StreamResult:
                 % (self.request, len(self.token_ids), self.finish_reason, self.error, self.done))
 
 
-class HistoryRecorder:
+class HistoryRecorder(_SinkOwner):
     """Writes one client history.
 
     ``out``: a path, a binary or text file, or a callable taking each line.
@@ -224,20 +224,6 @@ class HistoryRecorder:
         self._sink.write(dumps(rec))
         self.lines += 1
         return rec
-
-    def flush(self):
-        with self._lock:
-            self._sink.flush()
-
-    def close(self):
-        with self._lock:
-            self._sink.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 class SseStream:

@@ -373,7 +373,27 @@ class _Sink:
             self.out.flush()
 
 
-class TraceWriter:
+class _SinkOwner:
+    """What a writer of lines into a ``_Sink`` under ``self._lock`` does at its end: flush,
+    close (the file too when the writer opened it), and the ``with`` block."""
+
+    def flush(self):
+        with self._lock:
+            self._sink.flush()
+
+    def close(self):
+        """Flushes, and closes the file when the writer opened it."""
+        with self._lock:
+            self._sink.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class TraceWriter(_SinkOwner):
     """One trace of contract v2: the header, then one event per line.
 
     ``out``: a path (the file is created), a binary or text file, or a callable that
@@ -445,21 +465,6 @@ class TraceWriter:
             self._write(obj)
             self._commit(obj)
             return obj
-
-    def flush(self):
-        with self._lock:
-            self._sink.flush()
-
-    def close(self):
-        """Flushes, and closes the file when the writer opened it."""
-        with self._lock:
-            self._sink.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     # ------------------------------------------------------------ internals
     def _phased(self, type, phase, fields):

@@ -561,7 +561,7 @@ final class ReproduceCommand implements Callable<Integer> {
         return best;
     }
 
-    private static double sq(double x) {
+    static double sq(double x) {
         return x * x;
     }
 

@@ -573,8 +573,8 @@ final class ReproductionDoc {
             boolean fourW = pt == runs.p4();
             double rec = fourW ? ReproduceCommand.TARGET_RECOVERY_4W_S : ReproduceCommand.TARGET_RECOVERY_8W_S;
             ToDoubleFunction<ReproduceCommand.Cell> ratios = c -> Double.isNaN(c.recoveryS()) ? Double.POSITIVE_INFINITY
-                    : sq(Math.log(c.ttftRatio() / ReproduceCommand.TARGET_TTFT)) + sq(Math.log(c.tpotRatio() / ReproduceCommand.TARGET_TPOT))
-                            + sq(Math.log(c.recoveryS() / rec));
+                    : ReproduceCommand.sq(Math.log(c.ttftRatio() / ReproduceCommand.TARGET_TTFT)) + ReproduceCommand.sq(Math.log(c.tpotRatio() / ReproduceCommand.TARGET_TPOT))
+                            + ReproduceCommand.sq(Math.log(c.recoveryS() / rec));
             ReproduceCommand.Cell byRatio = pt.grid().stream().min(java.util.Comparator.comparingDouble(ratios)).orElseThrow();
             List<ReproduceCommand.Cell> every = new java.util.ArrayList<>(pt.hwGrid());
             every.addAll(pt.grid());
@@ -620,10 +620,6 @@ final class ReproductionDoc {
                         + "that reload, not at the calibrated one."
                         : "The draft speeds a survivor's decode, not the prefills of its queue, and no reload run shows it halving the time "
                         + "the survivors' backlog takes to clear."));
-    }
-
-    private static double sq(double x) {
-        return x * x;
     }
 
     private static void differences(StringBuilder b, Runs runs, Map<String, List<Map<String, SimMetrics.Summary>>> proto) throws Exception {

@@ -86,9 +86,18 @@ public final class ProcessLogs {
      * files; {@code merged} is that trace (the accepted order, or the first one when none was).
      */
     public record Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport, byte[] merged,
-            List<Rejection> rejections) {
+            List<Rejection> rejections, WallClockLogs.Search wall) {
         Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport, byte[] merged) {
-            this(result, origins, ordersTried, lamport, merged, List.of());
+            this(result, origins, ordersTried, lamport, merged, List.of(), null);
+        }
+
+        Result(ValidationResult result, List<String> origins, int ordersTried, boolean lamport, byte[] merged, List<Rejection> rejections) {
+            this(result, origins, ordersTried, lamport, merged, rejections, null);
+        }
+
+        /** Whether the logs carried wall-clock time only (their headers declare {@code skew_ms}): {@link #wall} says what the search did. */
+        public boolean wallClock() {
+            return wall != null;
         }
 
         /** Where merged line n (1 = the header) came from: "file:line". */
@@ -229,7 +238,8 @@ public final class ProcessLogs {
 
     /** A log's header (its process removed) by the reading rules of a trace's header; its steps are judged with the merged trace. */
     private static void headerRules(String header, String source) throws TraceFormatException {
-        String h = WrittenTrace.without(header, "steps");
+        // skew_ms (wall-clock logs) is the per-process logs' own field, judged with them
+        String h = WrittenTrace.without(WrittenTrace.without(header, "steps"), "skew_ms");
         try (lumen.trace.TraceReader r = new lumen.trace.TraceReader(new java.io.ByteArrayInputStream(
                 (h + "\n").getBytes(StandardCharsets.UTF_8)), source)) {
             r.next();
@@ -350,6 +360,10 @@ public final class ProcessLogs {
                 throw new TraceFormatException(l.source(), 1, "its header's config differs from " + raws.get(0).source() + "'s: the logs of one run share one header");
             }
             raws.add(l);
+        }
+        if (raws.get(0).sameHeader().has("skew_ms")) {
+            // wall-clock time only: the orders the windows allow are searched
+            return WallClockLogs.validate(raws, opt);
         }
         Map<String, Integer> index = new HashMap<>();
         for (int i = 0; i < raws.size(); i++) {
@@ -587,7 +601,7 @@ public final class ProcessLogs {
         return out;
     }
 
-    private static Result run(List<Log> logs, List<Ev> order, Validator.Options opt, int tried, boolean lamport) throws IOException {
+    static Result run(List<Log> logs, List<Ev> order, Validator.Options opt, int tried, boolean lamport) throws IOException {
         StringBuilder b = new StringBuilder(logs.get(0).header()).append('\n');
         List<String> origins = new ArrayList<>();
         origins.add(logs.get(0).source() + ":1");
@@ -704,6 +718,66 @@ public final class ProcessLogs {
         Map<String, String> logs = new LinkedHashMap<>();
         out.forEach((k, v) -> logs.put(k, v.toString()));
         return logs;
+    }
+
+    /**
+     * Splits a whole trace into per-process logs with wall-clock time only, as processes whose clocks
+     * differ would write them: event i of the trace happens at {@code i * msPerEvent} ms (the order of
+     * the trace is the run's), each process's clock is off by its own offset, drawn in [0, skewMs], and
+     * each event's window is drawn around its moment, up to {@code msPerEvent} each way (a point time
+     * for about a third of them), widened where needed so that starts and ends never go back along a
+     * log. Every header declares {@code skew_ms = skewMs}; the trace's order is one of those the windows allow.
+     */
+    public static Map<String, String> splitWallClock(byte[] trace, double skewMs, double msPerEvent, java.util.Random random)
+            throws IOException {
+        String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n");
+        ObjectNode header = (ObjectNode) JSON.readTree(lines[0]);
+        Map<String, Double> offset = new HashMap<>();
+        Map<String, double[]> last = new HashMap<>();
+        Map<String, StringBuilder> out = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            if (lines[i].isBlank()) {
+                continue;
+            }
+            ObjectNode e = (ObjectNode) JSON.readTree(lines[i]);
+            String p = processOf(e);
+            double off = offset.computeIfAbsent(p, q -> random.nextDouble() * skewMs);
+            double at = i * msPerEvent + off;
+            double t0 = at;
+            double t1 = at;
+            if (random.nextInt(3) > 0) {
+                t0 = at - random.nextDouble() * msPerEvent;
+                t1 = at + random.nextDouble() * msPerEvent;
+            }
+            double[] prev = last.get(p);
+            if (prev != null) {
+                t0 = Math.max(t0, prev[0]);
+                t1 = Math.max(t1, prev[1]);
+            }
+            last.put(p, new double[] {t0, t1});
+            e.remove("vc");
+            e.remove("lc");
+            e.remove("t");
+            if (t0 == t1) {
+                e.put("t", round(t0));
+            } else {
+                e.putArray("t").add(round(t0)).add(round(t1));
+            }
+            out.computeIfAbsent(p, q -> {
+                ObjectNode h = header.deepCopy();
+                h.put("process", q);
+                h.put("skew_ms", skewMs);
+                return new StringBuilder(h.toString()).append('\n');
+            }).append(e).append('\n');
+        }
+        Map<String, String> logs = new LinkedHashMap<>();
+        out.forEach((k, v) -> logs.put(k, v.toString()));
+        return logs;
+    }
+
+    /** A time to the microsecond, as a log would write it (rounded outwards never matters: windows only widen). */
+    private static double round(double ms) {
+        return Math.round(ms * 1000) / 1000.0;
     }
 
     private static List<String> keys(JsonNode e) {

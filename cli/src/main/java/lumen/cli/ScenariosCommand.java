@@ -39,6 +39,11 @@ final class ScenariosCommand implements Callable<Integer> {
             + " clocks, DIR/NAME/gateway.jsonl and DIR/NAME/worker-N.jsonl (lumen validate --processes reads them)")
     boolean perProcess;
 
+    @Option(names = "--wall-clock", paramLabel = "SKEW_MS", description = "with --per-process, the logs carry wall-clock time only, as"
+            + " processes whose clocks are up to SKEW_MS apart would write them (one event a millisecond, each process's clock off"
+            + " by its own offset, windows around each moment; the header declares skew_ms: SKEW_MS)")
+    Double wallSkew;
+
     @Option(names = "--list", description = "list the scenarios and exit")
     boolean list;
 
@@ -63,16 +68,19 @@ final class ScenariosCommand implements Callable<Integer> {
         if (chosen.isEmpty()) {
             chosen.addAll(Scenarios.all());
         }
-        return runAll(out, chosen, outDir, perProcess) ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
+        if (wallSkew != null && (!perProcess || !(wallSkew >= 0) || wallSkew.isInfinite())) {
+            throw new UserError(perProcess ? "--wall-clock: a skew in ms, 0 or more, not " + wallSkew : "--wall-clock is for --per-process logs");
+        }
+        return runAll(out, chosen, outDir, perProcess, wallSkew) ? ExitCodes.OK : ExitCodes.DISAGREEMENT;
     }
 
     /** Runs the scenarios, prints one row each; true when every one came out as expected. */
     static boolean runAll(PrintWriter out, List<Scenario> scenarios, Path outDir) throws IOException {
-        return runAll(out, scenarios, outDir, false);
+        return runAll(out, scenarios, outDir, false, null);
     }
 
     /** As {@link #runAll(PrintWriter, List, Path)}, with each trace also as per-process logs under {@code outDir}. */
-    static boolean runAll(PrintWriter out, List<Scenario> scenarios, Path outDir, boolean perProcess) throws IOException {
+    static boolean runAll(PrintWriter out, List<Scenario> scenarios, Path outDir, boolean perProcess, Double wallSkew) throws IOException {
         boolean ok = true;
         out.printf(Locale.ROOT, "%-32s %-9s %-24s %7s %8s %8s %7s %7s  %s%n", "scenario", "verdict", "expected",
                 "events", "restores", "reprefil", "drafts", "ms", "result");
@@ -86,7 +94,9 @@ final class ScenariosCommand implements Callable<Integer> {
                 AtomicFiles.writeString(outDir.resolve(s.name() + ".history.jsonl"), new String(run.history(), java.nio.charset.StandardCharsets.UTF_8));
                 if (perProcess) {
                     Files.createDirectories(outDir.resolve(s.name()));
-                    for (var log : lumen.validate.ProcessLogs.split(run.trace()).entrySet()) {
+                    var logs = wallSkew == null ? lumen.validate.ProcessLogs.split(run.trace())
+                            : lumen.validate.ProcessLogs.splitWallClock(run.trace(), wallSkew, 1, new java.util.Random(1));
+                    for (var log : logs.entrySet()) {
                         AtomicFiles.writeString(outDir.resolve(s.name()).resolve(log.getKey() + ".jsonl"), log.getValue());
                     }
                 }

@@ -80,10 +80,16 @@ final class ValidateCommand implements Callable<Integer> {
     Path reference;
 
     @Option(names = "--processes", description = {"the TRACE files are one run's per-process logs (the gateway's and each"
-            + " worker's, each event with a vector clock 'vc' or a Lamport clock 'lc'; docs/trace-format.md, Per-process logs):"
-            + " merge them in an order the clocks allow and validate that, searching other orders of concurrent events"
-            + " boundedly when the first is rejected; with --tlc, TLC then judges the order the mirror settled on"})
+            + " worker's, each event with a vector clock 'vc' or a Lamport clock 'lc', or with wall-clock time 't' only under a"
+            + " declared skew_ms; docs/trace-format.md, Per-process logs): merge them in an order the clocks allow and validate"
+            + " that, searching other orders boundedly; with --tlc, TLC then judges the order the mirror settled on"})
     boolean processes;
+
+    @Option(names = "--order-states", paramLabel = "N", defaultValue = "" + lumen.validate.WallClockLogs.DEFAULT_STATES,
+            description = {"with --processes, for logs with wall-clock time only: the search keeps at most N states (orders"
+            + " followed, deduplicated) after each event; a search the bound cuts decides nothing (UNDECIDED, never REJECTED)"
+            + " (default: ${DEFAULT-VALUE})"})
+    int orderStates;
 
     @Option(names = "--complete", description = "require a finished run: a request not DONE or a worker not UP at the end is INCOMPLETE")
     boolean complete;
@@ -237,17 +243,36 @@ final class ValidateCommand implements Callable<Integer> {
                 return ExitCodes.BAD_INPUT;
             }
         }
+        if (orderStates < 1) {
+            throw new UserError("--order-states must be at least 1, found " + orderStates);
+        }
         List<Object> rows = new ArrayList<>();
         try {
-            lumen.validate.ProcessLogs.Result r = lumen.validate.ProcessLogs.validate(files, names, opt);
+            lumen.validate.ProcessLogs.Result r = lumen.validate.ProcessLogs.validate(files, names, opt, null, orderStates);
             ValidationResult v = r.result();
             String where = v.divergence() == null ? "" : " at " + r.origin(v.divergence().line());
+            lumen.validate.WallClockLogs.Search w = r.wall();
             String head = String.join(" ", names) + ": " + v.verdict() + where + " (" + names.size() + " per-process logs, "
-                    + (r.lamport() ? "Lamport clocks: one order" : r.ordersTried() + (r.ordersTried() == 1 ? " order" : " orders")
+                    + (w != null ? String.format(java.util.Locale.ROOT, "wall-clock windows under skew_ms=%s: %d %s of their %d events"
+                            + " followed, %d search states (%.2f per event), at most %d after one event%s", lumen.validate.WallClockLogs.num(
+                            w.skewMs()), w.orders(), w.orders() == 1 ? "order" : "orders", w.events(), w.states(), w.events() == 0 ? 0.0
+                            : (double) w.states() / w.events(), w.bound(), w.cut() ? ", cut" : "")
+                    : r.lamport() ? "Lamport clocks: one order" : r.ordersTried() + (r.ordersTried() == 1 ? " order" : " orders")
                     + " of their concurrent events tried, at most " + lumen.validate.ProcessLogs.SEARCH_ORDERS) + ")";
             Map<String, Object> row = new LinkedHashMap<>(ValidationReport.json(v));
             row.put("logs", names);
-            row.put("ordersTried", r.ordersTried());
+            row.put("ordersTried", w != null ? w.orders() : r.ordersTried());
+            if (w != null) {
+                Map<String, Object> search = new LinkedHashMap<>();
+                search.put("skewMs", w.skewMs());
+                search.put("events", w.events());
+                search.put("states", w.states());
+                search.put("peak", w.peak());
+                search.put("branchPoints", w.branchPoints());
+                search.put("bound", w.bound());
+                search.put("cut", w.cut());
+                row.put("wallClock", search);
+            }
             if (v.divergence() != null) {
                 row.put("origin", r.origin(v.divergence().line()));
             }

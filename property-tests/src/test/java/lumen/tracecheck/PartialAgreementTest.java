@@ -37,6 +37,8 @@ import org.junit.jupiter.api.Test;
  * every build); the deeper tier runs {@code -Dlumen.partial=40 -Dlumen.partial.maxLines=300} (200
  * level traces, up to 40 reorderings and 63 mutations; {@code lumen.partial.maxLines} bounds the
  * runs' length, since TLC's search of hidden placements grows with the requests waiting at once).
+ * Each runtime schedule is also split into logs with wall-clock windows only (clocks up to 5 ms
+ * apart), as is one seeded mutation of it: TLC judges the order the wall-clock search settled on.
  * Both also take one run of a load-aware policy under citedLoads=stale:N at the two levels that
  * hide its Place lines, where each hidden Place chooses the report it rests on, two random
  * mutations of those and one seeded bug (5 more traces).
@@ -75,6 +77,15 @@ class PartialAgreementTest {
                             .map(s -> s.getBytes(StandardCharsets.UTF_8)).toList(),
                     ProcessLogs.split(full).keySet().stream().map(p -> p + ".jsonl").toList(), Validator.Options.defaults(), new Random(i));
             out.add(new Case("runtime-" + i + " merged from its process logs", "reordered", m.merged()));
+            // and from logs with wall-clock windows only (clocks up to 5 ms apart): the order the search settled
+            // on, and the one it rejected for a seeded mutation of the run
+            out.add(new Case("runtime-" + i + " merged from its wall-clock logs", "wall-clock", wallMerged(full, i)));
+            TraceMutator.Mutated mut = TraceMutator.mutate(full, TraceMutator.Kind.values()[i % TraceMutator.Kind.values().length],
+                    new SplittableRandom(i));
+            byte[] wm = wallMerged(mut.trace(), i);
+            if (wm != null) {
+                out.add(new Case("runtime-" + i + " mutated (" + mut.description() + "), merged from its wall-clock logs", "wall-clock", wm));
+            }
         }
         SplittableRandom r = new SplittableRandom(11);
         TraceMutator.Kind[] kinds = TraceMutator.Kind.values();
@@ -103,6 +114,19 @@ class PartialAgreementTest {
             out.add(new Case("partial-mutated-" + i + " (" + m.description() + ")", "mutated", m.trace()));
         }
         return out;
+    }
+
+    /** The order the wall-clock search settled on for a run split into wall-clock logs, or null when the logs are malformed. */
+    static byte[] wallMerged(byte[] full, int seed) throws Exception {
+        Map<String, String> logs = ProcessLogs.splitWallClock(full, 5, 1, new Random(seed));
+        try {
+            ProcessLogs.Result w = ProcessLogs.validate(logs.values().stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toList(),
+                    logs.keySet().stream().map(p -> p + ".jsonl").toList(), Validator.Options.defaults());
+            assertThat(w.wallClock()).isTrue();
+            return w.merged();
+        } catch (lumen.trace.TraceFormatException ex) {
+            return null;
+        }
     }
 
     static final String OTHER_HOLDER = "the first request streamed to a holder streams to the next worker that is not its server instead";
@@ -166,7 +190,8 @@ class PartialAgreementTest {
                 Files.write(keep, c.trace());
                 disagreements.add(o.describe() + "; trace kept in " + keep);
             }
-            if ((c.kind().equals("level") || c.kind().equals("reordered")) && o.mirror().verdict() != Verdict.ACCEPTED) {
+            if ((c.kind().equals("level") || c.kind().equals("reordered") || c.kind().equals("wall-clock") && !c.name().contains("mutated"))
+                    && o.mirror().verdict() != Verdict.ACCEPTED) {
                 lost.add(o.describe());
             }
             if (c.name().contains("stale")) {
@@ -185,6 +210,7 @@ class PartialAgreementTest {
         assertThat(disagreements).as("the mirror and TLC disagree").isEmpty();
         assertThat(lost).as("a valid run's trace no longer accepted at a level or in a merged order").isEmpty();
         assertThat(table.get("mutated")).as("mutations of partial traces reach rejections").containsKey(Verdict.REJECTED);
+        assertThat(table.get("wall-clock")).as("runs merged from their wall-clock logs").containsKey(Verdict.ACCEPTED);
         assertThat(table.get("other-holder")).as("a hidden placement on a holder no report made least loaded").containsOnlyKeys(Verdict.REJECTED);
     }
 }

@@ -348,6 +348,15 @@ public final class ProcessLogs {
      */
     public static Result validate(List<byte[]> files, List<String> sources, Validator.Options opt, java.util.Random shuffle)
             throws IOException, TraceFormatException {
+        return validate(files, sources, opt, shuffle, WallClockLogs.DEFAULT_STATES);
+    }
+
+    /**
+     * As {@link #validate(List, List, Validator.Options, java.util.Random)}; logs with wall-clock time
+     * only keep at most {@code states} search states after each event ({@link WallClockLogs}).
+     */
+    public static Result validate(List<byte[]> files, List<String> sources, Validator.Options opt, java.util.Random shuffle, int states)
+            throws IOException, TraceFormatException {
         List<Raw> raws = new ArrayList<>();
         Map<String, String> seen = new HashMap<>();
         for (int i = 0; i < files.size(); i++) {
@@ -363,7 +372,7 @@ public final class ProcessLogs {
         }
         if (raws.get(0).sameHeader().has("skew_ms")) {
             // wall-clock time only: the orders the windows allow are searched
-            return WallClockLogs.validate(raws, opt);
+            return WallClockLogs.validate(raws, opt, states);
         }
         Map<String, Integer> index = new HashMap<>();
         for (int i = 0; i < raws.size(); i++) {

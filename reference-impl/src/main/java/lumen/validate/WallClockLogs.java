@@ -33,7 +33,7 @@ import lumen.trace.WrittenTrace;
  *
  * <p>The search: breadth first over the orders, one layer per event taken, each state a mirror
  * stepped along one order, deduplicated by (events taken from each log, mirror fingerprint), at most
- * {@link #MAX_STATES} states a layer. A rejected step ends its order. Orders that differ only in
+ * {@link #DEFAULT_STATES} states a layer unless told otherwise. A rejected step ends its order. Orders that differ only in
  * events that commute are one behaviour, and only one of them is followed (a reduction by persistent
  * sets of one event): where an enabled event is independent of every event of another log that may
  * still come before it ({@link #independent}), it alone is taken. The verdict:
@@ -47,9 +47,9 @@ import lumen.trace.WrittenTrace;
  *       other ends. That is not a property of the spec broken, and is never reported as one.</li>
  * </ul>
  */
-final class WallClockLogs {
-    /** At most this many states are kept after each event; past it the search is cut (UNDECIDED, never REJECTED). */
-    static final int MAX_STATES = 256;
+public final class WallClockLogs {
+    /** By default at most this many states are kept after each event; past it the search is cut (UNDECIDED, never REJECTED). */
+    public static final int DEFAULT_STATES = 256;
 
     private WallClockLogs() {}
 
@@ -67,7 +67,7 @@ final class WallClockLogs {
 
     /** What the search did, for the verdict and {@code lumen bench}. */
     public record Search(double skewMs, long events, long states, int peak, long branchPoints, long orders, boolean cut, long cutAfter,
-                         boolean reduced) {
+                         boolean reduced, int bound) {
         /** The verdict's note. */
         String note() {
             return String.format(java.util.Locale.ROOT, "wall-clock logs (skew_ms=%s): %d orders of the %d events followed to their end or"
@@ -75,11 +75,11 @@ final class WallClockLogs {
                     num(skewMs), orders, events, states, events == 0 ? 0.0 : (double) states / events, peak, branchPoints,
                     reduced ? "; orders that differ only in commuting events were followed once" : "; every order followed (no"
                             + " reduction: under citedLoads=stale every event moves the load window)",
-                    cut ? "; the bound of " + MAX_STATES + " states after an event cut the search after event " + cutAfter : "");
+                    cut ? "; the bound of " + bound + " states after an event cut the search after event " + cutAfter : "");
         }
     }
 
-    static String num(double v) {
+    public static String num(double v) {
         return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
     }
 
@@ -140,7 +140,10 @@ final class WallClockLogs {
     private record Dead(Node path, int depth, Item at, Finding finding) {}
 
     /** Validates wall-clock logs (read by {@link ProcessLogs#read}, their headers with {@code skew_ms}). */
-    static ProcessLogs.Result validate(List<ProcessLogs.Raw> raws, Validator.Options opt) throws IOException, TraceFormatException {
+    static ProcessLogs.Result validate(List<ProcessLogs.Raw> raws, Validator.Options opt, int bound) throws IOException, TraceFormatException {
+        if (bound < 1) {
+            throw new IllegalArgumentException("the bound on states after an event is at least 1, not " + bound);
+        }
         ProcessLogs.Raw first = raws.get(0);
         JsonNode skewNode = first.sameHeader().get("skew_ms");
         if (!skewNode.isNumber() || !Double.isFinite(skewNode.asDouble()) || skewNode.asDouble() < 0) {
@@ -182,7 +185,7 @@ final class WallClockLogs {
             }
         }
         check(logs, skew);
-        return search(logs, raws, config, obs, opt, skew, n, reduce);
+        return search(logs, raws, config, obs, opt, skew, n, reduce, bound);
     }
 
     /** A log's items: each line read by the reading rules of a trace line (its {@code t} taken off and checked). */
@@ -526,7 +529,7 @@ final class WallClockLogs {
     }
 
     private static ProcessLogs.Result search(List<List<Item>> logs, List<ProcessLogs.Raw> raws, Config config, lumen.trace.Observation obs,
-            Validator.Options opt, double skew, int total, boolean reduce) throws IOException, TraceFormatException {
+            Validator.Options opt, double skew, int total, boolean reduce, int bound) throws IOException, TraceFormatException {
         int procs = logs.size();
         Mirror m0 = new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).quiet();
         if (opt.pages() != null) {
@@ -619,7 +622,7 @@ final class WallClockLogs {
                     }
                     Key key = new Key(pos, m.fingerprint(memo));
                     if (!next.containsKey(key)) {
-                        if (next.size() >= MAX_STATES) {
+                        if (next.size() >= bound) {
                             if (!cut) {
                                 cutAfter = depth + 1;
                             }
@@ -642,7 +645,7 @@ final class WallClockLogs {
             // the search's orders are closed under the windows' and the protocol's order, which check() found acyclic
             throw new IllegalStateException("the wall-clock search found no event to take after " + deadlocked.depth + " events");
         }
-        Search search = new Search(skew, total, states, peak, branchPoints, orders + ended.size(), cut, cutAfter, reduce);
+        Search search = new Search(skew, total, states, peak, branchPoints, orders + ended.size(), cut, cutAfter, reduce, bound);
         // the orders that took every event: the best of them, judged again as a whole trace in that order
         ProcessLogs.Result best = null;
         for (State st : ended) {
@@ -686,7 +689,7 @@ final class WallClockLogs {
         ValidationResult v = r.result();
         Verdict verdict = cut ? Verdict.UNDECIDED : v.verdict();
         if (cut) {
-            notes.add("the search was cut short by its bound (" + MAX_STATES + " states after one event, first after event " + cutAfter
+            notes.add("the search was cut short by its bound (" + bound + " states after one event, first after event " + cutAfter
                     + "): every order kept was rejected, but not every order the windows allow was tried, so the verdict is UNDECIDED"
                     + " rather than REJECTED");
         }

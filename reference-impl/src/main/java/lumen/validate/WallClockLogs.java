@@ -300,7 +300,9 @@ public final class WallClockLogs {
         }
         for (int p = 0; p < procs; p++) {
             String name = raws.get(p).process();
-            int self = name.startsWith("worker-") ? parse(name.substring("worker-".length())) : -1;
+            // "worker-W", or "worker-W-PID" (lumen serve: a restarted worker is another process)
+            java.util.regex.Matcher wm = WORKER.matcher(name);
+            int self = wm.matches() ? parse(wm.group(1)) : -1;
             for (Item it : logs.get(p)) {
                 it.need = new int[procs];
                 it.may = new int[procs];
@@ -334,6 +336,8 @@ public final class WallClockLogs {
             }
         }
     }
+
+    private static final java.util.regex.Pattern WORKER = java.util.regex.Pattern.compile("worker-([0-9]{1,9})(?:-.*)?");
 
     private static int parse(String s) {
         try {

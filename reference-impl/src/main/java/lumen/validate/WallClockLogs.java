@@ -67,7 +67,7 @@ public final class WallClockLogs {
 
     /** What the search did, for the verdict and {@code lumen bench}. */
     public record Search(double skewMs, long events, long states, int peak, long branchPoints, long orders, boolean cut, long cutAfter,
-                         boolean reduced, int bound) {
+                         boolean reduced, int bound, boolean clockFirst) {
         /** The verdict's note. */
         String note() {
             return String.format(java.util.Locale.ROOT, "wall-clock logs (skew_ms=%s): %d orders of the %d events followed to their end or"
@@ -75,7 +75,9 @@ public final class WallClockLogs {
                     num(skewMs), orders, events, states, events == 0 ? 0.0 : (double) states / events, peak, branchPoints,
                     reduced ? "; orders that differ only in commuting events were followed once" : "; every order followed (no"
                             + " reduction: under citedLoads=stale every event moves the load window)",
-                    cut ? "; the bound of " + bound + " states after an event cut the search after event " + cutAfter : "");
+                    cut ? "; the bound of " + bound + " states after an event cut the search after event " + cutAfter : "")
+                    + (clockFirst ? "; the accepted order was found by following the clocks (the earliest window first), returning to a"
+                            + " branch point where a step was rejected" : "");
         }
     }
 
@@ -442,7 +444,8 @@ public final class WallClockLogs {
      * What an item reads and writes in state {@code s}, as keys (request r: 2r, worker w: 2w+1), or
      * null when it reads every worker's load there: a step of a request that has no holder (or, under
      * rebackup, no backup) reads the least loaded eligible worker (S14). A StreamPage writes its
-     * request's server's stream count too, which that server's decodes read (L3).
+     * request's server's stream count too, which that server's decodes read (L3); what it writes on
+     * its holder (stored positions, Eq. 4) only decisions read, and its holder logs it.
      */
     private static long[] keys(Item it, ClusterState s) {
         long[] k = new long[it.steps.length * 3];
@@ -453,8 +456,8 @@ public final class WallClockLogs {
                 return null;
             }
             k[n++] = 2L * e.req();
-            if (e instanceof Event.StreamPage sp) {
-                k[n++] = 2L * sp.holder() + 1;
+            if (e instanceof Event.StreamPage) {
+                // its holder's stored positions change, which only decisions read (under budget=stored it is one)
                 if (r.server() >= 0) {
                     k[n++] = 2L * r.server() + 1;
                 }
@@ -484,7 +487,7 @@ public final class WallClockLogs {
      * still be taken before it: then every order that takes those first is the same behaviour as one
      * that takes {@code e} first, and only that one is followed.
      */
-    private static boolean independent(Item e, State st, List<List<Item>> logs, ClusterState s) {
+    private static boolean independent(Item e, int[] pos, List<List<Item>> logs, ClusterState s) {
         if (e.global) {
             return false;
         }
@@ -497,7 +500,7 @@ public final class WallClockLogs {
                 continue;
             }
             List<Item> l = logs.get(q);
-            for (int j = st.pos[q]; j < e.may[q]; j++) {
+            for (int j = pos[q]; j < e.may[q]; j++) {
                 Item y = l.get(j);
                 if (y.global) {
                     return false;
@@ -520,16 +523,127 @@ public final class WallClockLogs {
         return true;
     }
 
-    private record Key(int[] pos, long fp) {
+    /** The events taken from each log, as a map key. */
+    private record Pos(int[] pos) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.fp == fp && java.util.Arrays.equals(k.pos, pos);
+            return o instanceof Pos k && java.util.Arrays.equals(k.pos, pos);
         }
 
         @Override
         public int hashCode() {
-            return java.util.Arrays.hashCode(pos) * 31 + Long.hashCode(fp);
+            return java.util.Arrays.hashCode(pos);
         }
+    }
+
+    /**
+     * The events to take next from a state: an enabled event that commutes with every event that may
+     * still come before it, alone; else every enabled event, the earliest window first (so that the
+     * order by the clocks comes first).
+     */
+    private static List<Item> choices(int[] pos, Mirror m, List<List<Item>> logs, boolean reduce) {
+        List<Item> out = new ArrayList<>(logs.size());
+        ClusterState s = null;
+        for (int p = 0; p < logs.size(); p++) {
+            List<Item> l = logs.get(p);
+            if (pos[p] < l.size() && enabled(l.get(pos[p]), pos)) {
+                Item e = l.get(pos[p]);
+                if (reduce && !e.global) {
+                    if (s == null) {
+                        s = m.state();
+                    }
+                    if (independent(e, pos, logs, s)) {
+                        return List.of(e);
+                    }
+                }
+                out.add(e);
+            }
+        }
+        out.sort(java.util.Comparator.comparingDouble(i -> i.t0 + i.t1));
+        return out;
+    }
+
+    /** At most this many branch points are kept to return to, by the clock-first search. */
+    static final int BACKTRACK = 64;
+
+    /** A branch point of the clock-first search: the state before it and the choices left. */
+    private record Frame(int[] pos, Mirror m, List<Item> choices, int next, Node path, int depth) {}
+
+    /**
+     * The clock-first search: one order, the earliest window first where events do not commute,
+     * returning to the latest of its last {@link #BACKTRACK} branch points when a step is rejected,
+     * within a budget of steps. An accepted order is the verdict; else null, and the breadth-first
+     * search decides. {@code stats}: states stepped, branch points, orders ended.
+     */
+    private static List<Item> clockFirst(List<List<Item>> logs, Mirror m0, Validator.Options opt, int total, boolean reduce, long budget,
+            long[] stats, java.util.function.Predicate<List<Item>> accepted) {
+        java.util.ArrayDeque<Frame> frames = new java.util.ArrayDeque<>();
+        int[] pos = new int[logs.size()];
+        Mirror m = m0.copy();
+        Node path = null;
+        int depth = 0;
+        while (stats[0] < budget) {
+            boolean dead;
+            if (depth == total) {
+                stats[2]++;
+                if (accepted.test(order(path))) {
+                    return order(path);
+                }
+                dead = true;
+            } else {
+                List<Item> cs = choices(pos, m, logs, reduce);
+                if (cs.size() > 1) {
+                    stats[1]++;
+                    if (frames.size() == BACKTRACK) {
+                        frames.removeFirst();
+                    }
+                    frames.addLast(new Frame(pos.clone(), m.copy(), cs, 1, path, depth));
+                }
+                dead = cs.isEmpty() || !take(cs.get(0), m, stats);
+                if (!dead) {
+                    pos[cs.get(0).proc]++;
+                    path = new Node(cs.get(0), path);
+                    depth++;
+                } else {
+                    stats[2]++;
+                }
+            }
+            // rejected, or ended and not accepted: the next choice at the latest branch point that has one
+            while (dead) {
+                if (frames.isEmpty() || stats[0] >= budget) {
+                    return null;
+                }
+                Frame f = frames.removeLast();
+                Item e = f.choices().get(f.next());
+                Mirror mm = f.m();
+                if (f.next() + 1 < f.choices().size()) {
+                    frames.addLast(new Frame(f.pos(), f.m(), f.choices(), f.next() + 1, f.path(), f.depth()));
+                    mm = f.m().copy();
+                }
+                pos = f.pos().clone();
+                if (take(e, mm, stats)) {
+                    m = mm;
+                    pos[e.proc]++;
+                    path = new Node(e, f.path());
+                    depth = f.depth() + 1;
+                    dead = false;
+                } else {
+                    stats[2]++;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Steps one item on {@code m}; whether every step of it is a step of the spec that breaks nothing. */
+    private static boolean take(Item e, Mirror m, long[] stats) {
+        stats[0]++;
+        for (int k = 0; k < e.steps.length; k++) {
+            if (m.step(e.steps[k], e.ev.line(), e.loads[k], e.reserved[k], Double.NaN) != null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static ProcessLogs.Result search(List<List<Item>> logs, List<ProcessLogs.Raw> raws, Config config, lumen.trace.Observation obs,
@@ -538,6 +652,22 @@ public final class WallClockLogs {
         Mirror m0 = new Mirror(config, opt.fairnessSteps(), !obs.streamSizes()).quiet();
         if (opt.pages() != null) {
             m0.withPageOracle(opt.pages());
+        }
+        // first, the order the clocks suggest, with backtracking: an accepted run is usually found there in one pass
+        long[] first = new long[3];
+        ProcessLogs.Result[] found = new ProcessLogs.Result[1];
+        List<Item> quick = clockFirst(logs, m0, opt, total, reduce, 4L * total + 1000, first, order -> {
+            try {
+                ProcessLogs.Result r = judge(logs, raws, order, opt, new Search(skew, total, first[0], 1, first[1], first[2], false, -1,
+                        reduce, bound, true), null);
+                found[0] = r;
+                return r.result().verdict() == Verdict.ACCEPTED;
+            } catch (IOException ex) {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        });
+        if (quick != null) {
+            return found[0];
         }
         List<State> layer = new ArrayList<>();
         layer.add(new State(new int[procs], m0, null, 0));
@@ -553,29 +683,17 @@ public final class WallClockLogs {
         Map<String, Integer> deadDepth = new HashMap<>();
         List<State> ended = new ArrayList<>();
         State deadlocked = null;
+        // fingerprints of the state's records, by identity, shared by the states as Candidates' are (the mirrors here never update in place)
+        java.util.IdentityHashMap<Object, Long> memo = new java.util.IdentityHashMap<>();
         for (int depth = 0; depth < total && !layer.isEmpty(); depth++) {
-            Map<Key, State> next = new LinkedHashMap<>();
-            List<State> plain = new ArrayList<>(1);
-            java.util.IdentityHashMap<Object, Long> memo = new java.util.IdentityHashMap<>();
+            // states by the events taken from each log; a fingerprint only where two share those
+            Map<Pos, Object> next = new LinkedHashMap<>();
+            int kept = 0;
+            if (memo.size() > 1 << 20) {
+                memo.clear();   // the records of states long gone
+            }
             for (State st : layer) {
-                List<Item> choices = new ArrayList<>(procs);
-                ClusterState s = null;
-                Item single = null;
-                for (int p = 0; p < procs; p++) {
-                    List<Item> l = logs.get(p);
-                    if (st.pos[p] < l.size() && enabled(l.get(st.pos[p]), st.pos)) {
-                        Item e = l.get(st.pos[p]);
-                        choices.add(e);
-                        if (single == null && reduce && !e.global) {
-                            if (s == null) {
-                                s = st.m.state();
-                            }
-                            if (independent(e, st, logs, s)) {
-                                single = e;
-                            }
-                        }
-                    }
-                }
+                List<Item> choices = choices(st.pos, st.m, logs, reduce);
                 if (choices.isEmpty()) {
                     // every log's next event waits for one that waits for it: the clocks contradict the protocol's order
                     if (deadlocked == null) {
@@ -584,12 +702,8 @@ public final class WallClockLogs {
                     orders++;
                     continue;
                 }
-                if (single != null) {
-                    choices = List.of(single);
-                } else if (choices.size() > 1) {
+                if (choices.size() > 1) {
                     branchPoints++;
-                    // the earliest window first: the order by the clocks is the first state of every layer, which the bound never drops
-                    choices.sort(java.util.Comparator.comparingDouble(i -> i.t0 + i.t1));
                 }
                 for (int c = 0; c < choices.size(); c++) {
                     Item e = choices.get(c);
@@ -616,17 +730,10 @@ public final class WallClockLogs {
                     pos[e.proc]++;
                     State ns = new State(pos, m, path, depth + 1);
                     states++;
-                    if (next.isEmpty() && plain.isEmpty()) {
-                        plain.add(ns);   // fingerprints only once there is more than one state
-                        continue;
-                    }
-                    if (!plain.isEmpty()) {
-                        State only = plain.remove(0);
-                        next.put(new Key(only.pos, only.m.fingerprint(memo)), only);
-                    }
-                    Key key = new Key(pos, m.fingerprint(memo));
-                    if (!next.containsKey(key)) {
-                        if (next.size() >= bound) {
+                    Pos key = new Pos(pos);
+                    Object there = next.get(key);
+                    if (there == null) {
+                        if (kept >= bound) {
                             if (!cut) {
                                 cutAfter = depth + 1;
                             }
@@ -634,10 +741,43 @@ public final class WallClockLogs {
                             continue;
                         }
                         next.put(key, ns);
+                        kept++;
+                        continue;
+                    }
+                    Map<Long, State> byFp;
+                    if (there instanceof State one) {
+                        byFp = new LinkedHashMap<>();
+                        byFp.put(one.m.fingerprint(memo), one);
+                        next.put(key, byFp);
+                    } else {
+                        @SuppressWarnings("unchecked")
+                        Map<Long, State> m2 = (Map<Long, State>) there;
+                        byFp = m2;
+                    }
+                    long fp = m.fingerprint(memo);
+                    if (!byFp.containsKey(fp)) {
+                        if (kept >= bound) {
+                            if (!cut) {
+                                cutAfter = depth + 1;
+                            }
+                            cut = true;
+                            continue;
+                        }
+                        byFp.put(fp, ns);
+                        kept++;
                     }
                 }
             }
-            layer = plain.isEmpty() ? new ArrayList<>(next.values()) : plain;
+            layer = new ArrayList<>(kept);
+            for (Object o : next.values()) {
+                if (o instanceof State one) {
+                    layer.add(one);
+                } else {
+                    @SuppressWarnings("unchecked")
+                    Map<Long, State> m2 = (Map<Long, State>) o;
+                    layer.addAll(m2.values());
+                }
+            }
             peak = Math.max(peak, layer.size());
         }
         for (State st : layer) {
@@ -649,7 +789,8 @@ public final class WallClockLogs {
             // the search's orders are closed under the windows' and the protocol's order, which check() found acyclic
             throw new IllegalStateException("the wall-clock search found no event to take after " + deadlocked.depth + " events");
         }
-        Search search = new Search(skew, total, states, peak, branchPoints, orders + ended.size(), cut, cutAfter, reduce, bound);
+        Search search = new Search(skew, total, states + first[0], peak, branchPoints + first[1], orders + ended.size() + first[2], cut, cutAfter,
+                reduce, bound, false);
         // the orders that took every event: the best of them, judged again as a whole trace in that order
         ProcessLogs.Result best = null;
         for (State st : ended) {

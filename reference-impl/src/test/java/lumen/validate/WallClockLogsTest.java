@@ -46,10 +46,13 @@ class WallClockLogsTest {
         SoftAssertions soft = new SoftAssertions();
         int branched = 0;
         int undecided = 0;
-        for (Scenario sc : Scenarios.all()) {
+        List<Scenario> all = Scenarios.all();
+        for (int i = 0; i < all.size(); i++) {
+            Scenario sc = all.get(i);
             byte[] whole = ScenarioRun.run(sc).trace();
             ValidationResult w = Validator.validate(whole, sc.name(), Validator.Options.defaults());
-            for (int seed = 0; seed < 4; seed++) {
+            // a 20 ms skew on one scenario in four: the search is wide there, and the build pays for it
+            for (int seed = 0; seed < (i % 4 == 0 ? 4 : 3); seed++) {
                 double skew = new double[] {0, 2, 5, 20}[seed];
                 Map<String, String> logs = ProcessLogs.splitWallClock(whole, skew, 1, new Random(seed));
                 ProcessLogs.Result r = merged(logs);
@@ -126,7 +129,8 @@ class WallClockLogsTest {
         // tried before the failure too (no zombie yet: not a step of the spec), and rejected there as well
         assertThat(r.wall().orders()).isGreaterThan(1);
         assertThat(r.wall().cut()).isFalse();
-        assertThat(String.join("\n", r.result().notes())).contains(ProcessLogs.ORDERS).contains(at + " {ZombiePage").contains("in 2 orders");
+        assertThat(String.join("\n", r.result().notes())).contains(ProcessLogs.ORDERS).containsPattern("those the furthest orders reached first:\\s+" + java.util.regex.Pattern.quote(at)
+                + " \\{ZombiePage[^\n]*S19 NoFencedPage, in [0-9]+ orders");
 
         // the zombie's token is taken by the gateway, which logs the failure too: its own log orders them
         byte[] token = ScenarioRun.run(Scenarios.find("corrupt-zombie-token-delivered")).trace();

@@ -49,10 +49,16 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "write the gateway's spec trace (lumen validate reads it)")
     Path trace;
 
-    @Option(names = "--logs", paramLabel = "DIR", description = "each process writes its own log in DIR, with Lamport clocks:"
+    @Option(names = "--logs", paramLabel = "DIR", description = "each process writes its own log in DIR, with Lamport clocks (or"
+            + " wall-clock time only, --wall-clock-logs):"
             + " DIR/gateway.jsonl, and DIR/worker-W-PID.jsonl for each worker process (lumen validate --processes DIR/*.jsonl, or"
             + " lumen conform --live --logs DIR, merges and validates them); with --worker, where that worker writes its log")
     Path logs;
+
+    @Option(names = "--wall-clock-logs", paramLabel = "SKEW_MS", description = "with --logs, the logs carry wall-clock time only: each"
+            + " event its process's own clock (t, ms since the epoch), no Lamport clock, every header declaring skew_ms SKEW_MS; the"
+            + " gateway logs each step whole when it takes it, a holder the zombie pages it sees (docs/serve.md, Logs)")
+    Double wallClockLogs;
 
     @Option(names = "--history", paramLabel = "FILE", description = "record what the gateway answers as a client history"
             + " (docs/history-format.md; lumen history reads it)")
@@ -175,6 +181,15 @@ final class ServeCommand implements Callable<Integer> {
         OutputStream traceOut = trace == null ? null : new BufferedOutputStream(Files.newOutputStream(trace), 1 << 16);
         OutputStream historyOut = history == null ? null : Files.newOutputStream(history);
         LiveCluster.Options co = new LiveCluster.Options(heartbeatMs, timeoutMs);
+        if (wallClockLogs != null) {
+            if (logs == null) {
+                throw new UserError("--wall-clock-logs is for --logs DIR");
+            }
+            if (!(wallClockLogs >= 0) || wallClockLogs.isInfinite()) {
+                throw new UserError("--wall-clock-logs: a skew in ms, 0 or more, not " + wallClockLogs);
+            }
+            co = co.withWallClockLogs(wallClockLogs);
+        }
         AutoCloseable running;
         String url;
         if (connect != null) {

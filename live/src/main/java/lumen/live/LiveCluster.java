@@ -42,9 +42,31 @@ public final class LiveCluster implements AutoCloseable {
      * @param heartbeatMs how often the gateway pings each worker
      * @param timeoutMs   a worker silent for this long is failed
      */
-    public record Options(long heartbeatMs, long timeoutMs) {
+    /**
+     * @param wallSkewMs with process logs: NaN, each event carries its process's Lamport clock and a
+     *                   worker's steps begin in its log; a number, the logs carry wall-clock time only
+     *                   and every header declares this skew_ms (docs/serve.md, Logs)
+     */
+    public record Options(long heartbeatMs, long timeoutMs, double wallSkewMs) {
+        public Options(long heartbeatMs, long timeoutMs) {
+            this(heartbeatMs, timeoutMs, Double.NaN);
+        }
+
         public static Options defaults() {
             return new Options(100, 600);
+        }
+
+        /** These options, the process logs with wall-clock time only under {@code skewMs}. */
+        public Options withWallClockLogs(double skewMs) {
+            if (!(skewMs >= 0) || Double.isInfinite(skewMs)) {
+                throw new IllegalArgumentException("a skew in ms, 0 or more, not " + skewMs);
+            }
+            return new Options(heartbeatMs, timeoutMs, skewMs);
+        }
+
+        /** Whether the process logs carry wall-clock time only. */
+        public boolean wallClockLogs() {
+            return !Double.isNaN(wallSkewMs);
         }
     }
 
@@ -154,7 +176,12 @@ public final class LiveCluster implements AutoCloseable {
             String first = h.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n", 2)[0];
             com.fasterxml.jackson.databind.node.ObjectNode header = (com.fasterxml.jackson.databind.node.ObjectNode)
                     new com.fasterxml.jackson.databind.ObjectMapper().readTree(first);
-            header.put("steps", "begin-end");
+            if (opt.wallClockLogs()) {
+                // wall-clock time only: the gateway logs each step whole when it takes it, a holder the zombie pages it sees
+                header.put("skew_ms", opt.wallSkewMs());
+            } else {
+                header.put("steps", "begin-end");
+            }
             java.nio.file.Files.createDirectories(processLogs);
             this.logHeader = header.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
             this.gatewayLog = new ProcessLog(processLogs.resolve("gateway.jsonl"), header.toString(), ProcessLogs.GATEWAY, clock);
@@ -352,7 +379,7 @@ public final class LiveCluster implements AutoCloseable {
             }
             if (gatewayLog != null) {
                 // a step the worker logged the begin of, with the pages it wrote, ends here with the tokens the gateway took
-                boolean begun = (e instanceof Event.Prefill || e instanceof Event.Decode) && ownLog[e.worker()];
+                boolean begun = (e instanceof Event.Prefill || e instanceof Event.Decode) && ownLog[e.worker()] && !opt.wallClockLogs();
                 gatewayLog.write(begun ? TraceWriter.end(e, ms) : TraceWriter.toJson(e, ms));
             }
         } catch (IOException ex) {

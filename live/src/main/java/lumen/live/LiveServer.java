@@ -61,6 +61,12 @@ public final class LiveServer implements AutoCloseable {
                     processLogs, links);
         }
 
+        /** The same with the process logs carrying wall-clock time only, every header declaring {@code skewMs} (docs/serve.md, Logs). */
+        public Settings withWallClockLogs(double skewMs) {
+            return new Settings(config, cost, port, restartDelayMs, cluster.withWallClockLogs(skewMs), requestTimeoutMs, logDir, mutant,
+                    dropAckEvery, dieAt, processLogs, links);
+        }
+
         /** The same with each process writing its own log in {@code dir}. */
         public Settings withProcessLogs(Path dir) {
             return new Settings(config, cost, port, restartDelayMs, cluster, requestTimeoutMs, logDir, mutant, dropAckEvery, dieAt, dir, links);

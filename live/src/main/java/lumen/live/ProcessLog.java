@@ -12,7 +12,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * One process's own log (docs/trace-format.md, Per-process logs): the run's trace header with the
- * process's name, then one event per line with its Lamport clock ({@code lc}, {@link Clock}). Each
+ * process's name, then one event per line with its Lamport clock ({@code lc}, {@link Clock}), or,
+ * when the header declares {@code skew_ms}, with its wall-clock time ({@code t}, ms since the epoch). Each
  * line goes to the file in one write, unbuffered, so a process killed at any moment leaves whole
  * lines: the ones it logged before it died.
  */
@@ -21,11 +22,16 @@ final class ProcessLog implements Closeable {
 
     private final FileChannel out;
     private final Clock clock;
+    /** Whether the header declares {@code skew_ms}: each event then carries this process's wall clock ({@code t}) instead of {@code lc}. */
+    private final boolean wall;
+    /** The last wall-clock time written, which the next never goes below. */
+    private double lastT = Double.NEGATIVE_INFINITY;
 
     /** Opens {@code file} (replacing it) and writes {@code header} (the run's trace header) with {@code "process"}. */
     ProcessLog(Path file, String header, String process, Clock clock) throws IOException {
         this.clock = clock;
         ObjectNode h = (ObjectNode) JSON.readTree(header);
+        this.wall = h.has("skew_ms");
         h.put("process", process);
         this.out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
         line(h.toString());
@@ -36,7 +42,21 @@ final class ProcessLog implements Closeable {
      * with the next tick of this process's clock as its last field.
      */
     synchronized void write(String event) throws IOException {
+        if (wall) {
+            // this process's own clock, ms since the epoch to the microsecond, never going back along the log
+            java.time.Instant now = java.time.Instant.now();
+            double t = Math.max(lastT, Math.round((now.getEpochSecond() * 1000.0 + now.getNano() / 1e6) * 1000) / 1000.0);
+            lastT = t;
+            String plain = lumen.trace.WrittenTrace.without(event, "t");
+            line(plain.substring(0, plain.length() - 1) + ",\"t\":" + t + "}");
+            return;
+        }
         line(event.substring(0, event.length() - 1) + ",\"lc\":" + clock.tick() + "}");
+    }
+
+    /** Whether this log carries wall-clock time only (its header declares skew_ms). */
+    boolean wallClock() {
+        return wall;
     }
 
     private void line(String json) throws IOException {

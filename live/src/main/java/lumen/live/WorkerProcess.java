@@ -412,7 +412,8 @@ public final class WorkerProcess {
     /** The begin of a Prefill or Decode this process computed, with the pages it wrote (the gateway's warm-up is not logged). */
     private void logBegin(TargetPass.Job j, TargetPass.Pass pass) {
         ProcessLog l = log;
-        if (l == null || j.req() < 0) {
+        if (l == null || j.req() < 0 || l.wallClock()) {
+            // with wall-clock time only, the gateway logs the step whole when it takes it
             return;
         }
         lumen.core.Event e = j.prefill() ? new lumen.core.Event.Prefill(j.req(), id, pass.tokens(), pass.content())

@@ -186,6 +186,47 @@ class LiveServeTest {
     }
 
     /**
+     * The processes' logs with wall-clock time only (each its own clock, the header a declared skew):
+     * a killed worker's run, merged by the orders the times allow, is accepted, with the same steps
+     * as the gateway's trace.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void wallClockLogsOfAKilledWorkerAreAccepted() throws Exception {
+        Run r = run(settings(3).withWallClockLogs(2), 12, 96, 1, "wall", (s, client, pid) -> {
+            client.fault("1");
+            s.workers().kill(1);
+        });
+        assertThat(new String(r.logFiles().get("gateway.jsonl"), StandardCharsets.UTF_8)).contains("\"skew_ms\":2.0")
+                .doesNotContain("\"lc\"").doesNotContain("\"phase\"");
+        r.validatesBoth("wall");
+        assertThat(r.logs().notes()).anyMatch(n -> n.startsWith("wall-clock logs (skew_ms=2)"));
+    }
+
+    /**
+     * A holder without the fence takes a stalled zombie's page: the wall-clock logs name S19 at the
+     * holder's own line, every order of that page around the worker's Fail tried. The deeper tier
+     * (the unit tests make the same case from the runtime's logs in every build).
+     */
+    @org.junit.jupiter.api.Tag("deep")
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void wallClockLogsOfAFencelessHolderAreRejectedAtItsLine() throws Exception {
+        Run z = run(settings(3).withWallClockLogs(2).with(LiveMutant.of("holder-no-fence"), 0).dyingAt("1:sending:4:1500"), 9, 128, 1,
+                "wall-z", (s, client, pid) -> {
+                    client.fault("1 (stalled sending a page)");
+                    awaitAnsweredAgain(s, 1);
+                });
+        String holder = z.logFiles().entrySet().stream().filter(e -> new String(e.getValue(), StandardCharsets.UTF_8).contains("\"ZombiePage\""))
+                .map(java.util.Map.Entry::getKey).findFirst().orElse(null);
+        assertThat(holder).as("a holder's log holds the zombie's page: %s", z.detections()).isNotNull();
+        assertThat(z.logs().verdict()).as("logs: %s %s %s", z.logs().divergence(), z.logs().error(), z.logs().notes())
+                .isEqualTo(Verdict.REJECTED);
+        assertThat(z.logs().divergence().finding().property()).isEqualTo(lumen.core.PropertyId.S19);
+        assertThat(z.logs().divergence().event()).contains("logged at ").contains(holder + ":");
+    }
+
+    /**
      * The content the validator checks for a Prefill is the one its worker logged: one page digest
      * altered in a worker's own log is rejected (the page streamed to the holder differs from what
      * the worker says it wrote), and a worker's log left out leaves the gateway's ends without their

@@ -52,7 +52,7 @@ class WallClockLogsTest {
             byte[] whole = ScenarioRun.run(sc).trace();
             ValidationResult w = Validator.validate(whole, sc.name(), Validator.Options.defaults());
             // a 20 ms skew on one scenario in four: the search is wide there, and the build pays for it
-            for (int seed = 0; seed < (i % 4 == 0 ? 4 : 3); seed++) {
+            for (int seed = 1; seed < (i % 4 == 0 ? 4 : 3); seed++) {
                 double skew = new double[] {0, 2, 5, 20}[seed];
                 Map<String, String> logs = ProcessLogs.splitWallClock(whole, skew, 1, new Random(seed));
                 ProcessLogs.Result r = merged(logs);

@@ -359,10 +359,22 @@ public final class Mirror {
      * {@link #acceptsAllOf} then compares).
      */
     long fingerprint(java.util.IdentityHashMap<Object, Long> memo, boolean fromToo) {
+        return fingerprint(memo, fromToo, true);
+    }
+
+    /**
+     * As {@link #fingerprint(java.util.IdentityHashMap, boolean)}, with L3's stream counters (the
+     * lags, and what each request's server had streamed at its last decode) or without them
+     * ({@code streamsToo} false: mirrors equal in all else, which {@link #streamsAsLenientAs} then compares).
+     */
+    long fingerprint(java.util.IdentityHashMap<Object, Long> memo, boolean fromToo, boolean streamsToo) {
         if (hot != null) {
             hot.releaseAll();
         }
         long h = lumen.core.Fingerprint.add(state.fingerprint(memo, window == null), content.fingerprint());
+        if (!streamsToo) {
+            return rest(lumen.core.Fingerprint.add(h, 0x57EA3L), fromToo);
+        }
         long lags = streamLag.size();
         for (com.carrotsearch.hppc.cursors.LongIntCursor c : streamLag) {
             lags += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(c.key, c.value));
@@ -376,6 +388,11 @@ public final class Mirror {
             seen += lumen.core.Fingerprint.mix(lumen.core.Fingerprint.add(w + 0x57EAL, streamed[w]));
         }
         h = lumen.core.Fingerprint.add(h, seen);
+        return rest(h, fromToo);
+    }
+
+    /** The fingerprint's part after L3's stream counters: L4's, and the load window's. */
+    private long rest(long h, boolean fromToo) {
         long idle = assistIdle.cardinality();
         for (int w = assistIdle.nextSetBit(0); w >= 0; w = assistIdle.nextSetBit(w + 1)) {
             idle += lumen.core.Fingerprint.mix(w + 0x1D1EL);
@@ -392,6 +409,37 @@ public final class Mirror {
         }
         h = lumen.core.Fingerprint.add(h, excused);
         return lumen.core.Fingerprint.add(h, window == null ? 0 : window.fingerprint(fromToo));
+    }
+
+    /**
+     * For a mirror {@code o} whose fingerprint without L3's stream counters equals this one's, after
+     * the same events in another order: whether this one accepts every continuation {@code o}
+     * accepts, because L3 is no nearer to a finding here for any request. L3 counts, per copy, the
+     * decode steps at which it lagged and its server had streamed nothing since the request's
+     * previous decode step, and finds a copy whose count passes a bound. So this one is as lenient
+     * when each count is no higher, and each request whose server has streamed since its last
+     * decode step there has here too (or the two are alike). Both then stay so after any event.
+     */
+    boolean streamsAsLenientAs(Mirror o) {
+        for (com.carrotsearch.hppc.cursors.LongIntCursor c : streamLag) {
+            if (c.value > o.streamLag.getOrDefault(c.key, 0)) {
+                return false;
+            }
+        }
+        for (com.carrotsearch.hppc.cursors.IntIntCursor c : o.streamSeen) {
+            if (streamedSince(o, c.key) && !streamedSince(this, c.key)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether request r's server has streamed since r's last decode step, in m (L3 then counts r's next step as not idle). */
+    private static boolean streamedSince(Mirror m, int r) {
+        int seen = m.streamSeenOf(r);
+        lumen.core.RequestRec rec = m.state.request(r);
+        int w = rec == null ? -1 : rec.server();
+        return w >= 0 && w < m.streamed.length && !streamIdle(seen, m.streamed[w]);
     }
 
     /**

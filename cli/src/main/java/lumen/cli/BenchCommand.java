@@ -335,7 +335,16 @@ final class BenchCommand implements Callable<Integer> {
         }
         for (long n : quick ? new long[] {5_000, 20_000} : new long[] {5_000, 100_000}) {
             lumen.core.Config c = new lumen.core.Config("lumen", 4, 1, 1, 64, 32, 1 << 20, 16, 4);
-            runs.add(new Object[] {"synthetic, 4 workers", lumen.trace.SyntheticTrace.toBytes(lumen.trace.SyntheticTrace.Spec.of(c, n), 2)});
+            byte[] run = lumen.trace.SyntheticTrace.toBytes(lumen.trace.SyntheticTrace.Spec.of(c, n), 2);
+            runs.add(new Object[] {"synthetic, 4 workers", run});
+            // the same run with one token wrong nine tenths of the way in: every order is rejected there, which the search must show
+            String[] lines = new String(run, java.nio.charset.StandardCharsets.UTF_8).split("\n");
+            int at = lines.length * 9 / 10;
+            while (!lines[at].contains("\"type\":\"Decode\"")) {
+                at++;
+            }
+            lines[at] = lines[at].replaceFirst("\"tokens\":\\[([0-9]+)", "\"tokens\":[1$1");
+            runs.add(new Object[] {"  the same, a late token wrong", (String.join("\n", lines) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)});
         }
         for (Object[] run : runs) {
             byte[] whole = (byte[]) run[1];

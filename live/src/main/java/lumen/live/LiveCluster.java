@@ -41,11 +41,9 @@ public final class LiveCluster implements AutoCloseable {
     /**
      * @param heartbeatMs how often the gateway pings each worker
      * @param timeoutMs   a worker silent for this long is failed
-     */
-    /**
-     * @param wallSkewMs with process logs: NaN, each event carries its process's Lamport clock and a
-     *                   worker's steps begin in its log; a number, the logs carry wall-clock time only
-     *                   and every header declares this skew_ms (docs/serve.md, Logs)
+     * @param wallSkewMs  with process logs: NaN, each event carries its process's Lamport clock and a
+     *                    worker's steps begin in its log; a number, the logs carry wall-clock time only
+     *                    and every header declares this skew_ms (docs/serve.md, Logs)
      */
     public record Options(long heartbeatMs, long timeoutMs, double wallSkewMs) {
         public Options(long heartbeatMs, long timeoutMs) {

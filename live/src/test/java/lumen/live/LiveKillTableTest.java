@@ -45,9 +45,18 @@ class LiveKillTableTest {
         // an engine stuck past the restart answers under the epoch the restart gave the worker again: the clients see its tokens
         assertThat(row(rows, LiveMutant.RESTART_REUSES_EPOCH).result().caughtBy()).contains("history");
         assertThat(row(rows, LiveMutant.RESTART_REUSES_EPOCH).result().history().finding().property()).isEqualTo(lumen.core.PropertyId.S16);
-        // a detector that takes a failure for a flap readmits the worker as it was: the same late tokens, served twice
-        assertThat(row(rows, LiveMutant.FLAPPING_DETECTOR).result().caughtBy()).contains("history");
-        assertThat(row(rows, LiveMutant.FLAPPING_DETECTOR).result().history().finding().property()).isEqualTo(lumen.core.PropertyId.S16);
+        // a detector that takes a failure for a flap readmits the worker as it was: the same late tokens, served twice.
+        // A run in which no stuck iteration answered through the fence served nothing twice (its logs may still show the
+        // worker left failed): the clients' view is asked of a run that reached the double serving, up to three runs
+        LiveKillTable.Row flap = row(rows, LiveMutant.FLAPPING_DETECTOR);
+        for (int i = 0; i < 2 && !flap.result().caughtBy().contains("history"); i++) {
+            out.println("flapping-detector: caught by " + flap.result().caughtBy() + " alone (" + LiveKillTable.why(flap.result())
+                    + "); no late answer reached a client in this run; again");
+            flap = row(LiveKillTable.run(LiveServeTest.settings(3), work, 3, List.of(LiveMutant.FLAPPING_DETECTOR), dir.resolve("flap-" + i),
+                    out), LiveMutant.FLAPPING_DETECTOR);
+        }
+        assertThat(flap.result().caughtBy()).as(LiveKillTable.why(flap.result())).contains("history");
+        assertThat(flap.result().history().finding().property()).isEqualTo(lumen.core.PropertyId.S16);
     }
 
     private static LiveKillTable.Row row(List<LiveKillTable.Row> rows, LiveMutant m) {

@@ -220,7 +220,7 @@ public final class Linearize {
         } catch (TraceFormatException e) {
             long at = e.line() >= 1 && e.line() <= origins.size() ? origins.get((int) e.line() - 1) : Long.MAX_VALUE;
             if (at < ex.line()) {
-                return new TraceFormatException(source, at, e.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
+                return e.at(source, at);
             }
         } catch (java.io.IOException e) {
             // read from memory

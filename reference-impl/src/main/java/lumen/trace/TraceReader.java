@@ -801,7 +801,7 @@ public final class TraceReader implements Closeable {
                 e = build(a, type, mode);
             } catch (TraceFormatException ex) {
                 // the entry's own error, named as the entry ("Decode: batch entry 2: missing field 'pages' ...")
-                String msg = ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", "");
+                String msg = ex.reason();
                 throw error(eventLine, entryName(c, i + 1) + ": " + msg.replaceFirst("^" + c.action().specName() + ": ", ""));
             }
             if (first == null) {

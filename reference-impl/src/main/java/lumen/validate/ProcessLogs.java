@@ -244,7 +244,7 @@ public final class ProcessLogs {
                 (h + "\n").getBytes(StandardCharsets.UTF_8)), source)) {
             r.next();
         } catch (TraceFormatException ex) {
-            throw new TraceFormatException(source, 1, ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(source) + ":[0-9]+: ", ""));
+            throw ex.at(source, 1);
         } catch (IOException ex) {
             throw new IllegalStateException("a header in memory is read", ex);
         }
@@ -465,8 +465,7 @@ public final class ProcessLogs {
             notes.add(ORDERS + " " + String.join(System.lineSeparator() + "    ", blame));
         }
         ValidationResult v = r.result();
-        return new Result(new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(), v.open(),
-                v.divergence(), v.error(), v.unfinished(), v.reference(), List.copyOf(notes)), r.origins(), tried, false, r.merged(),
+        return new Result(v.with(v.verdict(), notes), r.origins(), tried, false, r.merged(),
                 List.copyOf(rejections));
     }
 
@@ -637,8 +636,7 @@ public final class ProcessLogs {
             // a malformed line is named where it was written: its own log and line
             String at = origins.get((int) v.error().line() - 1);
             int colon = at.lastIndexOf(':');
-            TraceFormatException e = new TraceFormatException(at.substring(0, colon), Long.parseLong(at.substring(colon + 1)),
-                    v.error().getMessage().replaceFirst("^merged:[0-9]+: ", ""));
+            TraceFormatException e = v.error().at(at.substring(0, colon), Long.parseLong(at.substring(colon + 1)));
             v = new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(), v.open(),
                     v.divergence(), e, v.unfinished(), v.reference(), v.notes());
         }
@@ -718,12 +716,21 @@ public final class ProcessLogs {
                 barrier = new TreeMap<>(vc);
             }
             e.set("vc", JSON.valueToTree(vc));
-            out.computeIfAbsent(p, q -> {
-                ObjectNode h = header.deepCopy();
-                h.put("process", q);
-                return new StringBuilder(h.toString()).append('\n');
-            }).append(e).append('\n');
+            append(out, header, p, e);
         }
+        return texts(out);
+    }
+
+    /** Appends event {@code e} to process {@code p}'s log, begun with {@code header} and the process's name when it is the first. */
+    private static void append(Map<String, StringBuilder> out, ObjectNode header, String p, ObjectNode e) {
+        out.computeIfAbsent(p, q -> {
+            ObjectNode h = header.deepCopy();
+            h.put("process", q);
+            return new StringBuilder(h.toString()).append('\n');
+        }).append(e).append('\n');
+    }
+
+    private static Map<String, String> texts(Map<String, StringBuilder> out) {
         Map<String, String> logs = new LinkedHashMap<>();
         out.forEach((k, v) -> logs.put(k, v.toString()));
         return logs;
@@ -741,6 +748,7 @@ public final class ProcessLogs {
             throws IOException {
         String[] lines = new String(trace, StandardCharsets.UTF_8).split("\n");
         ObjectNode header = (ObjectNode) JSON.readTree(lines[0]);
+        header.put("skew_ms", skewMs);
         Map<String, Double> offset = new HashMap<>();
         Map<String, double[]> last = new HashMap<>();
         Map<String, StringBuilder> out = new LinkedHashMap<>();
@@ -772,16 +780,9 @@ public final class ProcessLogs {
             } else {
                 e.putArray("t").add(round(t0)).add(round(t1));
             }
-            out.computeIfAbsent(p, q -> {
-                ObjectNode h = header.deepCopy();
-                h.put("process", q);
-                h.put("skew_ms", skewMs);
-                return new StringBuilder(h.toString()).append('\n');
-            }).append(e).append('\n');
+            append(out, header, p, e);
         }
-        Map<String, String> logs = new LinkedHashMap<>();
-        out.forEach((k, v) -> logs.put(k, v.toString()));
-        return logs;
+        return texts(out);
     }
 
     /** A time to the microsecond, as a log would write it (rounded outwards never matters: windows only widen). */

@@ -20,4 +20,10 @@ import lumen.trace.TraceFormatException;
  */
 public record ValidationResult(String source, Verdict verdict, Config config, int version, long events,
                                Map<String, Long> byType, long done, long open, Divergence divergence,
-                               TraceFormatException error, List<String> unfinished, String reference, List<String> notes) {}
+                               TraceFormatException error, List<String> unfinished, String reference, List<String> notes) {
+    /** This result with another verdict and notes (a search over several orders says what it did). */
+    public ValidationResult with(Verdict v, List<String> otherNotes) {
+        return new ValidationResult(source, v, config, version, events, byType, done, open, divergence, error, unfinished, reference,
+                List.copyOf(otherNotes));
+    }
+}

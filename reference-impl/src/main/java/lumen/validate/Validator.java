@@ -255,14 +255,7 @@ public final class Validator {
                     byType.put(e.action().specName(), 0L); // first seen: the map keeps the order types appear in
                 }
                 knownRequests(mirror != null ? mirror::knows : id -> cands.state().request(id) != null, e, source, line);
-                if (e instanceof Event.Arrive a && opt.reference() != null) {
-                    int[] ref = opt.reference().get(a.req());
-                    if (ref == null) {
-                        throw new TraceFormatException(source, line, "Arrive: the reference (" + opt.referenceSource()
-                                + ") has no output for request " + a.req());
-                    }
-                    e = a.withRef(ref);
-                }
+                e = withReference(e, opt, source, line);
                 int before = cands == null ? 1 : cands.size();
                 Divergence d = mirror != null ? mirror.step(e, line, citedLoads, citedReserved, time)
                         : cands.step(e, line, citedLoads, citedReserved, time);
@@ -451,6 +444,22 @@ public final class Validator {
 
     private static TraceFormatException unknownRequest(Event e, int id, String source, long line) {
         return new TraceFormatException(source, line, e.action().specName() + ": unknown request " + id + " (no Arrive for it before this line)");
+    }
+
+    /**
+     * Event {@code e} (at {@code line} of {@code source}) with the kit's reference output in place of
+     * the system's self-reported one when the options give a reference: an Arrive the reference has no
+     * output for is an error on its line.
+     */
+    static Event withReference(Event e, Options opt, String source, long line) throws TraceFormatException {
+        if (!(e instanceof Event.Arrive a) || opt.reference() == null) {
+            return e;
+        }
+        int[] ref = opt.reference().get(a.req());
+        if (ref == null) {
+            throw new TraceFormatException(source, line, "Arrive: the reference (" + opt.referenceSource() + ") has no output for request " + a.req());
+        }
+        return a.withRef(ref);
     }
 
     /** The requests an event names that must have arrived before it: none for Arrive, which introduces one. */

@@ -93,8 +93,9 @@ public final class WallClockLogs {
                     reduced ? "; orders that differ only in commuting events were followed once" : "; every order followed (no"
                             + " reduction: under citedLoads=stale every event moves the load window)",
                     cut ? "; the bound of " + bound + " states after an event cut the search after event " + cutAfter : "")
-                    + (clockFirst ? "; the accepted order was found by following the clocks (the earliest window first), returning to a"
-                            + " branch point where a step was rejected" : "");
+                    + (clockFirst ? "; the accepted order was found by following the clocks (the earliest window first)" + (orders > 1
+                            ? ", returning " + (orders - 1) + (orders == 2 ? " time" : " times") + " to a branch point where an order failed"
+                            : "") : "");
         }
     }
 
@@ -104,8 +105,6 @@ public final class WallClockLogs {
 
     /** One line of a log: its steps (one, or a composed line's), its window and where it came from. */
     static final class Item {
-        final int proc;
-        final int index;
         final ProcessLogs.Ev ev;
         final Event[] steps;
         final double[][] loads;
@@ -122,9 +121,7 @@ public final class WallClockLogs {
         List<Item> causes = List.of();
         List<String> causeWhy = List.of();
 
-        Item(int proc, int index, ProcessLogs.Ev ev, Event[] steps, double[][] loads, long[][] reserved, double t0, double t1) {
-            this.proc = proc;
-            this.index = index;
+        Item(ProcessLogs.Ev ev, Event[] steps, double[][] loads, long[][] reserved, double t0, double t1) {
             this.ev = ev;
             this.steps = steps;
             this.loads = loads;
@@ -133,8 +130,23 @@ public final class WallClockLogs {
             this.t1 = t1;
         }
 
+        /** Its log. */
+        int proc() {
+            return ev.proc();
+        }
+
+        /** Its place in its log. */
+        int index() {
+            return ev.index();
+        }
+
+        /** Its time as written: a number, or [start, end]. */
+        String time() {
+            return t0 == t1 ? num(t0) : "[" + num(t0) + ", " + num(t1) + "]";
+        }
+
         String where() {
-            return ev.where() + " (t=" + (t0 == t1 ? num(t0) : "[" + num(t0) + ", " + num(t1) + "]") + ")";
+            return ev.where() + " (t=" + time() + ")";
         }
     }
 
@@ -194,10 +206,6 @@ public final class WallClockLogs {
         if (first.sameHeader().path("steps").asText("").equals("begin-end")) {
             throw new TraceFormatException(first.source(), 1, "wall-clock logs give a step's start and end as its window, t: [start, end],"
                     + " not as begin and end forms: drop \"steps\": \"begin-end\"");
-        }
-        if (config.readings().citedLoads().toString().endsWith("ms")) {
-            throw new TraceFormatException(first.source(), 1, "citedLoads=" + config.readings().citedLoads() + " measures staleness in one"
-                    + " clock's milliseconds, which per-process logs do not share: declare stale:N (events)");
         }
         for (int p = 0; p < raws.size(); p++) {
             logs.add(items(raws.get(p), p, header, opt));
@@ -273,27 +281,17 @@ public final class WallClockLogs {
             Event e;
             while ((e = r.next()) != null) {
                 int k = (int) r.line() - 2;
-                if (e instanceof Event.Arrive a && opt.reference() != null) {
-                    int[] ref = opt.reference().get(a.req());
-                    if (ref == null) {
-                        throw new TraceFormatException(l.source(), l.lines().get(k), "Arrive: the reference (" + opt.referenceSource()
-                                + ") has no output for request " + a.req());
-                    }
-                    e = a.withRef(ref);
-                }
-                steps.get(k).add(e);
+                steps.get(k).add(Validator.withReference(e, opt, l.source(), l.lines().get(k)));
                 loads.get(k).add(r.citedLoads());
                 reserved.get(k).add(r.citedReserved());
             }
         } catch (TraceFormatException ex) {
             long k = ex.line() - 2;
-            long line = k >= 0 && k < l.lines().size() ? l.lines().get((int) k) : 1;
-            throw new TraceFormatException(l.source(), line, ex.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(l.source())
-                    + ":[0-9]+: ", ""));
+            throw ex.at(l.source(), k >= 0 && k < l.lines().size() ? l.lines().get((int) k) : 1);
         }
         for (int k = 0; k < jsons.size(); k++) {
             ProcessLogs.Ev ev = new ProcessLogs.Ev(jsons.get(k), Map.of(), -1, l.source(), l.lines().get(k), proc, k);
-            out.add(new Item(proc, k, ev, steps.get(k).toArray(new Event[0]), loads.get(k).toArray(new double[0][]),
+            out.add(new Item(ev, steps.get(k).toArray(new Event[0]), loads.get(k).toArray(new double[0][]),
                     reserved.get(k).toArray(new long[0][]), t0[k], t1[k]));
         }
         return out;
@@ -309,10 +307,6 @@ public final class WallClockLogs {
         int procs = logs.size();
         Map<Integer, Item> arrive = new HashMap<>();
         Map<Long, Item> introduced = new HashMap<>();
-        Map<String, Integer> byName = new HashMap<>();
-        for (int p = 0; p < procs; p++) {
-            byName.put(raws.get(p).process(), p);
-        }
         for (List<Item> l : logs) {
             for (Item it : l) {
                 for (Event e : it.steps) {
@@ -332,7 +326,7 @@ public final class WallClockLogs {
             String name = raws.get(p).process();
             // "worker-W", or "worker-W-PID" (lumen serve: a restarted worker is another process)
             java.util.regex.Matcher wm = WORKER.matcher(name);
-            int self = wm.matches() ? parse(wm.group(1)) : -1;
+            int self = wm.matches() ? Integer.parseInt(wm.group(1)) : -1;
             for (Item it : logs.get(p)) {
                 it.need = new int[procs];
                 it.may = new int[procs];
@@ -340,8 +334,8 @@ public final class WallClockLogs {
                     if (q == p) {
                         continue;
                     }
-                    it.need[q] = countEndsBefore(logs.get(q), it.t0 - skew);
-                    it.may[q] = countStartsAtOrBefore(logs.get(q), it.t1 + skew);
+                    it.need[q] = prefix(logs.get(q), y -> y.t1 < it.t0 - skew);
+                    it.may[q] = prefix(logs.get(q), y -> y.t0 <= it.t1 + skew);
                 }
                 List<Item> causes = new ArrayList<>(2);
                 List<String> why = new ArrayList<>(2);
@@ -359,7 +353,7 @@ public final class WallClockLogs {
                     if (a.t0 > it.t1 + skew) {
                         throw skew(it, a, why.get(c), skew);
                     }
-                    it.need[a.proc] = Math.max(it.need[a.proc], a.index + 1);
+                    it.need[a.proc()] = Math.max(it.need[a.proc()], a.index() + 1);
                 }
                 it.causes = causes;
                 it.causeWhy = why;
@@ -368,14 +362,6 @@ public final class WallClockLogs {
     }
 
     private static final java.util.regex.Pattern WORKER = java.util.regex.Pattern.compile("worker-([0-9]{1,9})(?:-.*)?");
-
-    private static int parse(String s) {
-        try {
-            return Integer.parseInt(s);
-        } catch (NumberFormatException ex) {
-            return -1;
-        }
-    }
 
     private static long key(int req, int worker) {
         return (long) req << 32 | (worker & 0xffffffffL);
@@ -398,7 +384,7 @@ public final class WallClockLogs {
     }
 
     private static void cause(List<Item> causes, List<String> why, Item a, Item it, String what) {
-        if (a != null && a.proc != it.proc && !causes.contains(a)) {
+        if (a != null && a.proc() != it.proc() && !causes.contains(a)) {
             causes.add(a);
             why.add(what);
         }
@@ -406,37 +392,21 @@ public final class WallClockLogs {
 
     private static TraceFormatException skew(Item b, Item a, String why, double skew) {
         return new TraceFormatException(b.ev.source(), b.ev.line(), "the clocks contradict the declared skew_ms=" + num(skew) + ": this event "
-                + b.ev.brief() + " (t=" + time(b) + ") comes after " + why + ", " + a.where() + ", yet ends " + num(a.t0 - b.t1)
+                + b.ev.brief() + " (t=" + b.time() + ") comes after " + why + ", " + a.where() + ", yet ends " + num(a.t0 - b.t1)
                 + " ms before that begins by the two processes' clocks; they differ by more than " + num(skew) + " ms. That is not a"
                 + " property of the spec broken: declare a skew_ms that holds (at least " + num(a.t0 - b.t1) + "), or fix the clocks");
     }
 
-    private static String time(Item i) {
-        return i.t0 == i.t1 ? num(i.t0) : "[" + num(i.t0) + ", " + num(i.t1) + "]";
-    }
-
-    /** How many items of a log end before {@code t} (ends never go back along a log). */
-    private static int countEndsBefore(List<Item> l, double t) {
+    /**
+     * How many of a log's first items satisfy {@code p}, which holds of a prefix of the log (starts
+     * and ends never go back along it): those that end before a time, or start at or before one.
+     */
+    private static int prefix(List<Item> l, java.util.function.Predicate<Item> p) {
         int lo = 0;
         int hi = l.size();
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (l.get(mid).t1 < t) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
-
-    /** How many items of a log start at or before {@code t}. */
-    private static int countStartsAtOrBefore(List<Item> l, double t) {
-        int lo = 0;
-        int hi = l.size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (l.get(mid).t0 <= t) {
+            if (p.test(l.get(mid))) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -524,7 +494,7 @@ public final class WallClockLogs {
             return false;
         }
         for (int q = 0; q < logs.size(); q++) {
-            if (q == e.proc) {
+            if (q == e.proc()) {
                 continue;
             }
             List<Item> l = logs.get(q);
@@ -544,7 +514,7 @@ public final class WallClockLogs {
 
     private static boolean enabled(Item e, int[] pos) {
         for (int q = 0; q < pos.length; q++) {
-            if (q != e.proc && pos[q] < e.need[q]) {
+            if (q != e.proc() && pos[q] < e.need[q]) {
                 return false;
             }
         }
@@ -569,14 +539,14 @@ public final class WallClockLogs {
      * still come before it, alone; else every enabled event, the earliest window first (so that the
      * order by the clocks comes first).
      */
-    private static List<Item> choices(int[] pos, Mirror m, List<List<Item>> logs, boolean reduce) {
+    private static List<Item> choices(int[] pos, Mirror m, List<List<Item>> logs) {
         List<Item> out = new ArrayList<>(logs.size());
         ClusterState s = null;
         for (int p = 0; p < logs.size(); p++) {
             List<Item> l = logs.get(p);
             if (pos[p] < l.size() && enabled(l.get(pos[p]), pos)) {
                 Item e = l.get(pos[p]);
-                if (reduce && !e.global) {
+                if (!e.global) {   // without the reduction every item is global
                     if (s == null) {
                         s = m.state();
                     }
@@ -603,8 +573,8 @@ public final class WallClockLogs {
      * within a budget of steps. An accepted order is the verdict; else null, and the breadth-first
      * search decides. {@code stats}: states stepped, branch points, orders ended.
      */
-    private static List<Item> clockFirst(List<List<Item>> logs, Mirror m0, Validator.Options opt, int total, boolean reduce, long budget,
-            long[] stats, java.util.function.Predicate<List<Item>> accepted) {
+    private static List<Item> clockFirst(List<List<Item>> logs, Mirror m0, int total, long budget, long[] stats,
+            java.util.function.Predicate<List<Item>> accepted) {
         java.util.ArrayDeque<Frame> frames = new java.util.ArrayDeque<>();
         int[] pos = new int[logs.size()];
         Mirror m = m0.copy();
@@ -619,7 +589,7 @@ public final class WallClockLogs {
                 }
                 dead = true;
             } else {
-                List<Item> cs = choices(pos, m, logs, reduce);
+                List<Item> cs = choices(pos, m, logs);
                 if (cs.size() > 1) {
                     stats[1]++;
                     if (frames.size() == BACKTRACK) {
@@ -627,9 +597,10 @@ public final class WallClockLogs {
                     }
                     frames.addLast(new Frame(pos.clone(), m.copy(), cs, 1, path, depth));
                 }
-                dead = cs.isEmpty() || !take(cs.get(0), m, stats);
+                stats[0] += cs.isEmpty() ? 0 : 1;
+                dead = cs.isEmpty() || take(cs.get(0), m) != null;
                 if (!dead) {
-                    pos[cs.get(0).proc]++;
+                    pos[cs.get(0).proc()]++;
                     path = new Node(cs.get(0), path);
                     depth++;
                 } else {
@@ -649,9 +620,10 @@ public final class WallClockLogs {
                     mm = f.m().copy();
                 }
                 pos = f.pos().clone();
-                if (take(e, mm, stats)) {
+                stats[0]++;
+                if (take(e, mm) == null) {
                     m = mm;
-                    pos[e.proc]++;
+                    pos[e.proc()]++;
                     path = new Node(e, f.path());
                     depth = f.depth() + 1;
                     dead = false;
@@ -663,15 +635,15 @@ public final class WallClockLogs {
         return null;
     }
 
-    /** Steps one item on {@code m}; whether every step of it is a step of the spec that breaks nothing. */
-    private static boolean take(Item e, Mirror m, long[] stats) {
-        stats[0]++;
+    /** Steps one item on {@code m}: the divergence of its first step that is not a step of the spec breaking nothing, or null. */
+    private static Divergence take(Item e, Mirror m) {
         for (int k = 0; k < e.steps.length; k++) {
-            if (m.step(e.steps[k], e.ev.line(), e.loads[k], e.reserved[k], Double.NaN) != null) {
-                return false;
+            Divergence d = m.step(e.steps[k], e.ev.line(), e.loads[k], e.reserved[k], Double.NaN);
+            if (d != null) {
+                return d;
             }
         }
-        return true;
+        return null;
     }
 
     private static ProcessLogs.Result search(List<List<Item>> logs, List<ProcessLogs.Raw> raws, Config config, lumen.trace.Observation obs,
@@ -684,7 +656,7 @@ public final class WallClockLogs {
         // first, the order the clocks suggest, with backtracking: an accepted run is usually found there in one pass
         long[] first = new long[3];
         ProcessLogs.Result[] found = new ProcessLogs.Result[1];
-        List<Item> quick = NO_CLOCK_FIRST.get() ? null : clockFirst(logs, m0, opt, total, reduce, 4L * total + 1000, first, order -> {
+        List<Item> quick = NO_CLOCK_FIRST.get() ? null : clockFirst(logs, m0, total, 4L * total + 1000, first, order -> {
             try {
                 ProcessLogs.Result r = judge(logs, raws, order, opt, new Search(skew, total, first[0], 1, first[1], first[2], false, -1,
                         reduce, bound, true), null);
@@ -710,7 +682,6 @@ public final class WallClockLogs {
         Map<String, String> deadWhy = new LinkedHashMap<>();
         Map<String, Integer> deadDepth = new HashMap<>();
         List<State> ended = new ArrayList<>();
-        State deadlocked = null;
         boolean lenient = !NO_REDUCTION.get();
         // fingerprints of the state's records, by identity, shared by the states as Candidates' are (the mirrors here never update in place)
         java.util.IdentityHashMap<Object, Long> memo = new java.util.IdentityHashMap<>();
@@ -722,14 +693,10 @@ public final class WallClockLogs {
                 memo.clear();   // the records of states long gone
             }
             for (State st : layer) {
-                List<Item> choices = choices(st.pos, st.m, logs, reduce);
+                List<Item> choices = choices(st.pos, st.m, logs);
                 if (choices.isEmpty()) {
-                    // every log's next event waits for one that waits for it: the clocks contradict the protocol's order
-                    if (deadlocked == null) {
-                        deadlocked = st;
-                    }
-                    orders++;
-                    continue;
+                    // the search's orders are closed under the windows' and the protocol's order, which check() found acyclic
+                    throw new IllegalStateException("the wall-clock search found no event to take after " + st.depth + " events");
                 }
                 if (choices.size() > 1) {
                     branchPoints++;
@@ -737,10 +704,7 @@ public final class WallClockLogs {
                 for (int c = 0; c < choices.size(); c++) {
                     Item e = choices.get(c);
                     Mirror m = c == choices.size() - 1 ? st.m : st.m.copy();
-                    Divergence d = null;
-                    for (int k = 0; k < e.steps.length && d == null; k++) {
-                        d = m.step(e.steps[k], e.ev.line(), e.loads[k], e.reserved[k], Double.NaN);
-                    }
+                    Divergence d = take(e, m);
                     Node path = new Node(e, st.path);
                     if (d != null) {
                         orders++;
@@ -756,29 +720,17 @@ public final class WallClockLogs {
                         continue;
                     }
                     int[] pos = st.pos.clone();
-                    pos[e.proc]++;
+                    pos[e.proc()]++;
                     State ns = new State(pos, m, path, depth + 1);
                     states++;
                     Pos key = new Pos(pos);
                     Object there = next.get(key);
-                    if (there == null) {
-                        if (kept >= bound) {
-                            if (!cut) {
-                                cutAfter = depth + 1;
-                            }
-                            cut = true;
-                            continue;
-                        }
-                        next.put(key, ns);
-                        kept++;
-                        continue;
-                    }
-                    List<State> same;
+                    List<State> same = null;
                     if (there instanceof State one) {
                         same = new ArrayList<>(2);
                         same.add(one);
                         next.put(key, same);
-                    } else {
+                    } else if (there != null) {
                         @SuppressWarnings("unchecked")
                         List<State> l2 = (List<State>) there;
                         same = l2;
@@ -786,7 +738,8 @@ public final class WallClockLogs {
                     // the same events taken in another order: one state is kept where one is as lenient as the
                     // other (the same but for L3's stream counters, none nearer a finding), both where neither is
                     boolean dominated = false;
-                    for (java.util.Iterator<State> it = same.iterator(); it.hasNext() && !dominated;) {
+                    for (java.util.Iterator<State> it = same == null ? java.util.Collections.<State>emptyIterator() : same.iterator();
+                            it.hasNext() && !dominated;) {
                         State o = it.next();
                         if (o.fp(memo) != ns.fp(memo)) {
                             continue;
@@ -801,17 +754,22 @@ public final class WallClockLogs {
                             kept--;
                         }
                     }
-                    if (!dominated) {
-                        if (kept >= bound) {
-                            if (!cut) {
-                                cutAfter = depth + 1;
-                            }
-                            cut = true;
-                            continue;
-                        }
-                        same.add(ns);
-                        kept++;
+                    if (dominated) {
+                        continue;
                     }
+                    if (kept >= bound) {
+                        if (!cut) {
+                            cutAfter = depth + 1;
+                        }
+                        cut = true;
+                        continue;
+                    }
+                    if (same == null) {
+                        next.put(key, ns);   // alone: no fingerprint taken
+                    } else {
+                        same.add(ns);
+                    }
+                    kept++;
                 }
             }
             layer = new ArrayList<>(kept);
@@ -830,10 +788,6 @@ public final class WallClockLogs {
             if (st.depth == total) {
                 ended.add(st);
             }
-        }
-        if (deadlocked != null) {
-            // the search's orders are closed under the windows' and the protocol's order, which check() found acyclic
-            throw new IllegalStateException("the wall-clock search found no event to take after " + deadlocked.depth + " events");
         }
         Search search = new Search(skew, total, states + first[0], peak, branchPoints + first[1], orders + ended.size() + first[2], cut, cutAfter,
                 reduce, bound, false);
@@ -884,9 +838,7 @@ public final class WallClockLogs {
                     + "): every order kept was rejected, but not every order the windows allow was tried, so the verdict is UNDECIDED"
                     + " rather than REJECTED");
         }
-        return new ProcessLogs.Result(new ValidationResult(v.source(), verdict, v.config(), v.version(), v.events(), v.byType(), v.done(),
-                v.open(), v.divergence(), v.error(), v.unfinished(), v.reference(), List.copyOf(notes)), r.origins(), r.ordersTried(), false,
-                r.merged(), List.of(), search);
+        return new ProcessLogs.Result(v.with(verdict, notes), r.origins(), r.ordersTried(), false, r.merged(), List.of(), search);
     }
 
     private static List<Item> order(Node path) {
@@ -903,16 +855,24 @@ public final class WallClockLogs {
         List<Item> out = new ArrayList<>(taken);
         int[] pos = new int[logs.size()];
         for (Item i : taken) {
-            pos[i.proc]++;
+            pos[i.proc()]++;
         }
-        int total = 0;
-        for (List<Item> l : logs) {
-            total += l.size();
-        }
-        while (out.size() < total) {
+        earliestFirst(out, pos, logs);
+        return out;
+    }
+
+    /**
+     * Takes, after {@code pos}, the enabled item that starts first while there is one, into
+     * {@code out}, {@code pos} following; whether every item was taken (else the windows and the
+     * protocol's order have a cycle, and {@code pos} is where it stopped).
+     */
+    private static boolean earliestFirst(List<Item> out, int[] pos, List<List<Item>> logs) {
+        while (true) {
             Item best = null;
+            boolean left = false;
             for (int p = 0; p < logs.size(); p++) {
                 if (pos[p] < logs.get(p).size()) {
+                    left = true;
                     Item i = logs.get(p).get(pos[p]);
                     if (enabled(i, pos) && (best == null || i.t0 < best.t0)) {
                         best = i;
@@ -920,33 +880,17 @@ public final class WallClockLogs {
                 }
             }
             if (best == null) {
-                return null;   // stuck: the windows and the protocol's order have a cycle
+                return !left;
             }
             out.add(best);
-            pos[best.proc]++;
+            pos[best.proc()]++;
         }
-        return out;
     }
 
     /** Before the search: some order takes every event (else the clocks contradict the declared skew, which is said where). */
     private static void check(List<List<Item>> logs, double skew) throws TraceFormatException {
-        List<Item> some = complete(List.of(), logs);
-        if (some == null) {
-            int[] pos = new int[logs.size()];
-            // where the earliest-start order got stuck
-            while (true) {
-                Item best = null;
-                for (int p = 0; p < logs.size(); p++) {
-                    if (pos[p] < logs.get(p).size() && enabled(logs.get(p).get(pos[p]), pos)
-                            && (best == null || logs.get(p).get(pos[p]).t0 < best.t0)) {
-                        best = logs.get(p).get(pos[p]);
-                    }
-                }
-                if (best == null) {
-                    break;
-                }
-                pos[best.proc]++;
-            }
+        int[] pos = new int[logs.size()];
+        if (!earliestFirst(new ArrayList<>(), pos, logs)) {
             throw deadlock(pos, logs, skew);
         }
     }
@@ -958,13 +902,9 @@ public final class WallClockLogs {
      */
     private static ProcessLogs.Result judge(List<List<Item>> logs, List<ProcessLogs.Raw> raws, List<Item> order, Validator.Options opt,
             Search search, Item rejectedAt) throws IOException {
-        List<ProcessLogs.Log> ls = new ArrayList<>();
-        String header = WrittenTrace.without(raws.get(0).header(), "skew_ms");
-        for (int p = 0; p < logs.size(); p++) {
-            List<ProcessLogs.Ev> evs = new ArrayList<>();
-            logs.get(p).forEach(i -> evs.add(i.ev));
-            ls.add(new ProcessLogs.Log(raws.get(p).source(), raws.get(p).process(), header, evs));
-        }
+        // the merged trace's header is the logs' (their skew_ms, the logs' own field, left out), named as the first log's
+        List<ProcessLogs.Log> ls = List.of(new ProcessLogs.Log(raws.get(0).source(), raws.get(0).process(),
+                WrittenTrace.without(raws.get(0).header(), "skew_ms"), List.of()));
         List<ProcessLogs.Ev> evs = new ArrayList<>();
         order.forEach(i -> evs.add(i.ev));
         ProcessLogs.Result r = ProcessLogs.run(ls, evs, opt, (int) Math.min(Integer.MAX_VALUE, search.orders()), false);
@@ -976,9 +916,7 @@ public final class WallClockLogs {
         }
         List<String> notes = new ArrayList<>(v.notes());
         notes.add(0, search.note());
-        return new ProcessLogs.Result(new ValidationResult(v.source(), v.verdict(), v.config(), v.version(), v.events(), v.byType(), v.done(),
-                v.open(), v.divergence(), v.error(), v.unfinished(), v.reference(), List.copyOf(notes)), r.origins(), r.ordersTried(), false,
-                r.merged(), List.of(), search);
+        return new ProcessLogs.Result(v.with(v.verdict(), notes), r.origins(), r.ordersTried(), false, r.merged(), List.of(), search);
     }
 
     /** No order goes on: each log's next event waits for one that, by the clocks or the protocol, waits for it. */
@@ -993,7 +931,7 @@ public final class WallClockLogs {
             Item b = logs.get(p).get(pos[p]);
             for (int c = 0; c < b.causes.size(); c++) {
                 Item a = b.causes.get(c);
-                if (pos[a.proc] <= a.index && (worst == null || a.t0 - b.t1 > cause.t0 - worst.t1)) {
+                if (pos[a.proc()] <= a.index() && (worst == null || a.t0 - b.t1 > cause.t0 - worst.t1)) {
                     worst = b;
                     cause = a;
                     why = b.causeWhy.get(c);
@@ -1011,7 +949,7 @@ public final class WallClockLogs {
                     + " skew_ms=" + num(skew) + ": each log's next event waits for another's");
         }
         return new TraceFormatException(worst.ev.source(), worst.ev.line(), "the clocks contradict the declared skew_ms=" + num(skew)
-                + ": this event " + worst.ev.brief() + " (t=" + time(worst) + ") comes after " + why + ", " + cause.where() + ", which by"
+                + ": this event " + worst.ev.brief() + " (t=" + worst.time() + ") comes after " + why + ", " + cause.where() + ", which by"
                 + " the clocks comes after events that come after this one (a chain of windows more than " + num(skew) + " ms apart)."
                 + " That is not a property of the spec broken: declare a skew_ms that holds, or fix the clocks");
     }
